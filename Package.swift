@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// fxc — an effect-graph compiler. Data flows one way through the targets:
+// FXIR (the language) → FXPasses (optimise, schedule, lower to a Kernel) →
+// FXInterpreter (the oracle) / FXCodegen (LLVM JIT) → FX (the API users import).
+let package = Package(
+  name: "fxc",
+  products: [
+    .library(name: "FX", targets: ["FX"]),
+    .executable(name: "fxc", targets: ["fxc"]),
+  ],
+  targets: [
+    // C modules over Debian's llvm-19-dev, libpng-dev and libjpeg62-turbo-dev.
+    .target(name: "CLLVM"),
+    .target(name: "CPNG"),
+    .target(name: "CJPEG"),
+
+    .target(name: "FXIR", linkerSettings: [.linkedLibrary("m")]),
+    .target(name: "FXImage", dependencies: ["CPNG", "CJPEG"], linkerSettings: [.linkedLibrary("m")]),
+    .target(name: "FXPasses", dependencies: ["FXIR"]),
+    .target(name: "FXInterpreter", dependencies: ["FXIR", "FXPasses", "FXImage"]),
+    .target(name: "FXCodegen", dependencies: ["FXIR", "FXPasses", "FXImage", "CLLVM"]),
+    .target(name: "FXEffects", dependencies: ["FXIR"]),
+    .target(
+      name: "FX",
+      dependencies: ["FXIR", "FXPasses", "FXInterpreter", "FXCodegen", "FXImage", "FXEffects"]),
+    .executableTarget(name: "fxc", dependencies: ["FX"]),
+
+    .testTarget(name: "FXIRTests", dependencies: ["FXIR", "FXPasses", "FXInterpreter"]),
+    .testTarget(name: "FXImageTests", dependencies: ["FXImage"], resources: [.copy("Fixtures")]),
+    .testTarget(name: "FXCodegenTests", dependencies: ["FXCodegen", "CLLVM"]),
+    .testTarget(name: "FXTests", dependencies: ["FX"]),
+    .testTarget(name: "CLITests", dependencies: ["FX"]),
+  ],
+  swiftLanguageModes: [.v5]
+)

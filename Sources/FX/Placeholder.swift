@@ -1,0 +1,1 @@
+// FX — placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// FXCodegen — placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// FXEffects — placeholder until its first file lands.

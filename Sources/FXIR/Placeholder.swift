@@ -1,0 +1,1 @@
+// FXIR — placeholder until its first file lands.

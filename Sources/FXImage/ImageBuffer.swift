@@ -1,0 +1,127 @@
+/// How one pixel is stored in memory. Every format holds four channels, RGBA,
+/// with **premultiplied** alpha (DESIGN §1).
+public enum PixelFormat: String, Sendable, CaseIterable, Hashable {
+  /// 4 × UInt8, unorm (0…255 ↔ 0…1).
+  case rgba8
+  /// 4 × UInt16, unorm (0…65535 ↔ 0…1), native byte order.
+  case rgba16
+  /// 4 × Float32.
+  case rgba32f
+
+  /// Bytes of one pixel: 4, 8 or 16.
+  public var bytesPerPixel: Int {
+    switch self {
+    case .rgba8: 4
+    case .rgba16: 8
+    case .rgba32f: 16
+    }
+  }
+}
+
+/// Errors about image buffers themselves (not files).
+public enum ImageBufferError: Error, CustomStringConvertible, Equatable {
+  case invalidSize(width: Int, height: Int)
+
+  public var description: String {
+    switch self {
+    case .invalidSize(let w, let h):
+      "invalid image size \(w)×\(h): width and height must be 1…\(ImageBuffer.maxDimension) and the image at most \(ImageBuffer.maxPixels) pixels"
+    }
+  }
+}
+
+/// A `width × height` raster of premultiplied RGBA pixels in one of the
+/// ``PixelFormat``s, rows stored top to bottom, `rowBytes` apart, in memory
+/// aligned to 64 bytes. The buffer owns its memory.
+///
+/// Not thread-safe for writes to the same pixel; disjoint rows may be written
+/// from different threads (that is how kernels run).
+public final class ImageBuffer: @unchecked Sendable {
+  /// Largest accepted side, in pixels (kernels index with 32-bit integers).
+  public static let maxDimension = 1 << 20
+  /// Largest accepted pixel count (2^31, 8 GiB of RGBA8… 32 GiB of RGBA32F).
+  public static let maxPixels = 1 << 31
+
+  public let width: Int
+  public let height: Int
+  public let format: PixelFormat
+  /// Distance between the starts of two rows, in bytes (`width × bytesPerPixel`).
+  public let rowBytes: Int
+  /// The first byte of the first row.
+  public let data: UnsafeMutableRawPointer
+
+  /// A zero-filled (transparent) buffer.
+  /// - Throws: ``ImageBufferError/invalidSize(width:height:)`` when a side is
+  ///   not in 1…``maxDimension`` or the area exceeds ``maxPixels``.
+  public init(width: Int, height: Int, format: PixelFormat) throws {
+    guard width >= 1, height >= 1, width <= Self.maxDimension, height <= Self.maxDimension,
+      width * height <= Self.maxPixels
+    else { throw ImageBufferError.invalidSize(width: width, height: height) }
+    self.width = width
+    self.height = height
+    self.format = format
+    self.rowBytes = width * format.bytesPerPixel
+    let count = rowBytes * height
+    data = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 64)
+    data.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+  }
+
+  deinit { data.deallocate() }
+
+  /// Total bytes of pixel data.
+  public var byteCount: Int { rowBytes * height }
+
+  /// The pixel at column `x`, row `y` as premultiplied floats in 0…1 (formats
+  /// other than rgba32f are converted). Precondition: in bounds.
+  public subscript(x: Int, y: Int) -> SIMD4<Float> {
+    get {
+      precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
+      let p = data + y * rowBytes + x * format.bytesPerPixel
+      switch format {
+      case .rgba8:
+        let v = p.loadUnaligned(as: SIMD4<UInt8>.self)
+        return SIMD4<Float>(v) / 255
+      case .rgba16:
+        let v = p.loadUnaligned(as: SIMD4<UInt16>.self)
+        return SIMD4<Float>(v) / 65535
+      case .rgba32f:
+        return p.loadUnaligned(as: SIMD4<Float>.self)
+      }
+    }
+    set {
+      precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
+      let p = data + y * rowBytes + x * format.bytesPerPixel
+      switch format {
+      case .rgba8: p.storeBytes(of: Self.quantize(newValue, max: 255, as: UInt8.self), as: SIMD4<UInt8>.self)
+      case .rgba16:
+        p.storeBytes(of: Self.quantize(newValue, max: 65535, as: UInt16.self), as: SIMD4<UInt16>.self)
+      case .rgba32f: p.storeBytes(of: newValue, as: SIMD4<Float>.self)
+      }
+    }
+  }
+
+  /// DESIGN §1: NaN → 0, clamp to 0…1, round to nearest (ties away from zero).
+  @inline(__always)
+  static func quantize<T: FixedWidthInteger & UnsignedInteger>(_ v: SIMD4<Float>, max: Float, as: T.Type)
+    -> SIMD4<T>
+  {
+    var r = SIMD4<T>()
+    for i in 0..<4 {
+      let c = v[i].isNaN ? 0 : Swift.min(Swift.max(v[i], 0), 1)
+      r[i] = T((c * max).rounded(.toNearestOrAwayFromZero))
+    }
+    return r
+  }
+
+  /// A deep copy, optionally converted to another format.
+  public func copy(as newFormat: PixelFormat? = nil) -> ImageBuffer {
+    let f = newFormat ?? format
+    let out = try! ImageBuffer(width: width, height: height, format: f)
+    if f == format {
+      out.data.copyMemory(from: data, byteCount: byteCount)
+    } else {
+      for y in 0..<height { for x in 0..<width { out[x, y] = self[x, y] } }
+    }
+    return out
+  }
+}

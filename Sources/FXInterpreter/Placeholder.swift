@@ -1,0 +1,1 @@
+// FXInterpreter — placeholder until its first file lands.

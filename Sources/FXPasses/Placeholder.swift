@@ -1,0 +1,1 @@
+// FXPasses — placeholder until its first file lands.

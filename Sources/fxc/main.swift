@@ -1,0 +1,2 @@
+import FX
+print("fxc")
