@@ -1,0 +1,7 @@
+// The umbrella module: `import FX` gives the effect language, the catalogue,
+// image buffers and files, and the pipeline API.
+@_exported import FXEffects
+@_exported import FXIR
+@_exported import FXImage
+@_exported import FXInterpreter
+@_exported import FXPasses

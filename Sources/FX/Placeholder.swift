@@ -1,1 +1,0 @@
-// FX — placeholder until its first file lands.

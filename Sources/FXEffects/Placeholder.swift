@@ -1,1 +1,0 @@
-// FXEffects — placeholder until its first file lands.

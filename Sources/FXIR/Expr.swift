@@ -1,0 +1,172 @@
+/// A node of the front end's expression DAG. Immutable; shared freely.
+final class ExprNode {
+  enum Kind {
+    case constant(Scalar, fromIntegerLiteral: Bool)
+    case position
+    case size
+    case param(Param)
+    /// Lanes of the operands, concatenated (`float4(rgb, a)`).
+    case vector([ExprNode])
+    case swizzle(ExprNode, [Int])
+    /// A scalar op applied lane-wise; scalar operands broadcast.
+    case lanewise(Op, [ExprNode])
+    /// `image.sample(p)` → float4.
+    case sample(ImageNode, Sampler, ExprNode)
+    /// The size of an image, float2.
+    case imageSize(ImageNode)
+    /// An ill-typed construction; carries the first error.
+    case invalid(GraphError)
+  }
+
+  let kind: Kind
+  let type: ValueType
+
+  init(_ kind: Kind, _ type: ValueType) {
+    self.kind = kind
+    self.type = type
+  }
+
+  var error: GraphError? {
+    if case .invalid(let e) = kind { return e }
+    return nil
+  }
+}
+
+/// A typed expression of the effect language: a value per pixel, built with
+/// Swift operators and Metal-named functions (`mix`, `smoothstep`, `fract`, …)
+/// so that an effect reads like a shader.
+///
+/// Building never traps: an ill-typed expression (`float3 + float4`, a swizzle
+/// `.q`) becomes an invalid value whose error — what and where — is thrown when
+/// the graph is checked (``EffectGraph/init(output:)``).
+///
+/// Integer literals are floats unless combined with an `int` expression
+/// (`x * 2` is a float product, `cell & 3` an int mask), as a shader writer
+/// expects.
+@dynamicMemberLookup
+public struct Expr: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+  CustomStringConvertible
+{
+  let node: ExprNode
+
+  init(_ node: ExprNode) { self.node = node }
+  init(_ kind: ExprNode.Kind, _ type: ValueType) { self.node = ExprNode(kind, type) }
+
+  public init(floatLiteral value: Float) { self.init(.constant(.float(value), fromIntegerLiteral: false), .float) }
+  public init(integerLiteral value: Int) {
+    self.init(.constant(.float(Float(value)), fromIntegerLiteral: true), .float)
+  }
+  public init(booleanLiteral value: Bool) { self.init(.constant(.bool(value), fromIntegerLiteral: false), .bool) }
+
+  /// A float constant.
+  public init(_ value: Float) { self.init(floatLiteral: value) }
+  /// A float constant (converted from Double).
+  public init(_ value: Double) { self.init(floatLiteral: Float(value)) }
+  /// A 32-bit integer constant (`Expr.int(0x9E3779B1)` wraps into Int32 like a `uint` literal in Metal).
+  public static func int(_ value: Int) -> Expr {
+    Expr(.constant(.int(Int32(truncatingIfNeeded: value)), fromIntegerLiteral: false), .int)
+  }
+  /// A declared parameter: folded when constant, a kernel argument when uniform.
+  public init(_ param: Param) { self.init(.param(param), .float) }
+
+  static func invalid(_ message: String, _ location: SourceLocation? = nil) -> Expr {
+    Expr(.invalid(GraphError(message, location: location)), .float)
+  }
+
+  /// The type of this expression.
+  public var type: ValueType { node.type }
+
+  /// The pixel center being computed, in pixels (`(i + 0.5, j + 0.5)`), float2.
+  public static var position: Expr { Expr(.position, .float2) }
+  /// The output size `(width, height)` in pixels, float2.
+  public static var size: Expr { Expr(.size, .float2) }
+
+  /// The constant value, if this is a scalar constant.
+  public var constantValue: Float? {
+    if case .constant(let s, _) = node.kind { return s.floatValue }
+    if case .param(let p) = node.kind, !p.isUniform { return p.value }
+    return nil
+  }
+
+  // MARK: lanes
+
+  /// Swizzles with Metal's names: `.x`, `.rgb`, `.bgra`, `.xy`… (`xyzw` or `rgba`
+  /// letters, not mixed, 1…4 of them, each in range).
+  public subscript(dynamicMember name: String) -> Expr { swizzle(name) }
+
+  /// The swizzle named by `name`; invalid if `name` is not a valid swizzle of this type.
+  public func swizzle(_ name: String) -> Expr {
+    if let e = node.error { return Expr(.invalid(e), .float) }
+    let sets = ["xyzw", "rgba"]
+    for set in sets {
+      let letters = Array(set)
+      let idx = name.map { letters.firstIndex(of: $0) }
+      if !name.isEmpty, name.count <= 4, idx.allSatisfy({ $0 != nil && $0! < type.lanes }) {
+        let lanes = idx.map { $0! }
+        if lanes == Array(0..<type.lanes) { return self }
+        return Expr(.swizzle(node, lanes), ValueType(type.scalar, lanes.count))
+      }
+    }
+    return .invalid("'.\(name)' is not a swizzle of a \(type) value")
+  }
+
+  /// Lane `i` as a scalar.
+  func lane(_ i: Int) -> Expr {
+    type.lanes == 1 ? self : Expr(.swizzle(node, [i]), ValueType(type.scalar))
+  }
+
+  public var description: String { "Expr<\(type)>" }
+}
+
+/// The type rules of lane-wise operations, shared by every operator and built-in.
+extension Expr {
+  /// Applies `op` lane by lane. Scalars broadcast; an integer literal meeting an
+  /// int operand becomes an int. `name` is what the user wrote, for messages.
+  static func lanewise(_ op: Op, _ operands: [Expr], name: String, at location: SourceLocation? = nil) -> Expr {
+    if let e = operands.lazy.compactMap(\.node.error).first { return Expr(.invalid(e), .float) }
+    var args = operands
+    if args.contains(where: { $0.type.scalar == .int }) {
+      args = args.map { a in
+        if case .constant(let s, true) = a.node.kind { return .int(Int(s.floatValue)) }
+        return a
+      }
+    }
+    let lanes = args.map(\.type.lanes).max() ?? 1
+    let signature = args.map(\.type.description).joined(separator: ", ")
+    guard args.allSatisfy({ $0.type.lanes == 1 || $0.type.lanes == lanes }) else {
+      return .invalid("\(name) cannot combine (\(signature)): lane counts differ", location)
+    }
+    switch op.resultKind(args.map(\.type.scalar)) {
+    case .success(let k):
+      return Expr(.lanewise(op, args.map(\.node)), ValueType(k, lanes))
+    case .failure:
+      return .invalid("\(name) cannot take (\(signature))", location)
+    }
+  }
+}
+
+/// A named effect parameter (DESIGN §5). A **constant** is folded into the
+/// kernel when it is compiled; a **uniform** is an argument of the compiled
+/// kernel, so one kernel serves every value (an animated `progress`).
+public final class Param: Hashable, CustomStringConvertible, @unchecked Sendable {
+  public let name: String
+  /// The value used for a constant, and the default for a uniform.
+  public let value: Float
+  public let isUniform: Bool
+
+  public init(_ name: String, value: Float, uniform: Bool = false) {
+    self.name = name
+    self.value = value
+    self.isUniform = uniform
+  }
+
+  /// A uniform parameter named `name`, initially `value`.
+  public static func uniform(_ name: String, _ value: Float = 0) -> Param { Param(name, value: value, uniform: true) }
+
+  /// This parameter as an expression.
+  public var expr: Expr { Expr(self) }
+
+  public static func == (a: Param, b: Param) -> Bool { a === b }
+  public func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(self)) }
+  public var description: String { "\(isUniform ? "uniform" : "constant") \(name) = \(value)" }
+}

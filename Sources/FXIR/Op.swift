@@ -1,0 +1,135 @@
+/// Which image a `sample` node reads: one of the graph's inputs or the result
+/// of a stage.
+public enum ImageRef: Hashable, Sendable, CustomStringConvertible {
+  case input(Int)
+  case stage(Int)
+
+  public var description: String {
+    switch self {
+    case .input(let i): "in\(i)"
+    case .stage(let s): "s\(s)"
+    }
+  }
+}
+
+/// Every operation of the flat scalar IR, listed once. The operand kinds and
+/// result kind of each are fixed by ``Op/resultKind(_:)``; what each computes is
+/// defined by ``Semantics`` (shared by the interpreter and the constant folder).
+///
+/// Two levels use this one op set:
+/// - **stage programs** (one per effect application) read `position` and
+///   `sample` images at continuous positions (DESIGN §2–3);
+/// - **kernel programs** (after scheduling) read `pixelX/pixelY` and `load`
+///   buffers at integer texel indices that lowering has already resolved
+///   through the address mode, so every load is in bounds by construction.
+public enum Op: Hashable, Sendable {
+  case constant(Scalar)
+
+  // Built-ins of a stage program.
+  /// `position.x` / `.y`, in pixels; pixel `(i, j)` has its center at `(i+0.5, j+0.5)`.
+  case positionX, positionY
+  /// Output size in pixels, as ints (`size` is their float conversion).
+  case width, height
+  /// The declared parameter with this index; a float uniform of the kernel.
+  case uniform(Int)
+  /// Size of input image `k` in pixels (inputs need not have the output's size).
+  case inputWidth(Int), inputHeight(Int)
+  /// `image.sample(float2(px, py)).channel` — operands (px, py), floats.
+  case sample(ImageRef, Sampler, channel: Int)
+
+  // Built-ins of a kernel program.
+  /// The output pixel's integer column / row.
+  case pixelX, pixelY
+  /// Channel of buffer `b` at integer texel (ix, iy); operands must be in bounds.
+  case load(buffer: Int, channel: Int)
+
+  // Arithmetic on float or int operands (both of one kind); ints wrap.
+  case add, sub, mul, neg, min, max, abs
+  // Float only.
+  case div, floor, ceil, sqrt, sin, cos, exp, log, pow, atan2
+  // Comparisons (float or int operands) → bool. Ordered: false when a NaN is involved, except `ne`.
+  case lt, le, gt, ge, eq, ne
+  /// float → bool.
+  case isNaN
+  // Bitwise on int, logical on bool.
+  case and, or, xor, not
+  /// Shifts; the amount is taken mod 32. `shr` is arithmetic, `ushr` logical.
+  case shl, shr, ushr
+  /// Euclidean remainder for a positive divisor (result in 0..<b); 0 when b ≤ 0.
+  case mod
+  /// float → int: truncation toward zero, saturating at Int32's bounds, NaN → 0.
+  case toInt
+  /// int → float, signed / as an unsigned 32-bit value.
+  case toFloat, toFloatUnsigned
+  /// (bool, a, b) → a where true, else b.
+  case select
+
+  /// The kind of the result, or a message explaining why the operand kinds are wrong.
+  public func resultKind(_ args: [ScalarKind]) -> Result<ScalarKind, OpTypeError> {
+    func need(_ count: Int, _ ok: Bool, _ result: ScalarKind) -> Result<ScalarKind, OpTypeError> {
+      guard args.count == count, ok else {
+        return .failure(OpTypeError(op: self, operands: args))
+      }
+      return .success(result)
+    }
+    let same = args.allSatisfy { $0 == args.first }
+    let k = args.first ?? .float
+    switch self {
+    case .constant(let s): return need(0, true, s.kind)
+    case .positionX, .positionY: return need(0, true, .float)
+    case .width, .height, .inputWidth, .inputHeight, .pixelX, .pixelY: return need(0, true, .int)
+    case .uniform: return need(0, true, .float)
+    case .sample: return need(2, args == [.float, .float], .float)
+    case .load: return need(2, args == [.int, .int], .float)
+    case .add, .sub, .mul, .min, .max: return need(2, same && k != .bool, k)
+    case .neg, .abs: return need(1, k != .bool, k)
+    case .div, .pow, .atan2: return need(2, same && k == .float, .float)
+    case .floor, .ceil, .sqrt, .sin, .cos, .exp, .log: return need(1, k == .float, .float)
+    case .lt, .le, .gt, .ge: return need(2, same && k != .bool, .bool)
+    case .eq, .ne: return need(2, same, .bool)
+    case .isNaN: return need(1, k == .float, .bool)
+    case .and, .or, .xor: return need(2, same && k != .float, k)
+    case .not: return need(1, k != .float, k)
+    case .shl, .shr, .ushr, .mod: return need(2, same && k == .int, .int)
+    case .toInt: return need(1, k == .float, .int)
+    case .toFloat, .toFloatUnsigned: return need(1, k == .int, .float)
+    case .select:
+      return need(3, args.count == 3 && args[0] == .bool && args[1] == args[2], args.count == 3 ? args[1] : .float)
+    }
+  }
+
+  /// True for ops whose value depends only on their operands (no reads, no built-ins).
+  public var isPure: Bool {
+    switch self {
+    case .constant, .add, .sub, .mul, .neg, .min, .max, .abs, .div, .floor, .ceil, .sqrt, .sin, .cos,
+      .exp, .log, .pow, .atan2, .lt, .le, .gt, .ge, .eq, .ne, .isNaN, .and, .or, .xor, .not, .shl, .shr,
+      .ushr, .mod, .toInt, .toFloat, .toFloatUnsigned, .select:
+      true
+    default: false
+    }
+  }
+
+  /// The op's name as `fxc dump` prints it.
+  public var name: String {
+    switch self {
+    case .constant(let s): "\(s)"
+    case .uniform(let i): "uniform[\(i)]"
+    case .inputWidth(let k): "inputWidth[\(k)]"
+    case .inputHeight(let k): "inputHeight[\(k)]"
+    case .sample(let img, let s, let c): "sample[\(img), \(s), .\(Self.channelNames[c])]"
+    case .load(let b, let c): "load[b\(b), .\(Self.channelNames[c])]"
+    default: "\(self)"
+    }
+  }
+
+  static let channelNames = ["r", "g", "b", "a"]
+}
+
+/// Operand kinds that an op does not accept.
+public struct OpTypeError: Error, CustomStringConvertible, Equatable {
+  public var op: Op
+  public var operands: [ScalarKind]
+  public var description: String {
+    "\(op.name) cannot take (\(operands.map(\.description).joined(separator: ", ")))"
+  }
+}

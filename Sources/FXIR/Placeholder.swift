@@ -1,1 +1,0 @@
-// FXIR — placeholder until its first file lands.

@@ -1,0 +1,98 @@
+/// Index of a node in a ``Program``.
+public struct NodeID: Hashable, Sendable, Comparable, CustomStringConvertible {
+  public var index: Int32
+  public init(_ index: Int) { self.index = Int32(index) }
+  public static func < (a: NodeID, b: NodeID) -> Bool { a.index < b.index }
+  public var description: String { "%\(index)" }
+}
+
+/// One scalar operation: its op, its result kind and its operands.
+public struct Node: Hashable, Sendable {
+  public var op: Op
+  public var kind: ScalarKind
+  public var args: [NodeID]
+}
+
+/// A flat, hash-consed table of scalar nodes (a DAG in topological order: every
+/// operand precedes its user). Adding a node that already exists returns the
+/// existing one, so common subexpressions merge as they are built.
+///
+/// `outputs` name the values the program computes: four floats (RGBA,
+/// premultiplied) for an effect stage or a kernel pass.
+public struct Program: Sendable, CustomStringConvertible {
+  public private(set) var nodes: [Node] = []
+  private var index: [Node: NodeID] = [:]
+  public var outputs: [NodeID] = []
+
+  public init() {}
+
+  public subscript(id: NodeID) -> Node { nodes[Int(id.index)] }
+  public var count: Int { nodes.count }
+
+  /// Adds (or finds) a node. Operand kinds are checked: a mismatch is a bug in
+  /// the caller (the front end checks user types first), so it traps.
+  @discardableResult
+  public mutating func add(_ op: Op, _ args: [NodeID] = []) -> NodeID {
+    let kinds = args.map { self[$0].kind }
+    switch op.resultKind(kinds) {
+    case .success(let kind): return insert(Node(op: op, kind: kind, args: args))
+    case .failure(let e): preconditionFailure("internal IR error: \(e)")
+    }
+  }
+
+  private mutating func insert(_ node: Node) -> NodeID {
+    if let id = index[node] { return id }
+    let id = NodeID(nodes.count)
+    nodes.append(node)
+    index[node] = id
+    return id
+  }
+
+  public mutating func constant(_ v: Float) -> NodeID { add(.constant(.float(v))) }
+  public mutating func constant(_ v: Int32) -> NodeID { add(.constant(.int(v))) }
+  public mutating func constant(_ v: Bool) -> NodeID { add(.constant(.bool(v))) }
+
+  /// The constant value of a node, if it is a constant.
+  public func constantValue(_ id: NodeID) -> Scalar? {
+    if case .constant(let s) = self[id].op { return s }
+    return nil
+  }
+
+  /// The nodes reachable from `outputs` (what dead-code elimination keeps).
+  public func live() -> [Bool] {
+    var live = [Bool](repeating: false, count: nodes.count)
+    for o in outputs { live[Int(o.index)] = true }
+    for i in stride(from: nodes.count - 1, through: 0, by: -1) where live[i] {
+      for a in nodes[i].args { live[Int(a.index)] = true }
+    }
+    return live
+  }
+
+  /// Checks the invariants: operands precede users, kinds agree with the op's
+  /// signature, outputs exist. Returns a description of the first violation.
+  public func verify() -> String? {
+    for (i, n) in nodes.enumerated() {
+      for a in n.args where Int(a.index) >= i { return "node %\(i) uses %\(a.index), which does not precede it" }
+      guard case .success(let k) = n.op.resultKind(n.args.map { self[$0].kind }), k == n.kind else {
+        return "node %\(i) (\(n.op.name)) has ill-kinded operands"
+      }
+    }
+    for o in outputs where Int(o.index) >= nodes.count { return "output \(o) does not exist" }
+    return nil
+  }
+
+  /// One line per live node: `%7 = mul %3, %6 : float`.
+  public var description: String {
+    let live = live()
+    var lines: [String] = []
+    for (i, n) in nodes.enumerated() where live[i] {
+      let args = n.args.map(\.description).joined(separator: ", ")
+      lines.append("  %\(i) = \(n.op.name)\(args.isEmpty ? "" : " " + args) : \(n.kind)")
+    }
+    lines.append("  return " + outputs.map(\.description).joined(separator: ", "))
+    return lines.joined(separator: "\n")
+  }
+
+  /// Number of live nodes, by category, for `fxc dump` and cost models.
+  public var liveCount: Int { live().lazy.filter { $0 }.count }
+}

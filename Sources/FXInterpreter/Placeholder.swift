@@ -1,1 +1,0 @@
-// FXInterpreter — placeholder until its first file lands.

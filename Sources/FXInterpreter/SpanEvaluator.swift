@@ -1,0 +1,199 @@
+import FXIR
+
+/// The images and values a program reads.
+struct EvalContext {
+  var width: Int32
+  var height: Int32
+  var uniforms: [Float]
+  /// Graph inputs (sample(.input(k)), inputWidth(k)).
+  var inputs: [Raster]
+  /// Stage rasters computed so far (staged evaluation).
+  var stages: [Raster] = []
+  /// Kernel buffers by index (kernel evaluation).
+  var buffers: [Raster] = []
+}
+
+/// One node's values over a span of pixels.
+enum Column {
+  case float([Float])
+  case int([Int32])
+  case bool([Bool])
+
+  var f: [Float] {
+    if case .float(let v) = self { return v }
+    preconditionFailure("internal error: expected a float column")
+  }
+  var i: [Int32] {
+    if case .int(let v) = self { return v }
+    preconditionFailure("internal error: expected an int column")
+  }
+  var b: [Bool] {
+    if case .bool(let v) = self { return v }
+    preconditionFailure("internal error: expected a bool column")
+  }
+}
+
+/// Evaluates a program node by node over a span of `n` pixels of one row — a
+/// whole column of values per node, no per-pixel tree walking or boxing. Each
+/// op's meaning comes from ``Semantics`` (the same functions the constant
+/// folder uses).
+struct SpanEvaluator {
+  let program: Program
+  let live: [Bool]
+
+  init(_ program: Program) {
+    self.program = program
+    live = program.live()
+  }
+
+  /// The outputs (RGBA) for pixels `x0..<x0+n` of row `y`.
+  func run(row y: Int32, from x0: Int32, count n: Int, _ ctx: EvalContext) -> [[Float]] {
+    var values = [Column?](repeating: nil, count: program.count)
+    var samples: [SampleKey: [SIMD4<Float>]] = [:]
+    for (k, node) in program.nodes.enumerated() where live[k] {
+      values[k] = evaluate(node, node.args.map { values[Int($0.index)]! }, y: y, x0: x0, n: n, ctx, &samples)
+    }
+    return program.outputs.map { values[Int($0.index)]!.f }
+  }
+
+  struct SampleKey: Hashable {
+    var ref: ImageRef, sampler: Sampler, x: NodeID, y: NodeID
+  }
+
+  func evaluate(
+    _ node: Node, _ a: [Column], y: Int32, x0: Int32, n: Int, _ ctx: EvalContext,
+    _ samples: inout [SampleKey: [SIMD4<Float>]]
+  ) -> Column {
+    let isFloat = node.args.first.map { program[$0].kind == .float } ?? false
+    switch node.op {
+    case .constant(let s):
+      switch s {
+      case .float: return .float(Array(repeating: s.floatValue, count: n))
+      case .int(let v): return .int(Array(repeating: v, count: n))
+      case .bool(let v): return .bool(Array(repeating: v, count: n))
+      }
+    case .positionX: return .float((0..<n).map { Float(x0 + Int32($0)) + 0.5 })
+    case .positionY: return .float(Array(repeating: Float(y) + 0.5, count: n))
+    case .pixelX: return .int((0..<n).map { x0 + Int32($0) })
+    case .pixelY: return .int(Array(repeating: y, count: n))
+    case .width: return .int(Array(repeating: ctx.width, count: n))
+    case .height: return .int(Array(repeating: ctx.height, count: n))
+    case .inputWidth(let k): return .int(Array(repeating: ctx.inputs[k].width, count: n))
+    case .inputHeight(let k): return .int(Array(repeating: ctx.inputs[k].height, count: n))
+    case .uniform(let k): return .float(Array(repeating: ctx.uniforms[k], count: n))
+    case .sample(let ref, let sampler, let c):
+      let key = SampleKey(ref: ref, sampler: sampler, x: node.args[0], y: node.args[1])
+      if samples[key] == nil {
+        let raster: Raster
+        switch ref {
+        case .input(let k): raster = ctx.inputs[k]
+        case .stage(let s): raster = ctx.stages[s]
+        }
+        let px = a[0].f, py = a[1].f
+        samples[key] = (0..<n).map { raster.sample(px[$0], py[$0], sampler) }
+      }
+      return .float(samples[key]!.map { $0[c] })
+    case .load(let b, let c):
+      let buffer = ctx.buffers[b]
+      let ix = a[0].i, iy = a[1].i
+      return .float(
+        (0..<n).map {
+          precondition(ix[$0] >= 0 && ix[$0] < buffer.width && iy[$0] >= 0 && iy[$0] < buffer.height,
+            "internal error: load outside buffer \(b)")
+          return buffer[ix[$0], iy[$0]][c]
+        })
+    case .select:
+      let c = a[0].b
+      switch (a[1], a[2]) {
+      case (.float(let u), .float(let v)): return .float((0..<n).map { c[$0] ? u[$0] : v[$0] })
+      case (.int(let u), .int(let v)): return .int((0..<n).map { c[$0] ? u[$0] : v[$0] })
+      default:
+        let u = a[1].b, v = a[2].b
+        return .bool((0..<n).map { c[$0] ? u[$0] : v[$0] })
+      }
+    default:
+      return pure(node, a, isFloat: isFloat, n: n)
+    }
+  }
+
+  /// Pure ops: a loop per op over the span.
+  func pure(_ node: Node, _ a: [Column], isFloat: Bool, n: Int) -> Column {
+    if isFloat {
+      let x = a[0].f
+      if a.count == 1 {
+        switch node.op {
+        case .neg: return .float(x.map { -$0 })
+        case .abs: return .float(x.map { Swift.abs($0) })
+        case .floor: return .float(x.map { $0.rounded(.down) })
+        case .ceil: return .float(x.map { $0.rounded(.up) })
+        case .sqrt: return .float(x.map { $0.squareRoot() })
+        case .isNaN: return .bool(x.map { $0.isNaN })
+        case .toInt: return .int(x.map { Semantics.toInt($0) })
+        default: break
+        }
+      } else if a.count == 2 {
+        let y = a[1].f
+        switch node.op {
+        case .add: return .float((0..<n).map { x[$0] + y[$0] })
+        case .sub: return .float((0..<n).map { x[$0] - y[$0] })
+        case .mul: return .float((0..<n).map { x[$0] * y[$0] })
+        case .div: return .float((0..<n).map { x[$0] / y[$0] })
+        case .min: return .float((0..<n).map { Semantics.min(x[$0], y[$0]) })
+        case .max: return .float((0..<n).map { Semantics.max(x[$0], y[$0]) })
+        case .lt: return .bool((0..<n).map { x[$0] < y[$0] })
+        case .le: return .bool((0..<n).map { x[$0] <= y[$0] })
+        case .gt: return .bool((0..<n).map { x[$0] > y[$0] })
+        case .ge: return .bool((0..<n).map { x[$0] >= y[$0] })
+        case .eq: return .bool((0..<n).map { x[$0] == y[$0] })
+        case .ne: return .bool((0..<n).map { x[$0] != y[$0] })
+        default: break
+        }
+      }
+    } else if node.kind == .int || (a.first.map { if case .int = $0 { true } else { false } } ?? false) {
+      let x = a[0].i
+      if a.count == 1 {
+        switch node.op {
+        case .neg: return .int(x.map { 0 &- $0 })
+        case .not: return .int(x.map { ~$0 })
+        case .toFloat: return .float(x.map { Float($0) })
+        default: break
+        }
+      } else if a.count == 2 {
+        let y = a[1].i
+        switch node.op {
+        case .add: return .int((0..<n).map { x[$0] &+ y[$0] })
+        case .sub: return .int((0..<n).map { x[$0] &- y[$0] })
+        case .mul: return .int((0..<n).map { x[$0] &* y[$0] })
+        case .min: return .int((0..<n).map { Swift.min(x[$0], y[$0]) })
+        case .max: return .int((0..<n).map { Swift.max(x[$0], y[$0]) })
+        case .and: return .int((0..<n).map { x[$0] & y[$0] })
+        case .or: return .int((0..<n).map { x[$0] | y[$0] })
+        case .xor: return .int((0..<n).map { x[$0] ^ y[$0] })
+        case .mod: return .int((0..<n).map { Semantics.euclidMod(x[$0], y[$0]) })
+        case .lt: return .bool((0..<n).map { x[$0] < y[$0] })
+        case .ge: return .bool((0..<n).map { x[$0] >= y[$0] })
+        default: break
+        }
+      }
+    }
+    // Everything else (rarer ops, bools) goes through the scalar definition.
+    return generic(node, a, n: n)
+  }
+
+  /// Applies ``Semantics/evaluate(_:_:)`` lane by lane.
+  func generic(_ node: Node, _ a: [Column], n: Int) -> Column {
+    func scalar(_ c: Column, _ k: Int) -> Scalar {
+      switch c {
+      case .float(let v): .float(v[k])
+      case .int(let v): .int(v[k])
+      case .bool(let v): .bool(v[k])
+      }
+    }
+    let results = (0..<n).map { k in Semantics.evaluate(node.op, a.map { scalar($0, k) })! }
+    switch node.kind {
+    case .float: return .float(results.map(\.floatValue))
+    case .int: return .int(results.map(\.intValue))
+    case .bool: return .bool(results.map(\.boolValue))
+    }
+  }
+}

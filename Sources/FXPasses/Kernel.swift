@@ -1,0 +1,44 @@
+import FXIR
+
+/// The result of lowering: straight-line per-pixel programs over buffers, ready
+/// for the interpreter or the code generator.
+///
+/// Buffers are numbered: `0..<inputCount` are the graph's inputs, then one
+/// RGBA32F intermediate per materialised stage, and last the output. Every
+/// buffer except inputs `1…` has the output's size. Passes run in order; each
+/// computes every pixel of its output buffer (rows may be split across threads).
+/// Every `load` in a pass program reads a texel index that the program itself
+/// has resolved through the sampler's address mode, so loads are in bounds by
+/// construction, whatever the parameters.
+public struct Kernel: Sendable, CustomStringConvertible {
+  public struct Pass: Sendable {
+    /// The stage this pass computes.
+    public var name: String
+    /// A kernel-level program: reads `pixelX/pixelY`, `load`s; four float outputs (RGBA).
+    public var program: Program
+    /// Buffer index written.
+    public var output: Int
+  }
+
+  public var inputCount: Int
+  /// For each intermediate buffer (index `inputCount + i`), the stage it holds.
+  public var intermediates: [Int]
+  public var passes: [Pass]
+  public var uniformCount: Int
+  /// Why each stage was inlined or materialised, for `fxc dump`.
+  public var scheduleNotes: [String]
+
+  public var outputBuffer: Int { inputCount + intermediates.count }
+  public var bufferCount: Int { outputBuffer + 1 }
+
+  public var description: String {
+    var s = "kernel: \(passes.count) pass\(passes.count == 1 ? "" : "es"), buffers: "
+    s += (0..<bufferCount).map { b in
+      b < inputCount ? "b\(b)=in\(b)" : b == outputBuffer ? "b\(b)=output" : "b\(b)=s\(intermediates[b - inputCount]) (rgba32f)"
+    }.joined(separator: ", ")
+    for p in passes {
+      s += "\npass '\(p.name)' → b\(p.output) (\(p.program.liveCount) nodes)\n\(p.program)"
+    }
+    return s
+  }
+}

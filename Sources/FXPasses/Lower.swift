@@ -1,0 +1,73 @@
+import FXIR
+
+/// Options of the lowering pipeline.
+public struct LoweringOptions: Sendable, Hashable {
+  /// Run constant folding and algebraic simplification (off only to test the passes themselves).
+  public var simplify = true
+  /// Materialise every stage with more than one evaluation per pixel / inline everything (tests, `fxc dump`).
+  public var forceMaterialise = false
+  public var forceInline = false
+  public init() {}
+}
+
+/// What each pass did, in order — what `fxc dump --passes` prints.
+public struct LoweringLog: Sendable {
+  public struct Entry: Sendable {
+    public var pass: String
+    public var summary: String
+    public var ir: String
+  }
+  public var entries: [Entry] = []
+}
+
+/// The lowering pipeline, straight-line: each pass a named function, logged and
+/// verified after it runs (DSL → graph → passes → schedule → kernel).
+public enum Lower {
+  public static func run(_ graph: EffectGraph, options: LoweringOptions = LoweringOptions()) -> (Kernel, LoweringLog) {
+    var log = LoweringLog()
+    var g = graph
+    log.entries.append(.init(pass: "input", summary: "\(g.stages.count) stages", ir: g.description))
+
+    if options.simplify {
+      var total = Simplify.Stats()
+      for i in g.stages.indices {
+        let (p, stats) = Simplify.run(g.stages[i].program)
+        g.stages[i].program = p
+        total.folded += stats.folded
+        total.rewritten += stats.rewritten
+      }
+      verify(g.stages.map(\.program), after: "simplify stages")
+      log.entries.append(
+        .init(pass: "simplify stages", summary: "folded \(total.folded) nodes, rewrote \(total.rewritten)", ir: g.description))
+    }
+
+    let schedule = Schedule.decide(g, forceMaterialise: options.forceMaterialise, forceInline: options.forceInline)
+    log.entries.append(
+      .init(pass: "schedule", summary: "materialise \(schedule.materialised.map { "s\($0)" })", ir: schedule.notes.joined(separator: "\n")))
+
+    var kernel = LowerToKernel.run(g, schedule)
+    verify(kernel.passes.map(\.program), after: "lower to kernel")
+    log.entries.append(.init(pass: "lower to kernel", summary: "\(kernel.passes.count) passes", ir: kernel.description))
+
+    if options.simplify {
+      var total = Simplify.Stats()
+      for i in kernel.passes.indices {
+        let (p, stats) = Simplify.run(kernel.passes[i].program)
+        kernel.passes[i].program = p
+        total.folded += stats.folded
+        total.rewritten += stats.rewritten
+      }
+      verify(kernel.passes.map(\.program), after: "simplify kernel")
+      log.entries.append(
+        .init(pass: "simplify kernel", summary: "folded \(total.folded) nodes, rewrote \(total.rewritten)", ir: kernel.description))
+    }
+    return (kernel, log)
+  }
+
+  /// Internal invariants; a violation is a compiler bug, so it traps with the pass named.
+  static func verify(_ programs: [Program], after pass: String) {
+    for p in programs {
+      if let problem = p.verify() { preconditionFailure("IR invalid after \(pass): \(problem)") }
+    }
+  }
+}

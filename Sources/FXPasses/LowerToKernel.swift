@@ -1,0 +1,194 @@
+import FXIR
+
+/// Lowers a scheduled graph to a ``Kernel``: every stage the schedule inlines is
+/// evaluated at the pixel centers its consumers' filters read (DESIGN §4), every
+/// `sample` is expanded into integer texel reads through its address mode
+/// (DESIGN §3, the same formula as ``Sampler`` and the interpreter's reference
+/// sampler), and every read of an input or a materialised stage becomes a
+/// `load` at an index that is in bounds by construction.
+public enum LowerToKernel {
+  public static func run(_ graph: EffectGraph, _ schedule: Schedule) -> Kernel {
+    let inputCount = max(graph.inputs.count, 1)
+    var buffers: [Int: Int] = [:]
+    for (i, s) in schedule.materialised.enumerated() { buffers[s] = inputCount + i }
+    var passes: [Kernel.Pass] = []
+    let outputBuffer = inputCount + schedule.materialised.count
+    let targets: [(ImageRef, Int)] =
+      schedule.materialised.map { (.stage($0), buffers[$0]!) } + [(graph.output, outputBuffer)]
+    for (ref, buffer) in targets {
+      var b = PassBuilder(graph: graph, buffers: buffers, inputCount: inputCount)
+      let x = b.p.add(.pixelX), y = b.p.add(.pixelY)
+      b.inRange = [Axis(id: x, isX: true), Axis(id: y, isX: false)]
+      if case .stage(let s) = ref {
+        b.p.outputs = b.evaluate(stage: s, x, y)
+      } else {
+        b.p.outputs = b.texel(ref, x, y)
+      }
+      var name = graph.inputs.first ?? "input"
+      if case .stage(let s) = ref { name = graph.stages[s].name }
+      passes.append(Kernel.Pass(name: name, program: b.p, output: buffer))
+    }
+    return Kernel(
+      inputCount: inputCount, intermediates: schedule.materialised, passes: passes,
+      uniformCount: graph.uniforms.count, scheduleNotes: schedule.notes)
+  }
+}
+
+/// An index node known to lie in `0..<width` (isX) or `0..<height` of the output.
+struct Axis: Hashable {
+  var id: NodeID
+  var isX: Bool
+}
+
+/// Builds one pass program.
+struct PassBuilder {
+  let graph: EffectGraph
+  /// Materialised stage → buffer index.
+  let buffers: [Int: Int]
+  let inputCount: Int
+  var p = Program()
+  var inRange: Set<Axis> = []
+  var stageMemo: [StageAt: [NodeID]] = [:]
+
+  struct StageAt: Hashable {
+    var stage: Int
+    var x: NodeID, y: NodeID
+  }
+
+  /// The four channels of `ref` at texel (i, j), which is in bounds of `ref`.
+  mutating func texel(_ ref: ImageRef, _ i: NodeID, _ j: NodeID) -> [NodeID] {
+    switch ref {
+    case .input(let k): return (0..<4).map { p.add(.load(buffer: k, channel: $0), [i, j]) }
+    case .stage(let s):
+      if let b = buffers[s] { return (0..<4).map { p.add(.load(buffer: b, channel: $0), [i, j]) } }
+      return evaluate(stage: s, i, j)
+    }
+  }
+
+  /// Stage `s` inlined at pixel (i, j): its program copied with `position` = (i + 0.5, j + 0.5).
+  mutating func evaluate(stage s: Int, _ i: NodeID, _ j: NodeID) -> [NodeID] {
+    let key = StageAt(stage: s, x: i, y: j)
+    if let m = stageMemo[key] { return m }
+    let src = graph.stages[s].program
+    var map = [NodeID](repeating: NodeID(0), count: src.count)
+    struct SampleKey: Hashable { var ref: ImageRef, sampler: Sampler, x: NodeID, y: NodeID }
+    var sampled: [SampleKey: [NodeID]] = [:]
+    let live = src.live()
+    for (n, node) in src.nodes.enumerated() where live[n] {
+      let args = node.args.map { map[Int($0.index)] }
+      switch node.op {
+      case .positionX: map[n] = p.add(.add, [p.add(.toFloat, [i]), p.constant(Float(0.5))])
+      case .positionY: map[n] = p.add(.add, [p.add(.toFloat, [j]), p.constant(Float(0.5))])
+      case .inputWidth(0): map[n] = p.add(.width)
+      case .inputHeight(0): map[n] = p.add(.height)
+      case .sample(let ref, let sampler, let c):
+        let kx = PixelOffset.of(node.args[0], .x, in: src)
+        let ky = PixelOffset.of(node.args[1], .y, in: src)
+        let key = SampleKey(ref: ref, sampler: sampler, x: args[0], y: args[1])
+        if sampled[key] == nil {
+          if let kx, let ky {
+            sampled[key] = read(ref, sampler.address, i, kx, j, ky)
+          } else {
+            sampled[key] = sample(ref, sampler, args[0], args[1])
+          }
+        }
+        map[n] = sampled[key]![c]
+      default: map[n] = p.add(node.op, args)
+      }
+    }
+    let r = src.outputs.map { map[Int($0.index)] }
+    stageMemo[key] = r
+    return r
+  }
+
+  /// The size of `ref` along an axis, and whether it is the output's size.
+  mutating func extent(_ ref: ImageRef, isX: Bool) -> (NodeID, Bool) {
+    if case .input(let k) = ref, k != 0 { return (p.add(isX ? .inputWidth(k) : .inputHeight(k)), false) }
+    return (p.add(isX ? .width : .height), true)
+  }
+
+  /// Resolves integer coordinate `i + k` along one axis through `mode`:
+  /// the in-bounds index, and (transparent mode) whether it was inside.
+  mutating func resolve(_ i: NodeID, _ k: Int32, _ ref: ImageRef, isX: Bool, _ mode: Sampler.AddressMode)
+    -> (NodeID, NodeID?)
+  {
+    let (n, isOutput) = extent(ref, isX: isX)
+    if k == 0, isOutput, inRange.contains(Axis(id: i, isX: isX)) { return (i, nil) }
+    let v = k == 0 ? i : p.add(.add, [i, p.constant(k)])
+    let zero = p.constant(Int32(0)), one = p.constant(Int32(1))
+    let last = p.add(.sub, [n, one])
+    var inside: NodeID? = nil
+    let r: NodeID
+    switch mode {
+    case .clampToEdge: r = p.add(.min, [p.add(.max, [v, zero]), last])
+    case .transparent:
+      r = p.add(.min, [p.add(.max, [v, zero]), last])
+      inside = p.add(.and, [p.add(.ge, [v, zero]), p.add(.lt, [v, n])])
+    case .repeat: r = p.add(.mod, [v, n])
+    case .mirror:
+      let twice = p.add(.add, [n, n])
+      let m = p.add(.mod, [v, twice])
+      r = p.add(.select, [p.add(.lt, [m, n]), m, p.add(.sub, [p.add(.sub, [twice, one]), m])])
+    }
+    if isOutput { inRange.insert(Axis(id: r, isX: isX)) }
+    return (r, inside)
+  }
+
+  /// The texel of `ref` at integer (i + kx, j + ky) under `mode`.
+  mutating func read(_ ref: ImageRef, _ mode: Sampler.AddressMode, _ i: NodeID, _ kx: Int32, _ j: NodeID, _ ky: Int32)
+    -> [NodeID]
+  {
+    let (ri, insideX) = resolve(i, kx, ref, isX: true, mode)
+    let (rj, insideY) = resolve(j, ky, ref, isX: false, mode)
+    let t = texel(ref, ri, rj)
+    let inside = [insideX, insideY].compactMap { $0 }
+    guard !inside.isEmpty else { return t }
+    let cond = inside.count == 2 ? p.add(.and, inside) : inside[0]
+    let zero = p.constant(Float(0))
+    return t.map { p.add(.select, [cond, $0, zero]) }
+  }
+
+  /// `lerp(a, b, t)` of the sampling definition: `a` exactly when `t == 0`, so a
+  /// texel with zero weight is never read (∞·0 would make NaN).
+  mutating func lerp(_ a: NodeID, _ b: NodeID, _ t: NodeID, _ oneMinusT: NodeID, _ tIsZero: NodeID) -> NodeID {
+    let blend = p.add(.add, [p.add(.mul, [a, oneMinusT]), p.add(.mul, [b, t])])
+    return p.add(.select, [tIsZero, a, blend])
+  }
+
+  /// DESIGN §3 sampling at a continuous position (px, py): NaN → transparent;
+  /// coordinates clamped to ±2^24; nearest = floor; linear blends the four
+  /// texels around (px − 0.5, py − 0.5), x first, then y.
+  mutating func sample(_ ref: ImageRef, _ sampler: Sampler, _ px: NodeID, _ py: NodeID) -> [NodeID] {
+    let limit = Sampler.coordinateLimit
+    let isNaN = p.add(.or, [p.add(.isNaN, [px]), p.add(.isNaN, [py])])
+    func clampCoord(_ v: NodeID, _ p: inout Program) -> NodeID {
+      p.add(.min, [p.add(.max, [v, p.constant(-limit)]), p.constant(limit)])
+    }
+    let cx = clampCoord(px, &p), cy = clampCoord(py, &p)
+    var result: [NodeID]
+    switch sampler.filter {
+    case .nearest:
+      let i = p.add(.toInt, [p.add(.floor, [cx])]), j = p.add(.toInt, [p.add(.floor, [cy])])
+      result = read(ref, sampler.address, i, 0, j, 0)
+    case .linear:
+      let half = p.constant(Float(0.5)), one = p.constant(Float(1)), fzero = p.constant(Float(0))
+      let fx = p.add(.sub, [cx, half]), fy = p.add(.sub, [cy, half])
+      let x0 = p.add(.floor, [fx]), y0 = p.add(.floor, [fy])
+      let tx = p.add(.sub, [fx, x0]), ty = p.add(.sub, [fy, y0])
+      let sx = p.add(.sub, [one, tx]), sy = p.add(.sub, [one, ty])
+      let zx = p.add(.eq, [tx, fzero]), zy = p.add(.eq, [ty, fzero])
+      let i0 = p.add(.toInt, [x0]), j0 = p.add(.toInt, [y0])
+      let t00 = read(ref, sampler.address, i0, 0, j0, 0)
+      let t10 = read(ref, sampler.address, i0, 1, j0, 0)
+      let t01 = read(ref, sampler.address, i0, 0, j0, 1)
+      let t11 = read(ref, sampler.address, i0, 1, j0, 1)
+      result = (0..<4).map { c in
+        let top = lerp(t00[c], t10[c], tx, sx, zx)
+        let bottom = lerp(t01[c], t11[c], tx, sx, zx)
+        return lerp(top, bottom, ty, sy, zy)
+      }
+    }
+    let zero = p.constant(Float(0))
+    return result.map { p.add(.select, [isNaN, zero, $0]) }
+  }
+}

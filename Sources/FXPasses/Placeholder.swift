@@ -1,1 +1,0 @@
-// FXPasses — placeholder until its first file lands.

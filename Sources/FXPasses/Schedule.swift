@@ -1,0 +1,95 @@
+import FXIR
+
+/// Inline vs materialise (DESIGN §4, Halide's `compute_inline` vs `compute_root`).
+///
+/// Inlining a stage into its consumers re-evaluates it at every texel they read:
+/// `E(s)` evaluations per output pixel, where a consumer contributes
+/// `E(consumer) × taps` — one per tap at an integer offset from `position`
+/// (a pixel center), four per bilinear tap elsewhere, one per nearest tap.
+/// Materialising computes the stage once per pixel into an RGBA32F buffer and
+/// its consumers load from it. With `cost(s)` the stage's own node count, a
+/// stage is materialised when recomputation costs more than the buffer
+/// round trip: `(E(s) − 1) · cost(s) > bufferCost`.
+///
+/// The choice never changes the result: both schedules sample at pixel
+/// centers exactly as the staged semantics does.
+public struct Schedule: Sendable {
+  /// Stages computed into their own buffer, ascending.
+  public var materialised: [Int]
+  /// One line per stage: its evaluations per pixel, cost and the decision.
+  public var notes: [String]
+
+  /// Extra arithmetic one buffer round trip is worth (store + load of 16 bytes
+  /// per pixel plus a pass over the image), in IR nodes.
+  public static let bufferCost = 64
+
+  /// Decides for every stage of `graph`. `forceMaterialise` / `forceInline`
+  /// (for tests and `fxc dump`) override the cost model.
+  public static func decide(_ graph: EffectGraph, forceMaterialise: Bool = false, forceInline: Bool = false)
+    -> Schedule
+  {
+    let n = graph.stages.count
+    var evaluations = [Double](repeating: 0, count: n)
+    var isRoot = [Bool](repeating: false, count: n)
+    if case .stage(let out) = graph.output { evaluations[out] = 1 }
+    var notes: [String] = []
+    for s in stride(from: n - 1, through: 0, by: -1) {
+      let own = graph.stages[s].program.liveCount
+      let e = evaluations[s]
+      let isOutput = graph.output == .stage(s)
+      let root =
+        !isOutput && e > 0
+        && (forceMaterialise || (!forceInline && (e - 1) * Double(own) > Double(bufferCost)))
+      isRoot[s] = root
+      let why =
+        isOutput
+        ? "output" : root ? "materialise: \(format(e)) evaluations × \(own) nodes > buffer round trip"
+        : "inline: \(format(e)) evaluations × \(own) nodes"
+      notes.append("s\(s) '\(graph.stages[s].name)': \(why)")
+      let perEval = root ? 1 : e
+      for (ref, taps) in taps(of: graph.stages[s].program) {
+        if case .stage(let p) = ref { evaluations[p] += perEval * taps }
+      }
+    }
+    return Schedule(materialised: (0..<n).filter { isRoot[$0] }, notes: notes.reversed())
+  }
+
+  /// Texel evaluations of each image that one evaluation of `program` makes.
+  static func taps(of program: Program) -> [ImageRef: Double] {
+    struct Tap: Hashable { var ref: ImageRef, x: NodeID, y: NodeID }
+    var seen = Set<Tap>()
+    var result: [ImageRef: Double] = [:]
+    let live = program.live()
+    for (i, node) in program.nodes.enumerated() where live[i] {
+      guard case .sample(let ref, let sampler, _) = node.op, seen.insert(Tap(ref: ref, x: node.args[0], y: node.args[1])).inserted
+      else { continue }
+      let aligned = PixelOffset.of(node.args[0], .x, in: program) != nil && PixelOffset.of(node.args[1], .y, in: program) != nil
+      result[ref, default: 0] += aligned || sampler.filter == .nearest ? 1 : 4
+    }
+    return result
+  }
+
+  static func format(_ v: Double) -> String { v == v.rounded() ? "\(Int(v))" : String(v) }
+}
+
+/// Recognises sample coordinates at a whole-pixel offset from `position`
+/// (`position.x + k`, k an integer): such a read is one texel, a dense load.
+public enum PixelOffset {
+  public enum Axis { case x, y }
+
+  /// The integer `k` when `id` is `position.<axis> + k` (or `- k`), else nil.
+  public static func of(_ id: NodeID, _ axis: Axis, in p: Program) -> Int32? {
+    let pos: Op = axis == .x ? .positionX : .positionY
+    let node = p[id]
+    if node.op == pos { return 0 }
+    guard node.args.count == 2, node.op == .add || node.op == .sub else { return nil }
+    func integral(_ a: NodeID) -> Int32? {
+      guard case .float(let bits)? = p.constantValue(a) else { return nil }
+      let v = Float(bitPattern: bits)
+      return v == v.rounded() && abs(v) < 8_388_608 ? Int32(v) : nil
+    }
+    if p[node.args[0]].op == pos, let k = integral(node.args[1]) { return node.op == .add ? k : -k }
+    if node.op == .add, p[node.args[1]].op == pos, let k = integral(node.args[0]) { return k }
+    return nil
+  }
+}

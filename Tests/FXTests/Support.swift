@@ -1,0 +1,47 @@
+import FX
+import Testing
+
+/// A deterministic pseudo-random generator (SplitMix64) for test images and graphs.
+struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// A random premultiplied RGBA image (some pixels transparent, some half-transparent).
+func randomImage(_ w: Int, _ h: Int, seed: UInt64 = 1, format: PixelFormat = .rgba8) -> ImageBuffer {
+  var rng = SplitMix(seed: seed)
+  let img = try! ImageBuffer(width: w, height: h, format: format)
+  for y in 0..<h {
+    for x in 0..<w {
+      let a: Float = [0, 0.5, 1, 1, 1][Int.random(in: 0..<5, using: &rng)]
+      let rgb = SIMD3<Float>(Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng)) * a
+      img[x, y] = SIMD4(rgb.x, rgb.y, rgb.z, a)
+    }
+  }
+  return img
+}
+
+/// Largest absolute channel difference; NaN in the same place counts as equal.
+func maxDifference(_ a: ImageBuffer, _ b: ImageBuffer) -> Float {
+  precondition(a.width == b.width && a.height == b.height)
+  var m: Float = 0
+  for y in 0..<a.height {
+    for x in 0..<a.width {
+      let p = a[x, y], q = b[x, y]
+      for c in 0..<4 {
+        if p[c].isNaN && q[c].isNaN { continue }
+        if p[c].isNaN || q[c].isNaN { return .infinity }
+        if p[c] == q[c] { continue }
+        m = Swift.max(m, Swift.abs(p[c] - q[c]))
+      }
+    }
+  }
+  return m
+}
