@@ -1,0 +1,179 @@
+// A tiny command-line scanner in the spirit of swift-argument-parser, which we
+// cannot fetch here. A subcommand asks for each flag and option it knows, then
+// for the positionals; whatever looks like an option and was never asked for
+// is reported, together with the names that were asked for.
+
+/// The arguments after a subcommand, consumed as the subcommand asks for them.
+///
+///     var arguments = CommandLineArguments(["--chain", "sepia", "in.png", "-o", "out.png"])
+///     let chain = try arguments.option("--chain")        // "sepia"
+///     let output = try arguments.option("-o", "--output") // "out.png"
+///     let inputs = try arguments.remaining()             // ["in.png"]
+///
+/// Options take their value as the next argument (`-o out.png`) or after `=`
+/// (`--chain=sepia`). A value may start with `-` only when it is a number
+/// (`--offset -3`) or after `=`. Everything after `--` is positional.
+/// Order does not matter: each request consumes every occurrence of its names.
+public struct CommandLineArguments {
+  private let arguments: [String]
+  private var consumed: [Bool]
+  /// Where options stop: the index of `--`, or the end.
+  private let optionsEnd: Int
+  /// Every name asked for, in the order asked, for "unknown option" messages.
+  private var knownNames: [String] = []
+  private var flagNames: Set<String> = []
+
+  /// Wraps the arguments that follow the subcommand.
+  public init(_ arguments: [String]) {
+    self.arguments = arguments
+    self.consumed = Array(repeating: false, count: arguments.count)
+    self.optionsEnd = arguments.firstIndex(of: "--") ?? arguments.count
+  }
+
+  /// Whether any of the names, like `--json` or `-v`, is present; repeating it is harmless.
+  public mutating func flag(_ names: String...) -> Bool {
+    remember(names, flags: true)
+    var found = false
+    for i in 0..<optionsEnd where !consumed[i] && names.contains(arguments[i]) {
+      consumed[i] = true
+      found = true
+    }
+    return found
+  }
+
+  /// The value of an option that may be given once, or `nil` when it is absent.
+  ///
+  /// - Throws: `UsageError` when the value is missing or the option is repeated.
+  public mutating func option(_ names: String...) throws(UsageError) -> String? {
+    try single(names)?.value
+  }
+
+  /// Every value of a repeatable option, in order.
+  ///
+  /// - Throws: `UsageError` when a value is missing.
+  public mutating func options(_ names: String...) throws(UsageError) -> [String] {
+    try values(names).map(\.value)
+  }
+
+  /// The value of an integer option within `range`, or `nil` when it is absent.
+  ///
+  /// - Throws: `UsageError` naming the option, the range and the value given.
+  public mutating func intOption(_ names: String..., range: ClosedRange<Int>) throws(UsageError)
+    -> Int?
+  {
+    guard let (name, text) = try single(names) else { return nil }
+    guard let value = Int(text), range.contains(value) else {
+      throw UsageError("option '\(name)' expects an integer in \(range), got '\(text)'")
+    }
+    return value
+  }
+
+  /// The value of a finite number option, within `range` when one is given, or `nil` when it is absent.
+  ///
+  /// - Throws: `UsageError` naming the option, the range and the value given.
+  public mutating func doubleOption(_ names: String..., range: ClosedRange<Double>? = nil)
+    throws(UsageError)
+    -> Double?
+  {
+    guard let (name, text) = try single(names) else { return nil }
+    guard let value = Double(text), value.isFinite, range?.contains(value) ?? true else {
+      let expected = range.map { "a number in \($0)" } ?? "a finite number"
+      throw UsageError("option '\(name)' expects \(expected), got '\(text)'")
+    }
+    return value
+  }
+
+  /// The positional arguments, in order, once every flag and option has been asked for.
+  ///
+  /// - Throws: `UsageError` for the first argument before `--` that looks like an
+  ///   option but was never asked for, listing the names that were.
+  public mutating func remaining() throws(UsageError) -> [String] {
+    var positionals: [String] = []
+    for i in arguments.indices where !consumed[i] && i != optionsEnd {
+      if i < optionsEnd, Self.isOptionLike(arguments[i]) { throw unknown(arguments[i]) }
+      consumed[i] = true
+      positionals.append(arguments[i])
+    }
+    return positionals
+  }
+
+  // MARK: - Scanning
+
+  private mutating func single(_ names: [String]) throws(UsageError) -> (
+    name: String, value: String
+  )? {
+    let found = try values(names)
+    if found.count > 1 { throw UsageError("option '\(found[1].name)' may be given only once") }
+    return found.first
+  }
+
+  /// Consumes every occurrence of the names with their values; `name` is the spelling used.
+  private mutating func values(_ names: [String]) throws(UsageError) -> [(
+    name: String, value: String
+  )] {
+    remember(names, flags: false)
+    var found: [(name: String, value: String)] = []
+    var i = 0
+    while i < optionsEnd {
+      defer { i += 1 }
+      guard !consumed[i] else { continue }
+      let argument = arguments[i]
+      if names.contains(argument) {
+        let next = i + 1
+        guard next < optionsEnd, !consumed[next], !Self.isOptionLike(arguments[next]) else {
+          throw UsageError("missing value for option '\(argument)'")
+        }
+        consumed[i] = true
+        consumed[next] = true
+        found.append((argument, arguments[next]))
+        i = next
+      } else if let (name, value) = Self.splitAtEquals(argument), names.contains(name) {
+        consumed[i] = true
+        found.append((name, value))
+      }
+    }
+    return found
+  }
+
+  private mutating func remember(_ names: [String], flags: Bool) {
+    for name in names where !knownNames.contains(name) { knownNames.append(name) }
+    if flags { flagNames.formUnion(names) }
+  }
+
+  private func unknown(_ argument: String) -> UsageError {
+    if let (name, _) = Self.splitAtEquals(argument), flagNames.contains(name) {
+      return UsageError("flag '\(name)' does not take a value")
+    }
+    guard !knownNames.isEmpty else {
+      return UsageError("unknown option '\(argument)' (this command takes no options)")
+    }
+    let name = Self.splitAtEquals(argument)?.name ?? argument
+    let hint =
+      ChainSyntax.suggestion(for: name, among: knownNames).map { " — did you mean '\($0)'?" } ?? ""
+    return UsageError(
+      "unknown option '\(argument)'\(hint) (valid: \(knownNames.joined(separator: ", ")))")
+  }
+
+  /// `--name=value` as its two halves.
+  private static func splitAtEquals(_ argument: String) -> (name: String, value: String)? {
+    guard isOptionLike(argument), let equals = argument.firstIndex(of: "=") else { return nil }
+    return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+  }
+
+  /// `-x` and `--xx` are options; `-` (standard input or output) and negative numbers are values.
+  private static func isOptionLike(_ argument: String) -> Bool {
+    argument.hasPrefix("-") && argument != "-" && Double(argument) == nil
+  }
+}
+
+/// A mistake on the command line, with a message the user can act on.
+public struct UsageError: Error, CustomStringConvertible, Equatable {
+  /// What went wrong, like `missing value for option '--chain'`.
+  public var message: String
+
+  /// Creates an error with its message.
+  public init(_ message: String) { self.message = message }
+
+  /// `error: <message>`, as the command line prints it.
+  public var description: String { "error: \(message)" }
+}

@@ -1,0 +1,183 @@
+import CLLVM
+
+/// One LLVM module under construction, in its own LLVM context, with the
+/// target's triple and data layout already set.
+///
+/// Build types and values in ``context`` and functions in ``module`` with
+/// LLVM's C API, then ``optimize(_:)`` and hand the module to a ``JIT`` (or
+/// emit ``objectCode()`` for a cache).
+///
+/// ## Ownership
+/// The module owns its context (an ORC thread-safe context, so a JIT can
+/// compile it later on another thread), its `LLVMModuleRef` and a target
+/// machine; all are released when the `KernelModule` is. ``JIT/add(_:)``
+/// transfers the module and its context to the JIT: afterwards ``module`` and
+/// ``context`` trap if used, and values you created in them are dangling.
+///
+/// ## Thread safety
+/// None: build, optimise and add one module from one thread at a time.
+/// Different modules have different contexts and may be built concurrently.
+public final class KernelModule {
+  /// The module's name, used in error messages.
+  public let name: String
+  /// The target the module is compiled for.
+  public let target: HostTarget
+
+  private var threadSafeContext: LLVMOrcThreadSafeContextRef?
+  private var ownedContext: LLVMContextRef?
+  private var ownedModule: LLVMModuleRef?
+  private let machine: TargetMachine
+
+  /// The LLVM context that owns the module's types, constants and metadata.
+  ///
+  /// - Precondition: the module has not been handed to a ``JIT``.
+  public var context: LLVMContextRef {
+    guard let ownedContext else { preconditionFailure(movedMessage) }
+    return ownedContext
+  }
+
+  /// The module to add functions to.
+  ///
+  /// - Precondition: the module has not been handed to a ``JIT``.
+  public var module: LLVMModuleRef {
+    guard let ownedModule else { preconditionFailure(movedMessage) }
+    return ownedModule
+  }
+
+  /// Whether the module was handed to a ``JIT`` and may no longer be used.
+  public var isTransferred: Bool { ownedModule == nil }
+
+  /// Types of this module's context.
+  public var types: LLVMTypes { LLVMTypes(context) }
+
+  /// Creates an empty module for `target` in a fresh context.
+  ///
+  /// - Throws: ``LLVMError`` if LLVM cannot generate code for `target`.
+  public init(name: String, target: HostTarget = .host) throws {
+    self.name = name
+    self.target = target
+    self.machine = try TargetMachine(target)
+    var context: LLVMContextRef?
+    let threadSafeContext = fxc_create_thread_safe_context(&context)
+    self.threadSafeContext = threadSafeContext
+    self.ownedContext = context
+    let module = LLVMModuleCreateWithNameInContext(name, context)
+    self.ownedModule = module
+    // Before any optimisation: without them O3's cost model assumes a
+    // generic CPU and will not use the vector ISA.
+    LLVMSetTarget(module, target.triple)
+    LLVMSetDataLayout(module, machine.dataLayout)
+  }
+
+  deinit {
+    if let ownedModule { LLVMDisposeModule(ownedModule) }
+    // Drops this object's reference; the context dies with its last user.
+    if let threadSafeContext { LLVMOrcDisposeThreadSafeContext(threadSafeContext) }
+  }
+
+  private var movedMessage: String {
+    "KernelModule '\(name)' was handed to a JIT and can no longer be used"
+  }
+
+  /// Checks the module with LLVM's verifier.
+  ///
+  /// - Throws: ``LLVMError`` with the verifier's findings, e.g.
+  ///   `verifying module 'k': Basic Block in function 'f' does not have terminator!`.
+  public func verify() throws {
+    var message: UnsafeMutablePointer<CChar>?
+    let broken = LLVMVerifyModule(module, LLVMReturnStatusAction, &message) != 0
+    // The verifier allocates a message even when the module is valid.
+    let text = takeLLVMMessage(message)
+    if broken {
+      let findings = (text ?? "").trimmingTrailingNewlines()
+      throw LLVMError("verifying module '\(name)': \(findings)")
+    }
+  }
+
+  /// Verifies the module, then runs a new-pass-manager pipeline on it with a
+  /// target machine for ``target``'s CPU and features.
+  ///
+  /// - Parameter pipeline: an `opt -passes=` string, e.g. `default<O3>`,
+  ///   `default<O1>`, `function(instcombine,simplifycfg)`.
+  /// - Throws: ``LLVMError`` if the module is invalid or the pipeline does not parse.
+  public func optimize(_ pipeline: String = "default<O3>") throws {
+    try verify()
+    let options = LLVMCreatePassBuilderOptions()
+    defer { LLVMDisposePassBuilderOptions(options) }
+    try LLVMError.check(
+      LLVMRunPasses(module, pipeline, machine.ref, options),
+      "optimising module '\(name)' with \"\(pipeline)\"")
+  }
+
+  /// The module as LLVM IR text.
+  public var textualIR: String {
+    takeLLVMMessage(LLVMPrintModuleToString(module)) ?? ""
+  }
+
+  /// Machine assembly for ``target`` (AT&T syntax on x86). Generated from a
+  /// clone, since code generation rewrites the module it runs on; the module
+  /// itself stays usable and can still be JIT-compiled.
+  ///
+  /// - Throws: ``LLVMError`` if the module is invalid or code generation fails.
+  public func assembly() throws -> String {
+    let bytes = try emit(LLVMAssemblyFile, "assembly")
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// A relocatable object file (ELF on Linux) for ``target``, loadable with
+  /// ``JIT/addObject(_:)``. Generated from a clone, like ``assembly()``.
+  ///
+  /// - Throws: ``LLVMError`` if the module is invalid or code generation fails.
+  public func objectCode() throws -> [UInt8] {
+    try emit(LLVMObjectFile, "an object file")
+  }
+
+  private func emit(_ kind: LLVMCodeGenFileType, _ what: String) throws -> [UInt8] {
+    try verify()
+    guard let clone = LLVMCloneModule(module) else {
+      throw LLVMError("cloning module '\(name)' failed")
+    }
+    defer { LLVMDisposeModule(clone) }
+    var message: UnsafeMutablePointer<CChar>?
+    var buffer: LLVMMemoryBufferRef?
+    let failed =
+      LLVMTargetMachineEmitToMemoryBuffer(machine.ref, clone, kind, &message, &buffer) != 0
+    let text = takeLLVMMessage(message)
+    guard !failed, let buffer else {
+      throw LLVMError("emitting \(what) for module '\(name)': \(text ?? "unknown reason")")
+    }
+    defer { LLVMDisposeMemoryBuffer(buffer) }
+    let start = UnsafeRawPointer(LLVMGetBufferStart(buffer))
+    let count = LLVMGetBufferSize(buffer)
+    guard let start, count > 0 else { return [] }
+    return Array(UnsafeRawBufferPointer(start: start, count: count))
+  }
+
+  /// Creates an instruction builder in this module's context, passes it to
+  /// `body` and disposes of it afterwards.
+  public func withBuilder<R>(_ body: (LLVMBuilderRef) throws -> R) rethrows -> R {
+    let builder = LLVMCreateBuilderInContext(context)!
+    defer { LLVMDisposeBuilder(builder) }
+    return try body(builder)
+  }
+
+  /// Gives the module and a reference to its context to a new ORC
+  /// thread-safe module, which the caller must hand to the JIT (or dispose).
+  /// Afterwards this object only holds its target machine.
+  func transferToThreadSafeModule() -> LLVMOrcThreadSafeModuleRef {
+    let transferred = LLVMOrcCreateNewThreadSafeModule(module, threadSafeContext)!
+    ownedModule = nil
+    ownedContext = nil
+    if let threadSafeContext { LLVMOrcDisposeThreadSafeContext(threadSafeContext) }
+    threadSafeContext = nil
+    return transferred
+  }
+}
+
+extension String {
+  fileprivate func trimmingTrailingNewlines() -> String {
+    var text = Substring(self)
+    while text.last?.isNewline == true { text = text.dropLast() }
+    return String(text)
+  }
+}

@@ -1,1 +1,0 @@
-// FXCodegen — placeholder until its first file lands.

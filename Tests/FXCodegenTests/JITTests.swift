@@ -1,0 +1,180 @@
+import CLLVM
+import Testing
+
+@testable import FXCodegen
+
+@Suite struct JITTests {
+  @Test func addsTwoFloats() throws {
+    let jit = try JIT()
+    try addModule(to: jit)
+    let add = unsafeBitCast(try jit.lookup("add"), to: AddFunction.self)
+    #expect(add(1.5, 2.25) == 3.75)
+    #expect(add(-1, 1) == 0)
+  }
+
+  @Test(arguments: [1, 7, 33, 1000])
+  func scalesVectorsWithAScalarTail(count: Int) throws {
+    let lanes = HostTarget.host.vectorWidth
+    let kernel = try KernelModule(name: "scale")
+    kernel.disableVectorization(ofLoopLatch: buildScale(kernel, lanes: lanes))
+    try kernel.optimize()
+    if lanes >= 8 {
+      let assembly = try kernel.assembly()
+      #expect(assembly.contains("%ymm") || assembly.contains("%zmm"))
+    }
+    let jit = try JIT()
+    try jit.add(kernel)
+    #expect(kernel.isTransferred)
+    let scale = unsafeBitCast(try jit.lookup("scale"), to: ScaleFunction.self)
+
+    let input = (0..<count).map { Float($0) * 0.37 - 11 }
+    var output = input
+    output.withUnsafeMutableBufferPointer { scale($0.baseAddress!, Int64(count), 2.5) }
+    #expect(output == input.map { $0 * 2.5 })
+  }
+
+  @Test func objectCodeRoundTrip() throws {
+    let kernel = try KernelModule(name: "affine")
+    buildAffine(kernel, name: "affine")
+    try kernel.optimize()
+    let object = try kernel.objectCode()
+    #expect(
+      object.starts(with: [0x7F, 0x45, 0x4C, 0x46]) || !HostTarget.host.triple.contains("linux"))
+
+    let jit = try JIT()
+    try jit.addObject(object)
+    let affine = unsafeBitCast(try jit.lookup("affine"), to: (@convention(c) (Float) -> Float).self)
+    #expect(affine(2) == 3.25)
+    #expect(affine(-1) == -1.25)
+  }
+
+  @Test func rejectsAnObjectThatIsNotOne() throws {
+    let jit = try JIT()
+    #expect(throws: LLVMError.self) { try jit.addObject([1, 2, 3, 4]) }
+  }
+
+  @Test func missingSymbolThrows() throws {
+    let jit = try JIT()
+    let error = #expect(throws: LLVMError.self) { try jit.lookup("nowhere") }
+    #expect(error?.message.contains("nowhere") == true)
+    try addModule(to: jit)
+    #expect(throws: LLVMError.self) { try jit.lookup("nowhere") }
+    _ = try jit.lookup("add")
+  }
+
+  @Test func unresolvedExternalIsExplained() throws {
+    let kernel = try KernelModule(name: "calls")
+    let t = kernel.types
+    let missing = LLVMAddFunction(
+      kernel.module, "fxc_no_such_function", t.function(t.float, [t.float]))!
+    let (function, entry) = addFunction(kernel, "calls", t.float, [t.float])
+    kernel.withBuilder { b in
+      LLVMPositionBuilderAtEnd(b, entry)
+      var args: [LLVMValueRef?] = [LLVMGetParam(function, 0)]
+      LLVMBuildRet(b, LLVMBuildCall2(b, t.function(t.float, [t.float]), missing, &args, 1, ""))
+    }
+    let jit = try JIT()
+    try jit.add(kernel)
+    let error = #expect(throws: LLVMError.self) { try jit.lookup("calls") }
+    #expect(error?.message.contains("fxc_no_such_function") == true)
+  }
+
+  @Test func callsIntoTheProcess() throws {
+    // libm's sinf, declared by name, resolves against the host process.
+    let kernel = try KernelModule(name: "process")
+    let t = kernel.types
+    let sinf = LLVMAddFunction(kernel.module, "sinf", t.function(t.float, [t.float]))!
+    let (function, entry) = addFunction(kernel, "sine", t.float, [t.float])
+    kernel.withBuilder { b in
+      LLVMPositionBuilderAtEnd(b, entry)
+      var args: [LLVMValueRef?] = [LLVMGetParam(function, 0)]
+      LLVMBuildRet(b, LLVMBuildCall2(b, t.function(t.float, [t.float]), sinf, &args, 1, ""))
+    }
+    let jit = try JIT()
+    try jit.add(kernel)
+    let sine = unsafeBitCast(try jit.lookup("sine"), to: (@convention(c) (Float) -> Float).self)
+    #expect(abs(sine(1) - 0.84147098) < 1e-6)
+  }
+
+  @Test func vectorIntrinsicsRun() throws {
+    // p[0..<W] = fma(floor(p), sqrt(p), 1) on one <W x float>.
+    let lanes = HostTarget.host.vectorWidth
+    let kernel = try KernelModule(name: "intrinsics")
+    let t = kernel.types
+    let vf = t.vector(t.float, lanes)
+    let floor = try kernel.intrinsic("llvm.floor", [vf])
+    let sqrt = try kernel.intrinsic("llvm.sqrt", [vf])
+    let fma = try kernel.intrinsic("llvm.fma", [vf])
+    let (function, entry) = addFunction(kernel, "mix", t.void, [t.ptr])
+    kernel.withBuilder { b in
+      LLVMPositionBuilderAtEnd(b, entry)
+      let p = LLVMGetParam(function, 0)
+      let v = LLVMBuildLoad2(b, vf, p, "")!
+      LLVMSetAlignment(v, 4)
+      func call(_ f: (function: LLVMValueRef, type: LLVMTypeRef), _ args: [LLVMValueRef])
+        -> LLVMValueRef
+      {
+        var args: [LLVMValueRef?] = args
+        return LLVMBuildCall2(b, f.type, f.function, &args, UInt32(args.count), "")!
+      }
+      var ones = [LLVMValueRef?](repeating: LLVMConstReal(t.float, 1), count: lanes)
+      let one = LLVMConstVector(&ones, UInt32(lanes))!
+      let result = call(fma, [call(floor, [v]), call(sqrt, [v]), one])
+      LLVMSetAlignment(LLVMBuildStore(b, result, p), 4)
+      LLVMBuildRetVoid(b)
+    }
+    try kernel.optimize()
+    let jit = try JIT()
+    try jit.add(kernel)
+    let mix = unsafeBitCast(
+      try jit.lookup("mix"), to: (@convention(c) (UnsafeMutablePointer<Float>) -> Void).self)
+    let input = (0..<lanes).map { Float($0) * 1.75 + 0.5 }
+    var output = input
+    output.withUnsafeMutableBufferPointer { mix($0.baseAddress!) }
+    for (x, y) in zip(input, output) {
+      #expect(y == Float(1).addingProduct(x.rounded(.down), x.squareRoot()))
+    }
+  }
+
+  @Test func duplicateSymbolIsAnError() throws {
+    let jit = try JIT()
+    try addModule(to: jit)
+    let error = #expect(throws: LLVMError.self) { try addModule(to: jit) }
+    #expect(error?.message.contains("add") == true)
+  }
+
+  @Test func addingATransferredModuleThrows() throws {
+    let jit = try JIT()
+    let kernel = try KernelModule(name: "once")
+    buildAdd(kernel)
+    try jit.add(kernel)
+    #expect(throws: LLVMError.self) { try jit.add(kernel) }
+  }
+
+  @Test func manyJITsComeAndGo() throws {
+    for round in 0..<50 {
+      let jit = try JIT()
+      if round % 5 == 0 {
+        try addModule(to: jit)
+        let add = unsafeBitCast(try jit.lookup("add"), to: AddFunction.self)
+        #expect(add(Float(round), 1) == Float(round + 1))
+      }
+    }
+  }
+
+  @Test func lookupsFromManyThreads() async throws {
+    let jit = try JIT()
+    for index in 0..<8 { try addModule(to: jit, name: "add\(index)") }
+    try await withThrowingTaskGroup(of: Float.self) { group in
+      for index in 0..<8 {
+        group.addTask {
+          let add = unsafeBitCast(try jit.lookup("add\(index)"), to: AddFunction.self)
+          return add(Float(index), 0.5)
+        }
+      }
+      var sum: Float = 0
+      for try await value in group { sum += value }
+      #expect(sum == 32)
+    }
+  }
+}
