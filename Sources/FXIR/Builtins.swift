@@ -40,17 +40,17 @@ extension Expr {
 
 /// Logical shift right (Metal `>>` on `uint`); the amount is taken mod 32.
 public func ushr(_ a: Expr, _ b: Expr, file: String = #fileID, line: Int = #line) -> Expr {
-  Expr.lanewise(.ushr, [a, b], name: "ushr", at: SourceLocation(file: file, line: line))
+  Expr.lanewise(.ushr, [a, b], name: "ushr", at: CodeLocation(file: file, line: line))
 }
 
 private func call(_ op: Op, _ args: [Expr], _ name: String, _ file: String, _ line: Int) -> Expr {
-  Expr.lanewise(op, args, name: name, at: SourceLocation(file: file, line: line))
+  Expr.lanewise(op, args, name: name, at: CodeLocation(file: file, line: line))
 }
 
 private func requireFloat(_ name: String, _ args: [Expr], _ file: String, _ line: Int) -> Expr? {
   if let e = args.lazy.compactMap(\.node.error).first { return Expr(.invalid(e), .float) }
   if let bad = args.first(where: { $0.type.scalar != .float }) {
-    return .invalid("\(name) needs float operands, got \(bad.type)", SourceLocation(file: file, line: line))
+    return .invalid("\(name) needs float operands, got \(bad.type)", CodeLocation(file: file, line: line))
   }
   return nil
 }
@@ -127,7 +127,7 @@ public func fract(_ x: Expr, file: String = #fileID, line: Int = #line) -> Expr 
 public func dot(_ a: Expr, _ b: Expr, file: String = #fileID, line: Int = #line) -> Expr {
   if let e = requireFloat("dot", [a, b], file, line) { return e }
   guard a.type.lanes == b.type.lanes else {
-    return .invalid("dot needs two vectors of one length, got (\(a.type), \(b.type))", SourceLocation(file: file, line: line))
+    return .invalid("dot needs two vectors of one length, got (\(a.type), \(b.type))", CodeLocation(file: file, line: line))
   }
   let p = a * b
   return (1..<a.type.lanes).reduce(p.lane(0)) { $0 + p.lane($1) }
@@ -168,7 +168,7 @@ private func vector(_ lanes: Int, _ parts: [Expr], _ file: String, _ line: Int) 
   let total = parts.reduce(0) { $0 + $1.type.lanes }
   guard total == lanes else {
     let sig = parts.map(\.type.description).joined(separator: ", ")
-    return .invalid("\(name)(\(sig)) has \(total) lanes, needs \(lanes)", SourceLocation(file: file, line: line))
+    return .invalid("\(name)(\(sig)) has \(total) lanes, needs \(lanes)", CodeLocation(file: file, line: line))
   }
   return Expr(.vector(parts.map(\.node)), ValueType(.float, lanes))
 }

@@ -1,5 +1,5 @@
 /// Where in the user's Swift source an expression was built.
-public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+public struct CodeLocation: Hashable, Sendable, CustomStringConvertible {
   public var file: String
   public var line: Int
   public init(file: String, line: Int) {
@@ -19,9 +19,9 @@ public struct GraphError: Error, CustomStringConvertible, Equatable {
   public var effect: String?
   /// The source line of the offending built-in call, when known (operators
   /// cannot capture it; named functions do).
-  public var location: SourceLocation?
+  public var location: CodeLocation?
 
-  public init(_ message: String, effect: String? = nil, location: SourceLocation? = nil) {
+  public init(_ message: String, effect: String? = nil, location: CodeLocation? = nil) {
     self.message = message
     self.effect = effect
     self.location = location

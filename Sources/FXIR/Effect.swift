@@ -68,7 +68,7 @@ public struct Layer {
   public func sample(_ p: Expr, _ sampler: Sampler, file: String = #fileID, line: Int = #line) -> Expr {
     if let e = p.node.error { return Expr(.invalid(e), .float4) }
     guard p.type == .float2 else {
-      return .invalid("sample needs a float2 position, got \(p.type)", SourceLocation(file: file, line: line))
+      return .invalid("sample needs a float2 position, got \(p.type)", CodeLocation(file: file, line: line))
     }
     return Expr(.sample(image, sampler, p.node), .float4)
   }

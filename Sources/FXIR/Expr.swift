@@ -69,7 +69,7 @@ public struct Expr: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, Expr
   /// A declared parameter: folded when constant, a kernel argument when uniform.
   public init(_ param: Param) { self.init(.param(param), .float) }
 
-  static func invalid(_ message: String, _ location: SourceLocation? = nil) -> Expr {
+  static func invalid(_ message: String, _ location: CodeLocation? = nil) -> Expr {
     Expr(.invalid(GraphError(message, location: location)), .float)
   }
 
@@ -122,7 +122,7 @@ public struct Expr: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, Expr
 extension Expr {
   /// Applies `op` lane by lane. Scalars broadcast; an integer literal meeting an
   /// int operand becomes an int. `name` is what the user wrote, for messages.
-  static func lanewise(_ op: Op, _ operands: [Expr], name: String, at location: SourceLocation? = nil) -> Expr {
+  static func lanewise(_ op: Op, _ operands: [Expr], name: String, at location: CodeLocation? = nil) -> Expr {
     if let e = operands.lazy.compactMap(\.node.error).first { return Expr(.invalid(e), .float) }
     var args = operands
     if args.contains(where: { $0.type.scalar == .int }) {

@@ -72,7 +72,8 @@ public final class ImageBuffer: @unchecked Sendable {
   public var byteCount: Int { rowBytes * height }
 
   /// The pixel at column `x`, row `y` as premultiplied floats in 0…1 (formats
-  /// other than rgba32f are converted). Precondition: in bounds.
+  /// other than rgba32f are multiplied by the float nearest 1/255 or 1/65535,
+  /// exactly as compiled kernels convert). Precondition: in bounds.
   public subscript(x: Int, y: Int) -> SIMD4<Float> {
     get {
       precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
@@ -80,10 +81,10 @@ public final class ImageBuffer: @unchecked Sendable {
       switch format {
       case .rgba8:
         let v = p.loadUnaligned(as: SIMD4<UInt8>.self)
-        return SIMD4<Float>(v) / 255
+        return SIMD4<Float>(v) * (1 / 255)
       case .rgba16:
         let v = p.loadUnaligned(as: SIMD4<UInt16>.self)
-        return SIMD4<Float>(v) / 65535
+        return SIMD4<Float>(v) * (1 / 65535)
       case .rgba32f:
         return p.loadUnaligned(as: SIMD4<Float>.self)
       }

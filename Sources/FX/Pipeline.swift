@@ -1,0 +1,117 @@
+import Dispatch
+import FXCodegen
+
+/// Where a compiled pipeline runs.
+public enum Backend: String, Sendable, CaseIterable {
+  /// Native code from LLVM (the default).
+  case jit
+  /// The reference interpreter over the lowered kernel: slow, always available.
+  case interpreter = "interp"
+}
+
+/// An effect graph ready to compile: the entry point of the library.
+///
+/// ```swift
+/// let pipeline = try Pipeline(sepia() | vignette(intensity: 0.8))
+/// let output = try pipeline.apply(to: photo)
+/// ```
+public struct Pipeline: Sendable {
+  /// The checked graph in the scalar IR.
+  public let graph: EffectGraph
+
+  /// A pipeline applying `effect` to one input image.
+  /// - Throws: ``GraphError`` when an effect's expression is ill-typed.
+  public init(_ effect: Effect) throws {
+    graph = try EffectGraph(output: effect(.input()))
+  }
+
+  /// A pipeline computing `output`, a graph over any number of inputs.
+  public init(output: Image) throws {
+    graph = try EffectGraph(output: output)
+  }
+
+  /// The kernel the passes produce, with the log of every pass.
+  public func lower(_ options: LoweringOptions = LoweringOptions()) -> (Kernel, LoweringLog) {
+    Lower.run(graph, options: options)
+  }
+
+  /// Lowers and compiles for inputs stored as `inputFormats`, writing `outputFormat`.
+  /// With `.jit`, an LLVM failure falls back to the interpreter (reported by
+  /// ``CompiledPipeline/backend``).
+  public func compile(
+    inputFormats: [PixelFormat]? = nil, outputFormat: PixelFormat = .rgba8, backend: Backend = .jit,
+    options: LoweringOptions = LoweringOptions()
+  ) throws -> CompiledPipeline {
+    let (kernel, _) = lower(options)
+    let formats = inputFormats ?? Array(repeating: .rgba8, count: kernel.inputCount)
+    let layout = KernelLayout(inputs: formats, output: outputFormat)
+    if backend == .jit, let compiled = try? CompiledKernel(kernel, layout: layout) {
+      return CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: compiled)
+    }
+    return CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: nil)
+  }
+
+  /// Compiles for `image`'s format and applies the pipeline to it: a new image of the same size and format.
+  public func apply(to image: ImageBuffer, uniforms: [Param: Float] = [:], threads: Int = 1) throws -> ImageBuffer {
+    let compiled = try compile(inputFormats: [image.format], outputFormat: image.format)
+    return try compiled.run([image], uniforms: uniforms, threads: threads)
+  }
+
+  /// The host CPU as the code generator sees it, e.g. "znver3: AVX2, FMA, 8 × fp32 lanes".
+  public static var hostSummary: String { HostTarget.host.summary }
+  /// fp32 lanes per vector on this host.
+  public static var hostVectorWidth: Int { HostTarget.host.vectorWidth }
+}
+
+/// A pipeline compiled for one buffer layout; runs on images of any size.
+public final class CompiledPipeline: @unchecked Sendable {
+  public let graph: EffectGraph
+  public let kernel: Kernel
+  public let layout: KernelLayout
+  private let compiled: CompiledKernel?
+
+  init(graph: EffectGraph, kernel: Kernel, layout: KernelLayout, compiled: CompiledKernel?) {
+    self.graph = graph
+    self.kernel = kernel
+    self.layout = layout
+    self.compiled = compiled
+  }
+
+  /// The backend actually in use.
+  public var backend: Backend { compiled == nil ? .interpreter : .jit }
+  /// LLVM time (emit + O3 + machine code) in milliseconds; 0 for the interpreter.
+  public var compileMilliseconds: Double { compiled?.compileMilliseconds ?? 0 }
+
+  /// Applies the pipeline to `inputs` (input 0 sets the output size).
+  /// - Parameters:
+  ///   - uniforms: values for uniform parameters; others keep their `value`.
+  ///   - threads: rows are split across this many threads (JIT only).
+  /// - Throws: ``RunError`` when the inputs do not match the compiled layout,
+  ///   or a uniform value is not finite.
+  public func run(_ inputs: [ImageBuffer], uniforms: [Param: Float] = [:], threads: Int = 1) throws -> ImageBuffer {
+    guard inputs.count == layout.inputs.count, let first = inputs.first else {
+      throw RunError("the pipeline reads \(layout.inputs.count) image(s), \(inputs.count) given")
+    }
+    for (p, v) in uniforms where !v.isFinite {
+      throw RunError("uniform '\(p.name)' must be finite, got \(v)")
+    }
+    let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
+    guard let compiled else {
+      return try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)
+    }
+    let output = try ImageBuffer(width: first.width, height: first.height, format: layout.output)
+    do {
+      try compiled.run(inputs: inputs, output: output, uniforms: values, threads: threads)
+    } catch let e as LLVMError {
+      throw RunError(e.message)
+    }
+    return output
+  }
+
+  /// The LLVM IR of the optimised module and the host assembly, for `fxc dump`.
+  public func dumpNative() throws -> (ir: String, assembly: String) {
+    let module = try KernelEmitter.emit(kernel, layout: layout)
+    try module.optimize("default<O3>")
+    return (module.textualIR, try module.assembly())
+  }
+}

@@ -1,0 +1,225 @@
+import CLLVM
+import FXIR
+import FXImage
+import FXPasses
+
+/// How a kernel's buffers are stored: the layout a compiled kernel is specialised for.
+public struct KernelLayout: Hashable, Sendable {
+  /// Formats of the graph inputs, in order.
+  public var inputs: [PixelFormat]
+  /// Format of the output buffer.
+  public var output: PixelFormat
+
+  public init(inputs: [PixelFormat], output: PixelFormat) {
+    self.inputs = inputs
+    self.output = output
+  }
+
+  /// The format of every buffer of `kernel`: inputs, RGBA32F intermediates, output.
+  func formats(_ kernel: Kernel) -> [PixelFormat] {
+    inputs + Array(repeating: .rgba32f, count: kernel.intermediates.count) + [output]
+  }
+}
+
+/// The C view of one buffer that a pass function receives (24 bytes):
+/// `{ void *data; int64 rowBytes; int32 width; int32 height; }`.
+struct BufferDescriptor {
+  var data: UnsafeMutableRawPointer
+  var rowBytes: Int64
+  var width: Int32
+  var height: Int32
+}
+
+/// Emits the LLVM IR of a ``Kernel``: one function per pass,
+/// `void fxc_pass<k>(BufferDescriptor *buffers, float *uniforms, i32 width,
+/// i32 height, i32 y0, i32 y1)`, computing rows `y0..<y1`.
+///
+/// Each row is processed `W` pixels at a time (W = the host's fp32 vector
+/// width), every scalar IR node becoming one `<W x T>` value: structure of
+/// arrays in registers. Loads at `pixelX` of a row-invariant row are dense
+/// vector loads deinterleaved by shuffles; other loads are gathers of whole
+/// pixels. The last partial vector runs the same body with `pixelX` clamped to
+/// the row (so every index stays in bounds) and a masked store.
+public enum KernelEmitter {
+  public static func emit(_ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host) throws -> KernelModule {
+    let module = try KernelModule(name: "fxc_kernel", target: target)
+    let formats = layout.formats(kernel)
+    for (k, pass) in kernel.passes.enumerated() {
+      try module.withBuilder { builder in
+        var e = PassEmitter(module: module, builder: builder, lanes: target.vectorWidth, formats: formats, pass: pass)
+        try e.emitFunction(named: "fxc_pass\(k)")
+      }
+    }
+    try module.verify()
+    return module
+  }
+}
+
+struct PassEmitter {
+  let m: KernelModule
+  let b: LLVMBuilderRef
+  let t: LLVMTypes
+  let w: Int
+  let formats: [PixelFormat]
+  let pass: Kernel.Pass
+  let program: Program
+  let live: [Bool]
+  /// Nodes whose value changes along a row (depend on `pixelX`).
+  let varies: [Bool]
+
+  // Function arguments and values hoisted into the entry block.
+  var buffersArg: LLVMValueRef!
+  var uniformsArg: LLVMValueRef!
+  var width: LLVMValueRef!
+  var height: LLVMValueRef!
+  var headers: [Int: (data: LLVMValueRef, rowBytes: LLVMValueRef, width: LLVMValueRef, height: LLVMValueRef)] = [:]
+  var uniforms: [Int: LLVMValueRef] = [:]
+
+  init(module: KernelModule, builder: LLVMBuilderRef, lanes: Int, formats: [PixelFormat], pass: Kernel.Pass) {
+    m = module
+    b = builder
+    t = module.types
+    w = lanes
+    self.formats = formats
+    self.pass = pass
+    program = pass.program
+    live = program.live()
+    var varies = [Bool](repeating: false, count: program.count)
+    for (i, n) in program.nodes.enumerated() {
+      varies[i] = n.op == .pixelX || n.args.contains { varies[Int($0.index)] }
+    }
+    self.varies = varies
+  }
+
+  var vf: LLVMTypeRef { t.vector(t.float, w) }
+  var vi: LLVMTypeRef { t.vector(t.i32, w) }
+  var vb: LLVMTypeRef { t.vector(t.i1, w) }
+
+  func vectorType(_ k: ScalarKind) -> LLVMTypeRef {
+    switch k {
+    case .float: vf
+    case .int: vi
+    case .bool: vb
+    }
+  }
+
+  func splat(_ v: LLVMValueRef, _ lanes: Int? = nil) -> LLVMValueRef {
+    let n = lanes ?? w
+    let type = t.vector(LLVMTypeOf(v), n)
+    let one = LLVMBuildInsertElement(b, LLVMGetUndef(type), v, LLVMConstInt(t.i32, 0, 0), "")!
+    return LLVMBuildShuffleVector(b, one, LLVMGetUndef(type), LLVMConstNull(t.vector(t.i32, n)), "")!
+  }
+
+  func constVector(_ values: [LLVMValueRef]) -> LLVMValueRef {
+    var v: [LLVMValueRef?] = values
+    return v.withUnsafeMutableBufferPointer { LLVMConstVector($0.baseAddress, UInt32($0.count))! }
+  }
+
+  /// `getelementptr type, base, index` (index scalar, or a vector for a vector of pointers).
+  func gep(_ type: LLVMTypeRef, _ base: LLVMValueRef, _ index: LLVMValueRef) -> LLVMValueRef {
+    var idx: [LLVMValueRef?] = [index]
+    return idx.withUnsafeMutableBufferPointer { LLVMBuildGEP2(b, type, base, $0.baseAddress, 1, "")! }
+  }
+
+  func i32(_ v: Int) -> LLVMValueRef { LLVMConstInt(t.i32, UInt64(bitPattern: Int64(v)), 1) }
+  func f32(_ v: Float) -> LLVMValueRef { LLVMConstReal(t.float, Double(v)) }
+
+  func call(_ name: String, _ types: [LLVMTypeRef], _ args: [LLVMValueRef]) throws -> LLVMValueRef {
+    let (fn, type) = try m.intrinsic(name, types)
+    var a: [LLVMValueRef?] = args
+    return a.withUnsafeMutableBufferPointer { LLVMBuildCall2(b, type, fn, $0.baseAddress, UInt32($0.count), "")! }
+  }
+
+  // MARK: the function and its loops
+
+  mutating func emitFunction(named name: String) throws {
+    var params: [LLVMTypeRef?] = [t.ptr, t.ptr, t.i32, t.i32, t.i32, t.i32]
+    let fnType = params.withUnsafeMutableBufferPointer { LLVMFunctionType(t.void, $0.baseAddress, 6, 0)! }
+    let fn = LLVMAddFunction(m.module, name, fnType)!
+    let ctx = m.context
+    let entry = LLVMAppendBasicBlockInContext(ctx, fn, "entry")!
+    let yHead = LLVMAppendBasicBlockInContext(ctx, fn, "row")!
+    let xHead = LLVMAppendBasicBlockInContext(ctx, fn, "x")!
+    let xBody = LLVMAppendBasicBlockInContext(ctx, fn, "vector")!
+    let tailCheck = LLVMAppendBasicBlockInContext(ctx, fn, "tail.check")!
+    let tail = LLVMAppendBasicBlockInContext(ctx, fn, "tail")!
+    let yLatch = LLVMAppendBasicBlockInContext(ctx, fn, "row.next")!
+    let exit = LLVMAppendBasicBlockInContext(ctx, fn, "exit")!
+
+    LLVMPositionBuilderAtEnd(b, entry)
+    buffersArg = LLVMGetParam(fn, 0)
+    uniformsArg = LLVMGetParam(fn, 1)
+    width = LLVMGetParam(fn, 2)
+    height = LLVMGetParam(fn, 3)
+    let y0 = LLVMGetParam(fn, 4)!, y1 = LLVMGetParam(fn, 5)!
+    hoistHeaders()
+    let entryEnd = LLVMGetInsertBlock(b)!
+    LLVMBuildBr(b, yHead)
+
+    LLVMPositionBuilderAtEnd(b, yHead)
+    let y = LLVMBuildPhi(b, t.i32, "y")!
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, y, y1, ""), xHead, exit)
+
+    LLVMPositionBuilderAtEnd(b, xHead)
+    let x = LLVMBuildPhi(b, t.i32, "x")!
+    let xEnd = LLVMBuildAdd(b, x, i32(w), "")!
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLE, xEnd, width, ""), xBody, tailCheck)
+
+    LLVMPositionBuilderAtEnd(b, xBody)
+    try emitBody(x: x, y: y, tailCount: nil)
+    let xBodyEnd = LLVMGetInsertBlock(b)!
+    LLVMBuildBr(b, xHead)
+
+    LLVMPositionBuilderAtEnd(b, tailCheck)
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, x, width, ""), tail, yLatch)
+
+    LLVMPositionBuilderAtEnd(b, tail)
+    try emitBody(x: x, y: y, tailCount: LLVMBuildSub(b, width, x, ""))
+    let tailEnd = LLVMGetInsertBlock(b)!
+    LLVMBuildBr(b, yLatch)
+
+    LLVMPositionBuilderAtEnd(b, yLatch)
+    let yNext = LLVMBuildAdd(b, y, i32(1), "")!
+    let latch = LLVMBuildBr(b, yHead)!
+    m.disableVectorization(ofLoopLatch: latch)
+
+    LLVMPositionBuilderAtEnd(b, exit)
+    LLVMBuildRetVoid(b)
+
+    addIncoming(y, [(y0, entryEnd), (yNext, yLatch)])
+    addIncoming(x, [(i32(0), yHead), (xEnd, xBodyEnd)])
+    _ = tailEnd
+  }
+
+  func addIncoming(_ phi: LLVMValueRef, _ edges: [(LLVMValueRef, LLVMBasicBlockRef)]) {
+    var values: [LLVMValueRef?] = edges.map(\.0)
+    var blocks: [LLVMBasicBlockRef?] = edges.map(\.1)
+    values.withUnsafeMutableBufferPointer { v in
+      blocks.withUnsafeMutableBufferPointer { bl in
+        LLVMAddIncoming(phi, v.baseAddress, bl.baseAddress, UInt32(edges.count))
+      }
+    }
+  }
+
+  /// Loads every buffer descriptor and uniform the pass uses, once per call.
+  mutating func hoistHeaders() {
+    var used = Set<Int>([pass.output])
+    for (i, n) in program.nodes.enumerated() where live[i] {
+      switch n.op {
+      case .load(let buffer, _): used.insert(buffer)
+      case .inputWidth(let k), .inputHeight(let k): used.insert(k)
+      case .uniform(let k):
+        uniforms[k] = LLVMBuildLoad2(b, t.float, gep(t.float, uniformsArg, i32(k)), "uniform\(k)")
+      default: break
+      }
+    }
+    for k in used.sorted() {
+      let base = gep(t.i8, buffersArg, LLVMConstInt(t.i64, UInt64(24 * k), 0))
+      func field(_ offset: Int, _ type: LLVMTypeRef, _ name: String) -> LLVMValueRef {
+        let p = gep(t.i8, base, LLVMConstInt(t.i64, UInt64(offset), 0))
+        return LLVMBuildLoad2(b, type, p, "b\(k).\(name)")!
+      }
+      headers[k] = (field(0, t.ptr, "data"), field(8, t.i64, "rowBytes"), field(16, t.i32, "width"), field(20, t.i32, "height"))
+    }
+  }
+}

@@ -1,0 +1,239 @@
+import CLLVM
+import FXIR
+import FXImage
+import FXPasses
+
+/// The per-pixel body: every live node of the pass program as a `<W x T>` value.
+extension PassEmitter {
+  /// `tailCount` is nil for a full vector, else the number of valid lanes (1…W−1).
+  func emitBody(x: LLVMValueRef, y: LLVMValueRef, tailCount: LLVMValueRef?) throws {
+    var values = [LLVMValueRef?](repeating: nil, count: program.count)
+    var pixels: [PixelKey: LLVMValueRef] = [:]
+    let iota = constVector((0..<w).map { i32($0) })
+    var xs = LLVMBuildAdd(b, splat(x), iota, "xs")!
+    if tailCount != nil {
+      // Lanes past the row read the last pixel; the masked store drops them.
+      let last = splat(LLVMBuildSub(b, width, i32(1), "")!)
+      xs = try call("llvm.smin", [vi], [xs, last])
+    }
+    for (i, node) in program.nodes.enumerated() where live[i] {
+      let a = node.args.map { values[Int($0.index)]! }
+      values[i] = try emit(node, a, id: i, xs: xs, y: y, dense: tailCount == nil, &pixels)
+    }
+    try store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y, tailCount: tailCount)
+  }
+
+  struct PixelKey: Hashable {
+    var buffer: Int
+    var x: NodeID, y: NodeID
+  }
+
+  func emit(
+    _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, y: LLVMValueRef, dense: Bool,
+    _ pixels: inout [PixelKey: LLVMValueRef]
+  ) throws -> LLVMValueRef {
+    let isFloat = node.args.first.map { program[$0].kind == .float } ?? false
+    let v = isFloat ? vf : vi
+    switch node.op {
+    case .constant(let s):
+      switch s {
+      case .float(let bits): return splat(f32(Float(bitPattern: bits)))
+      case .int(let n): return splat(i32(Int(n)))
+      case .bool(let f): return splat(LLVMConstInt(t.i1, f ? 1 : 0, 0))
+      }
+    case .pixelX: return xs
+    case .pixelY: return splat(y)
+    case .width: return splat(width)
+    case .height: return splat(height)
+    case .inputWidth(let k): return splat(headers[k]!.width)
+    case .inputHeight(let k): return splat(headers[k]!.height)
+    case .uniform(let k): return splat(uniforms[k]!)
+    case .positionX, .positionY, .sample:
+      throw LLVMError("internal error: \(node.op.name) in a kernel program (not lowered)")
+    case .load(let buffer, let channel):
+      let key = PixelKey(buffer: buffer, x: node.args[0], y: node.args[1])
+      let ix = program[node.args[0]], rowInvariant = !varies[Int(node.args[1].index)]
+      if dense && ix.op == .pixelX && rowInvariant {
+        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: xs) }
+        return channelOfDense(pixels[key]!, buffer, channel)
+      }
+      if formats[buffer] == .rgba32f {
+        return try gatherFloat(buffer, a[0], a[1], channel)
+      }
+      if pixels[key] == nil { pixels[key] = try gatherPixel(buffer, a[0], a[1]) }
+      return channelOfGathered(pixels[key]!, buffer, channel)
+    case .add: return isFloat ? LLVMBuildFAdd(b, a[0], a[1], "")! : LLVMBuildAdd(b, a[0], a[1], "")!
+    case .sub: return isFloat ? LLVMBuildFSub(b, a[0], a[1], "")! : LLVMBuildSub(b, a[0], a[1], "")!
+    case .mul: return isFloat ? LLVMBuildFMul(b, a[0], a[1], "")! : LLVMBuildMul(b, a[0], a[1], "")!
+    case .neg: return isFloat ? LLVMBuildFNeg(b, a[0], "")! : LLVMBuildSub(b, LLVMConstNull(vi), a[0], "")!
+    case .min: return try call(isFloat ? "llvm.minnum" : "llvm.smin", [v], a)
+    case .max: return try call(isFloat ? "llvm.maxnum" : "llvm.smax", [v], a)
+    case .abs:
+      return isFloat ? try call("llvm.fabs", [vf], a) : try call("llvm.abs", [vi], [a[0], LLVMConstInt(t.i1, 0, 0)])
+    case .div: return LLVMBuildFDiv(b, a[0], a[1], "")!
+    case .floor: return try call("llvm.floor", [vf], a)
+    case .ceil: return try call("llvm.ceil", [vf], a)
+    case .sqrt: return try call("llvm.sqrt", [vf], a)
+    case .sin: return try call("llvm.sin", [vf], a)
+    case .cos: return try call("llvm.cos", [vf], a)
+    case .exp: return try call("llvm.exp", [vf], a)
+    case .log: return try call("llvm.log", [vf], a)
+    case .pow: return try call("llvm.pow", [vf], a)
+    case .atan2: return libmPerLane("atan2f", a)
+    case .lt: return compare(isFloat, LLVMRealOLT, LLVMIntSLT, a)
+    case .le: return compare(isFloat, LLVMRealOLE, LLVMIntSLE, a)
+    case .gt: return compare(isFloat, LLVMRealOGT, LLVMIntSGT, a)
+    case .ge: return compare(isFloat, LLVMRealOGE, LLVMIntSGE, a)
+    case .eq: return compare(isFloat, LLVMRealOEQ, LLVMIntEQ, a)
+    case .ne: return compare(isFloat, LLVMRealUNE, LLVMIntNE, a)
+    case .isNaN: return LLVMBuildFCmp(b, LLVMRealUNO, a[0], a[0], "")!
+    case .and: return LLVMBuildAnd(b, a[0], a[1], "")!
+    case .or: return LLVMBuildOr(b, a[0], a[1], "")!
+    case .xor: return LLVMBuildXor(b, a[0], a[1], "")!
+    case .not: return LLVMBuildNot(b, a[0], "")!
+    case .shl, .shr, .ushr:
+      let amount = LLVMBuildAnd(b, a[1], splat(i32(31)), "")!
+      switch node.op {
+      case .shl: return LLVMBuildShl(b, a[0], amount, "")!
+      case .shr: return LLVMBuildAShr(b, a[0], amount, "")!
+      default: return LLVMBuildLShr(b, a[0], amount, "")!
+      }
+    case .mod:
+      // Euclidean remainder; a divisor ≤ 0 gives 0 (Semantics.euclidMod).
+      let positive = LLVMBuildICmp(b, LLVMIntSGT, a[1], LLVMConstNull(vi), "")!
+      let d = LLVMBuildSelect(b, positive, a[1], splat(i32(1)), "")!
+      let r = LLVMBuildSRem(b, a[0], d, "")!
+      let negative = LLVMBuildICmp(b, LLVMIntSLT, r, LLVMConstNull(vi), "")!
+      let fixed = LLVMBuildSelect(b, negative, LLVMBuildAdd(b, r, d, ""), r, "")!
+      return LLVMBuildSelect(b, positive, fixed, LLVMConstNull(vi), "")!
+    case .toInt: return try call("llvm.fptosi.sat", [vi, vf], a)
+    case .toFloat: return LLVMBuildSIToFP(b, a[0], vf, "")!
+    case .toFloatUnsigned: return LLVMBuildUIToFP(b, a[0], vf, "")!
+    case .select: return LLVMBuildSelect(b, a[0], a[1], a[2], "")!
+    }
+  }
+
+  func compare(_ isFloat: Bool, _ f: LLVMRealPredicate, _ i: LLVMIntPredicate, _ a: [LLVMValueRef]) -> LLVMValueRef {
+    isFloat ? LLVMBuildFCmp(b, f, a[0], a[1], "")! : LLVMBuildICmp(b, i, a[0], a[1], "")!
+  }
+
+  /// A libm function with no LLVM intrinsic, called lane by lane.
+  func libmPerLane(_ name: String, _ a: [LLVMValueRef]) -> LLVMValueRef {
+    var params: [LLVMTypeRef?] = Array(repeating: t.float, count: a.count)
+    let type = params.withUnsafeMutableBufferPointer { LLVMFunctionType(t.float, $0.baseAddress, UInt32($0.count), 0)! }
+    let fn = LLVMGetNamedFunction(m.module, name) ?? LLVMAddFunction(m.module, name, type)!
+    var result = LLVMGetUndef(vf)!
+    for lane in 0..<w {
+      var args: [LLVMValueRef?] = a.map { LLVMBuildExtractElement(b, $0, i32(lane), "") }
+      let r = args.withUnsafeMutableBufferPointer { LLVMBuildCall2(b, type, fn, $0.baseAddress, UInt32($0.count), "")! }
+      result = LLVMBuildInsertElement(b, result, r, i32(lane), "")!
+    }
+    return result
+  }
+
+  // MARK: memory
+
+  /// Bytes per channel and the integer type of one channel.
+  func channelType(_ f: PixelFormat) -> LLVMTypeRef {
+    switch f {
+    case .rgba8: t.i8
+    case .rgba16: t.i16
+    case .rgba32f: t.float
+    }
+  }
+
+  func unormScale(_ f: PixelFormat) -> Float { f == .rgba8 ? 1 / 255 : 1 / 65535 }
+
+  /// W consecutive pixels starting at `xs[0]` of row `row[0]`, as one `<4W x channel>` vector.
+  func denseLoad(_ buffer: Int, row: LLVMValueRef, x xs: LLVMValueRef) -> LLVMValueRef {
+    let f = formats[buffer]
+    let y = LLVMBuildExtractElement(b, row, i32(0), "")!
+    let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
+    let p = pixelAddress(buffer, x: x, y: y)
+    let load = LLVMBuildLoad2(b, t.vector(channelType(f), 4 * w), p, "pixels")!
+    LLVMSetAlignment(load, UInt32(f.bytesPerPixel / 4))
+    return load
+  }
+
+  /// Address of pixel (x, y), scalars.
+  func pixelAddress(_ buffer: Int, x: LLVMValueRef, y: LLVMValueRef) -> LLVMValueRef {
+    let h = headers[buffer]!
+    let row = LLVMBuildMul(b, LLVMBuildSExt(b, y, t.i64, ""), h.rowBytes, "")!
+    let col = LLVMBuildMul(b, LLVMBuildSExt(b, x, t.i64, ""), LLVMConstInt(t.i64, UInt64(formats[buffer].bytesPerPixel), 0), "")!
+    return gep(t.i8, h.data, LLVMBuildAdd(b, row, col, "")!)
+  }
+
+  func channelOfDense(_ pixels: LLVMValueRef, _ buffer: Int, _ c: Int) -> LLVMValueRef {
+    let f = formats[buffer]
+    let mask = constVector((0..<w).map { i32(4 * $0 + c) })
+    let lane = LLVMBuildShuffleVector(b, pixels, LLVMGetUndef(LLVMTypeOf(pixels)), mask, "")!
+    if f == .rgba32f { return lane }
+    return LLVMBuildFMul(b, LLVMBuildUIToFP(b, lane, vf, ""), splat(f32(unormScale(f))), "")!
+  }
+
+  /// Per-lane addresses of pixels (ix, iy) of `buffer`, plus `offset` bytes.
+  func addresses(_ buffer: Int, _ ix: LLVMValueRef, _ iy: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
+    let h = headers[buffer]!
+    let v64 = t.vector(t.i64, w)
+    let row = LLVMBuildMul(b, LLVMBuildSExt(b, iy, v64, ""), splat(h.rowBytes), "")!
+    let col = LLVMBuildMul(b, LLVMBuildSExt(b, ix, v64, ""), splat(LLVMConstInt(t.i64, UInt64(formats[buffer].bytesPerPixel), 0)), "")!
+    var off = LLVMBuildAdd(b, row, col, "")!
+    if offset != 0 { off = LLVMBuildAdd(b, off, splat(LLVMConstInt(t.i64, UInt64(offset), 0)), "")! }
+    return gep(t.i8, h.data, off)
+  }
+
+  func gather(_ element: LLVMTypeRef, _ ptrs: LLVMValueRef, align: Int) throws -> LLVMValueRef {
+    let type = t.vector(element, w)
+    let mask = splat(LLVMConstInt(t.i1, 1, 0))
+    return try call("llvm.masked.gather", [type, t.vector(t.ptr, w)], [ptrs, i32(align), mask, LLVMGetUndef(type)])
+  }
+
+  /// Whole pixels of an integer format gathered as one lane each (i32 for RGBA8, i64 for RGBA16).
+  func gatherPixel(_ buffer: Int, _ ix: LLVMValueRef, _ iy: LLVMValueRef) throws -> LLVMValueRef {
+    let element = formats[buffer] == .rgba8 ? t.i32 : t.i64
+    return try gather(element, addresses(buffer, ix, iy), align: 1)
+  }
+
+  func channelOfGathered(_ pixels: LLVMValueRef, _ buffer: Int, _ c: Int) -> LLVMValueRef {
+    let f = formats[buffer]
+    let bits = f == .rgba8 ? 8 : 16
+    let type = LLVMTypeOf(pixels)!
+    let element = LLVMGetElementType(type)!
+    let shifted = LLVMBuildLShr(b, pixels, splat(LLVMConstInt(element, UInt64(bits * c), 0)), "")!
+    let masked = LLVMBuildAnd(b, shifted, splat(LLVMConstInt(element, (1 << bits) - 1, 0)), "")!
+    return LLVMBuildFMul(b, LLVMBuildUIToFP(b, masked, vf, ""), splat(f32(unormScale(f))), "")!
+  }
+
+  func gatherFloat(_ buffer: Int, _ ix: LLVMValueRef, _ iy: LLVMValueRef, _ c: Int) throws -> LLVMValueRef {
+    try gather(t.float, addresses(buffer, ix, iy, offset: 4 * c), align: 4)
+  }
+
+  /// Converts the four channels to the output format (DESIGN §1: NaN → 0,
+  /// clamp to 0…1, round to nearest), interleaves and stores them at (x, y).
+  func store(_ rgba: [LLVMValueRef], x: LLVMValueRef, y: LLVMValueRef, tailCount: LLVMValueRef?) throws {
+    let f = formats[pass.output]
+    var channels = rgba
+    if f != .rgba32f {
+      let scale = f == .rgba8 ? Float(255) : 65535
+      channels = try rgba.map { v in
+        let c = try call("llvm.minnum", [vf], [try call("llvm.maxnum", [vf], [v, splat(f32(0))]), splat(f32(1))])
+        let r = LLVMBuildFAdd(b, LLVMBuildFMul(b, c, splat(f32(scale)), ""), splat(f32(0.5)), "")!
+        return LLVMBuildFPToUI(b, r, t.vector(channelType(f), w), "")!
+      }
+    }
+    let rg = LLVMBuildShuffleVector(b, channels[0], channels[1], constVector((0..<2 * w).map { i32($0) }), "")!
+    let ba = LLVMBuildShuffleVector(b, channels[2], channels[3], constVector((0..<2 * w).map { i32($0) }), "")!
+    let interleave = constVector((0..<4 * w).map { l in i32((l % 4) * w + l / 4) })
+    let pixels = LLVMBuildShuffleVector(b, rg, ba, interleave, "")!
+    let p = pixelAddress(pass.output, x: x, y: y)
+    let align = f.bytesPerPixel / 4
+    if let tailCount {
+      let lanes = constVector((0..<4 * w).map { i32($0 / 4) })
+      let mask = LLVMBuildICmp(b, LLVMIntSLT, lanes, splat(tailCount, 4 * w), "")!
+      _ = try call("llvm.masked.store", [LLVMTypeOf(pixels), t.ptr], [pixels, p, i32(align), mask])
+    } else {
+      let s = LLVMBuildStore(b, pixels, p)!
+      LLVMSetAlignment(s, UInt32(align))
+    }
+  }
+}

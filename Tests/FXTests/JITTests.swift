@@ -1,0 +1,46 @@
+import FX
+import Testing
+
+/// The JIT against the staged interpreter, for every effect and chains of them,
+/// on edge-case sizes (1×1, 1×N, N×1, sizes around the vector width) and formats.
+struct JITTests {
+  @Test(arguments: LoweringTests.effects.map(\.0))
+  func jitMatchesInterpreter(_ name: String) throws {
+    let effect = LoweringTests.effects.first { $0.0 == name }!.1
+    let pipeline = try Pipeline(effect)
+    let w = Pipeline.hostVectorWidth
+    for format in [PixelFormat.rgba8, .rgba16, .rgba32f] {
+      let compiled = try pipeline.compile(inputFormats: [format], outputFormat: .rgba32f)
+      #expect(compiled.backend == .jit)
+      for (width, height) in [(1, 1), (1, 6), (9, 1), (w - 1, 3), (w, 2), (2 * w + 3, 5), (37, 17)] {
+        let input = randomImage(width, height, seed: UInt64(width * 7 + height), format: format)
+        let reference = try Interpreter.runStaged(pipeline.graph, inputs: [input])
+        let out = try compiled.run([input])
+        let d = maxDifference(reference, out)
+        #expect(d <= 1e-4, "\(name) \(width)×\(height) \(format): max difference \(d)")
+      }
+    }
+  }
+
+  @Test func quantisedOutputWithinOneLSB() throws {
+    let pipeline = try Pipeline(sepia() | wave(amplitude: 4, wavelength: 11) | pixelate(amount: 1, blockSize: 4) | vignette())
+    let input = randomImage(45, 23, seed: 9)
+    let reference = try Interpreter.runStaged(pipeline.graph, inputs: [input]).copy(as: .rgba8)
+    let out = try pipeline.apply(to: input)
+    #expect(out.format == .rgba8)
+    #expect(maxDifference(reference, out) <= 1.0 / 255 + 1e-6)
+  }
+
+  @Test func threadCountsGiveIdenticalOutput() throws {
+    let pipeline = try Pipeline(gaussianBlur(sigma: 1) | sepia() | vignette())
+    let input = randomImage(70, 53, seed: 3)
+    let compiled = try pipeline.compile()
+    let one = try compiled.run([input], threads: 1)
+    for threads in [2, 3, 16] {
+      let many = try compiled.run([input], threads: threads)
+      #expect(memcmp(one.data, many.data, one.byteCount) == 0, "\(threads) threads")
+    }
+  }
+}
+
+import Foundation
