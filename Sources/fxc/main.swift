@@ -1,2 +1,1 @@
-import FX
 print("fxc")

@@ -1,0 +1,97 @@
+import FX
+import Testing
+
+/// The effect language: the README's example compiles and runs; ill-typed
+/// expressions are thrown errors naming the effect and the line.
+struct LanguageTests {
+  @Test func readmeExampleRunsOnJITAndInterpreter() throws {
+    let duotone = Effect.color("duotone") { position, color in
+      let luma = dot(color.rgb, float3(0.2126, 0.7152, 0.0722))
+      let tint = mix(float3(0.1, 0.0, 0.3), float3(1.0, 0.8, 0.4), smoothstep(0.1, 0.9, luma))
+      return float4(tint * color.a, color.a)
+    }
+    let shadow = Effect.layer("shadow") { position, layer in
+      let below = layer.sample(position - float2(4, 4))
+      let here = layer.sample(position)
+      return here + float4(0, 0, 0, 0.5 * below.a) * (1 - here.a)
+    }
+    let pipeline = try Pipeline(gaussianBlur(sigma: 1.5) | duotone | shadow | vignette())
+    let input = randomImage(23, 19, seed: 5, format: .rgba32f)
+    let reference = try Interpreter.runStaged(pipeline.graph, inputs: [input])
+    let out = try pipeline.apply(to: input)
+    #expect(maxDifference(reference, out) <= 1e-4)
+  }
+
+  @Test func mismatchedLanesAreAnErrorNamingTheEffect() {
+    let bad = Effect.color("broken") { _, color in
+      float4(color.rgb + color, 1)
+    }
+    #expect {
+      try Pipeline(sepia() | bad)
+    } throws: { error in
+      let e = error as! GraphError
+      return e.effect == "broken" && e.message.contains("float3") && e.message.contains("float4")
+    }
+  }
+
+  @Test func badSwizzleIsAnError() {
+    let bad = Effect.color("swizzle") { _, color in float4(color.q, 0, 0, 1) }
+    #expect(throws: GraphError.self) { try Pipeline(bad) }
+  }
+
+  @Test func wrongReturnTypeIsAnError() {
+    let bad = Effect.color("returnsFloat3") { _, color in color.rgb }
+    #expect {
+      try Pipeline(bad)
+    } throws: { error in
+      "\(error)".contains("must return float4") && "\(error)".contains("returnsFloat3")
+    }
+  }
+
+  @Test func builtinCallsCarryTheirLine() {
+    let line = #line + 1
+    let bad = Effect.color("mixOfInts") { _, color in float4(mix(Expr.int(1), color.r, 0.5), 0, 0, 1) }
+    #expect {
+      try Pipeline(bad)
+    } throws: { error in
+      (error as? GraphError)?.location?.line == line
+    }
+  }
+
+  @Test func integerArithmeticWrapsAndShifts() throws {
+    // The dissolve hash's operations (EFFECTS.md): wrap-around multiply, xor, logical shift, mask.
+    let hash = Effect.color("hash") { position, _ in
+      let cx = int(position.x), cy = int(position.y)
+      var m = (cx * Expr.int(0x9E37_79B1)) ^ (cy * Expr.int(0x85EB_CA77))
+      m = m ^ ushr(m, 15)
+      m = m * Expr.int(0x2C1B_3C6D)
+      m = m ^ ushr(m, 12)
+      return float4(float(m & 0xFFFF) / 65535, 0, 0, 1)
+    }
+    let input = randomImage(19, 3, format: .rgba32f)
+    let pipeline = try Pipeline(hash)
+    let out = try pipeline.apply(to: input)
+    func reference(_ x: UInt32, _ y: UInt32) -> Float {
+      var m = (x &* 0x9E37_79B1) ^ (y &* 0x85EB_CA77)
+      m ^= m >> 15
+      m = m &* 0x2C1B_3C6D
+      m ^= m >> 12
+      return Float(m & 0xFFFF) / 65535
+    }
+    for y in 0..<3 {
+      for x in 0..<19 { #expect(abs(out[x, y].x - reference(UInt32(x), UInt32(y))) <= 1e-6) }
+    }
+  }
+
+  @Test func uniformAndConstantGiveTheSamePixels() throws {
+    let amount = Param.uniform("amount", 0.3)
+    let asUniform = try Pipeline(sepia(amount: amount.expr) | vignette())
+    #expect(asUniform.graph.uniforms == [amount])
+    let asConstant = try Pipeline(sepia(amount: 0.7) | vignette())
+    let input = randomImage(17, 9, seed: 2, format: .rgba32f)
+    let compiled = try asUniform.compile(inputFormats: [.rgba32f], outputFormat: .rgba32f)
+    let a = try compiled.run([input], uniforms: [amount: 0.7])
+    let b = try asConstant.apply(to: input)
+    #expect(maxDifference(a, b) <= 1e-6)
+  }
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages fxc builds against, if any is missing:
+# LLVM 19 (C API, ORC JIT), libpng, libjpeg-turbo. Needs root or sudo.
+set -euo pipefail
+packages=(llvm-19-dev libpng-dev libjpeg62-turbo-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "fxc: dependencies present (${packages[*]})"
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "fxc: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
