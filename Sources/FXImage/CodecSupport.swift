@@ -6,8 +6,9 @@
 
 /// Refuses images that ``ImageBuffer`` could not hold, before anything is allocated.
 func checkImageSize(width: Int, height: Int) throws {
-  guard width > ImageBuffer.maxDimension || height > ImageBuffer.maxDimension
-    || width * height > ImageBuffer.maxPixels
+  guard
+    width > ImageBuffer.maxDimension || height > ImageBuffer.maxDimension
+      || width * height > ImageBuffer.maxPixels
   else { return }
   throw ImageFileFailure(
     "image too large: \(width)×\(height) pixels (the limit is \(ImageBuffer.maxDimension) per side "

@@ -18,7 +18,9 @@ enum FileSystem {
     if known && info.st_mode & S_IFMT == S_IFDIR {
       throw ImageFileFailure("is a directory, not an image file")
     }
-    var bytes = [UInt8](repeating: 0, count: Swift.max(known ? Int(info.st_size) + 1 : 0, 1 << 16))
+    // One byte more than the size, so that one read normally also sees the end.
+    let size = known && info.st_size > 0 ? Int(info.st_size) : 0
+    var bytes = [UInt8](repeating: 0, count: size > 0 ? size + 1 : 1 << 16)
     var count = 0
     while true {
       if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }

@@ -33,15 +33,17 @@ public enum ImageFile {
   ///   ``ImageBuffer/maxDimension`` per side or ``ImageBuffer/maxPixels`` in
   ///   all (checked before any pixel memory is allocated).
   public static func read(_ path: String) throws -> (ImageBuffer, ImageFileInfo) {
-    try attributing(to: path) {
-      let bytes = try FileSystem.readAll(path)
-      guard !bytes.isEmpty else { throw ImageFileFailure("empty file (0 bytes)") }
-      return try bytes.withUnsafeBytes { bytes in
-        switch ImageFileFormat(sniffing: bytes) {
-        case .png: try PNGCodec.decode(bytes)
-        case .jpeg: try JPEGCodec.decode(bytes)
-        case nil: throw ImageFileFailure("unsupported format: not a PNG or JPEG file")
-        }
+    try attributing(to: path) { try decode(FileSystem.readAll(path)) }
+  }
+
+  /// Decodes the contents of a PNG or JPEG file; throws ``ImageFileFailure``.
+  static func decode(_ bytes: [UInt8]) throws -> (ImageBuffer, ImageFileInfo) {
+    guard !bytes.isEmpty else { throw ImageFileFailure("empty file (0 bytes)") }
+    return try bytes.withUnsafeBytes { bytes in
+      switch ImageFileFormat(sniffing: bytes) {
+      case .png: try PNGCodec.decode(bytes)
+      case .jpeg: try JPEGCodec.decode(bytes)
+      case nil: throw ImageFileFailure("unsupported format: not a PNG or JPEG file")
       }
     }
   }

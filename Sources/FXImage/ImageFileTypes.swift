@@ -73,7 +73,9 @@ public struct ImageFileInfo: Sendable, Equatable {
   public var height: Int
 
   /// Creates a description of an image file.
-  public init(format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, width: Int, height: Int) {
+  public init(
+    format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, width: Int, height: Int
+  ) {
     self.format = format
     self.layout = layout
     self.bitDepth = bitDepth

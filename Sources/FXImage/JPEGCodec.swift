@@ -29,7 +29,9 @@ enum JPEGCodec {
 
   /// Encodes the premultiplied color (alpha dropped: composited over black)
   /// as gray when `layout` is gray or grayAlpha, otherwise as RGB.
-  static func encode(_ image: ImageBuffer, layout: ChannelLayout, quality: Int) throws -> MallocBytes {
+  static func encode(_ image: ImageBuffer, layout: ChannelLayout, quality: Int) throws
+    -> MallocBytes
+  {
     let fileLayout: ChannelLayout = layout == .gray || layout == .grayAlpha ? .gray : .rgb
     let (rows, rowBytes) = Packing.pack(image, layout: fileLayout, bitDepth: 8)
     var message = CMessage()
@@ -50,7 +52,8 @@ enum JPEGCodec {
 
   private static func failure(_ code: fx_jpeg_status, _ message: CMessage) -> ImageFileFailure {
     switch code {
-    case FX_JPEG_ERR_TRUNCATED: ImageFileFailure("truncated JPEG file: the data ends before the image does")
+    case FX_JPEG_ERR_TRUNCATED:
+      ImageFileFailure("truncated JPEG file: the data ends before the image does")
     case FX_JPEG_ERR_UNSUPPORTED: ImageFileFailure("unsupported JPEG: \(message.text)")
     case FX_JPEG_ERR_NOMEM: ImageFileFailure("out of memory while decoding the JPEG")
     default: ImageFileFailure("corrupt JPEG data: \(message.text)")

@@ -11,7 +11,8 @@ enum PNGCodec {
     var reader: OpaquePointer?
     let opened = message.withBuffer { msg, cap in
       fx_png_reader_open(
-        bytes.baseAddress, bytes.count, UInt32(ImageBuffer.maxDimension), &reader, &header, msg, cap)
+        bytes.baseAddress, bytes.count, UInt32(ImageBuffer.maxDimension), &reader, &header, msg, cap
+      )
     }
     guard opened == FX_PNG_OK, let reader else { throw failure(opened, message) }
     defer { fx_png_reader_close(reader) }
@@ -31,7 +32,8 @@ enum PNGCodec {
       Alpha.premultiplyRGBA8(image)
     }
     let info = ImageFileInfo(
-      format: .png, layout: layout(colorType: header.color_type, transparency: header.has_trns != 0),
+      format: .png,
+      layout: layout(colorType: header.color_type, transparency: header.has_trns != 0),
       bitDepth: sixteen ? 16 : 8, width: width, height: height)
     return (image, info)
   }
@@ -48,7 +50,8 @@ enum PNGCodec {
       message.withBuffer { msg, cap in
         fx_png_encode(
           rows.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
-          Int32(layout.channelCount), Int32(bitDepth), Int32(compressionLevel), &out, &size, msg, cap)
+          Int32(layout.channelCount), Int32(bitDepth), Int32(compressionLevel), &out, &size, msg,
+          cap)
       }
     }
     guard code == FX_PNG_OK, let out else {
@@ -69,7 +72,8 @@ enum PNGCodec {
 
   private static func failure(_ code: fx_png_status, _ message: CMessage) -> ImageFileFailure {
     switch code {
-    case FX_PNG_ERR_TRUNCATED: ImageFileFailure("truncated PNG file: the data ends before the image does")
+    case FX_PNG_ERR_TRUNCATED:
+      ImageFileFailure("truncated PNG file: the data ends before the image does")
     case FX_PNG_ERR_NOMEM: ImageFileFailure("out of memory while decoding the PNG")
     default: ImageFileFailure("corrupt PNG data: \(message.text)")
     }

@@ -55,7 +55,8 @@ enum Alpha {
         let p = row + 8 * x
         let a = UInt32(UInt16(bigEndian: p.loadUnaligned(fromByteOffset: 6, as: UInt16.self)))
         for k in 0..<4 {
-          let raw = UInt32(UInt16(bigEndian: p.loadUnaligned(fromByteOffset: 2 * k, as: UInt16.self)))
+          let raw = UInt32(
+            UInt16(bigEndian: p.loadUnaligned(fromByteOffset: 2 * k, as: UInt16.self)))
           let c = k == 3 || a == 65535 ? raw : premultiply(raw, a, max: 65535)
           p.storeBytes(of: UInt16(c), toByteOffset: 2 * k, as: UInt16.self)
         }
@@ -131,7 +132,8 @@ enum Packing {
             if sampleBytes == 1 {
               o.storeBytes(of: UInt8(truncatingIfNeeded: s[k]), as: UInt8.self)
             } else {
-              o.storeBytes(of: UInt16(truncatingIfNeeded: s[k]).bigEndian, toByteOffset: 0, as: UInt16.self)
+              o.storeBytes(
+                of: UInt16(truncatingIfNeeded: s[k]).bigEndian, toByteOffset: 0, as: UInt16.self)
             }
             o += sampleBytes
           }

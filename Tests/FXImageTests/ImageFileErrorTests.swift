@@ -14,7 +14,8 @@ private func expectFileError(
     Issue.record("no error for \(path)", sourceLocation: sourceLocation)
   } catch {
     #expect(
-      isFileError(error, path: path, mentioning: words), "got: \(error)", sourceLocation: sourceLocation)
+      isFileError(error, path: path, mentioning: words), "got: \(error)",
+      sourceLocation: sourceLocation)
   }
 }
 
@@ -86,7 +87,8 @@ private let isRoot = geteuid() == 0
 
   @Test func jpegWithGarbageAfterTheMarker() throws {
     let dir = try TemporaryDirectory()
-    try writeBytes([0xFF, 0xD8, 0xFF] + Array(repeating: 0x42, count: 64), to: dir.file("junk.jpg"))
+    try writeBytes(
+      [0xFF, 0xD8, 0xFF] + Array(repeating: 0x42, count: 64), to: dir.file("junk.jpg"))
     expectReadError(dir.file("junk.jpg"), mentioning: "corrupt JPEG")
   }
 
@@ -99,22 +101,24 @@ private let isRoot = geteuid() == 0
     expectReadError(dir.file("sof.jpg"), mentioning: "corrupt JPEG")
   }
 
-  @Test(arguments: ["rgb8.png", "palette_trns.png", "rgb_interlaced.png", "basn6a16.png", "gray_dc.jpg", "color_dc.jpg"])
+  @Test(arguments: [
+    "rgb8.png", "palette_trns.png", "rgb_interlaced.png", "basn6a16.png", "gray_dc.jpg",
+    "color_dc.jpg",
+  ])
   func everyPrefixOfAFileIsRefused(name: String) throws {
-    let dir = try TemporaryDirectory()
+    // In memory (the file path is tested by halfAFileIsTruncated), to keep it fast.
     let data = try bytes(of: fixture(name))
-    let path = dir.file("cut-" + name)
+    _ = try ImageFile.decode(data)
     var accepted: [Int] = []
     for length in 1..<data.count {
-      try writeBytes(Array(data[..<length]), to: path)
       do {
-        _ = try ImageFile.read(path)
+        _ = try ImageFile.decode(Array(data[..<length]))
         accepted.append(length)
       } catch {
-        #expect(error is ImageFileError)
+        #expect(error is ImageFileFailure)
       }
     }
-    #expect(accepted == [], "prefixes read as images")
+    #expect(accepted == [], "prefixes decoded as images")
   }
 
   @Test(arguments: ["png", "jpg"])
@@ -158,7 +162,9 @@ private let isRoot = geteuid() == 0
 }
 
 @Suite struct WriteErrors {
-  let image = try! makeImage(width: 4, height: 3, format: .rgba8) { x, y in [x * 60, y * 80, 7, 255] }
+  let image = try! makeImage(width: 4, height: 3, format: .rgba8) { x, y in
+    [x * 60, y * 80, 7, 255]
+  }
 
   @Test func missingDirectory() throws {
     let dir = try TemporaryDirectory()
@@ -178,7 +184,9 @@ private let isRoot = geteuid() == 0
       chmod(dir.path, 0o555)
       defer { chmod(dir.path, 0o755) }
       let path = dir.file("out.png")
-      expectFileError(path, mentioning: "permission denied") { try ImageFile.write(image, to: path) }
+      expectFileError(path, mentioning: "permission denied") {
+        try ImageFile.write(image, to: path)
+      }
       #expect(try dir.contents() == [])
     }
   }
@@ -200,10 +208,18 @@ private let isRoot = geteuid() == 0
     let dir = try TemporaryDirectory()
     let png = dir.file("out.png")
     let jpg = dir.file("out.jpg")
-    expectFileError(png, mentioning: "bit depth 12") { try ImageFile.write(image, to: png, bitDepth: 12) }
-    expectFileError(jpg, mentioning: "8-bit only") { try ImageFile.write(image, to: jpg, bitDepth: 16) }
-    expectFileError(jpg, mentioning: "quality 0") { try ImageFile.write(image, to: jpg, jpegQuality: 0) }
-    expectFileError(png, mentioning: "level 10") { try ImageFile.write(image, to: png, pngCompressionLevel: 10) }
+    expectFileError(png, mentioning: "bit depth 12") {
+      try ImageFile.write(image, to: png, bitDepth: 12)
+    }
+    expectFileError(jpg, mentioning: "8-bit only") {
+      try ImageFile.write(image, to: jpg, bitDepth: 16)
+    }
+    expectFileError(jpg, mentioning: "quality 0") {
+      try ImageFile.write(image, to: jpg, jpegQuality: 0)
+    }
+    expectFileError(png, mentioning: "level 10") {
+      try ImageFile.write(image, to: png, pngCompressionLevel: 10)
+    }
     #expect(try dir.contents() == [])
   }
 
@@ -218,7 +234,9 @@ private let isRoot = geteuid() == 0
         image, to: path, format: nil, layout: .rgba, bitDepth: 8, jpegQuality: 90,
         pngCompressionLevel: 6, beforeRename: { throw Interrupted() })
     }
-    expectFileError(path, mentioning: "bit depth") { try ImageFile.write(image, to: path, bitDepth: 4) }
+    expectFileError(path, mentioning: "bit depth") {
+      try ImageFile.write(image, to: path, bitDepth: 4)
+    }
     #expect(try bytes(of: path) == old)
     #expect(try dir.contents() == ["keep.png"])
   }

@@ -21,7 +21,10 @@ import Testing
     let (image, info) = try ImageFile.read(fixture("gray4.png"))
     #expect(info.bitDepth == 8 && info.layout == .gray)
     // 4-bit v → 17 v.
-    #expect(pixels(image) == [[0, 0, 0, 255], [85, 85, 85, 255], [170, 170, 170, 255], [255, 255, 255, 255]])
+    #expect(
+      pixels(image) == [
+        [0, 0, 0, 255], [85, 85, 85, 255], [170, 170, 170, 255], [255, 255, 255, 255],
+      ])
   }
 
   @Test func grayAlpha() throws {
@@ -29,13 +32,18 @@ import Testing
     #expect(info.layout == .grayAlpha)
     // (200, 128): 200·128 = 25600 → 100.  (51, 64): 51·64 = 3264 → 13.
     #expect(
-      pixels(image) == [[200, 200, 200, 255], [100, 100, 100, 128], [0, 0, 0, 0], [13, 13, 13, 64]])
+      pixels(image) == [
+        [200, 200, 200, 255], [100, 100, 100, 128], [0, 0, 0, 0], [13, 13, 13, 64],
+      ])
   }
 
   @Test func rgb() throws {
     let (image, info) = try ImageFile.read(fixture("rgb8.png"))
     #expect(info == ImageFileInfo(format: .png, layout: .rgb, bitDepth: 8, width: 2, height: 2))
-    #expect(pixels(image) == [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [12, 34, 56, 255]])
+    #expect(
+      pixels(image) == [
+        [255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [12, 34, 56, 255],
+      ])
   }
 
   @Test func rgbaIsPremultiplied() throws {
@@ -44,7 +52,9 @@ import Testing
     // (200, 100, 50) at 128 → (100, 50, 25); (255, 128, 0) at 51 → (51, 26, 0);
     // alpha 0 clears the color.
     #expect(
-      pixels(image) == [[255, 255, 255, 255], [100, 50, 25, 128], [0, 0, 0, 0], [51, 26, 0, 51]])
+      pixels(image) == [
+        [255, 255, 255, 255], [100, 50, 25, 128], [0, 0, 0, 0], [51, 26, 0, 51],
+      ])
   }
 
   @Test func paletteWithTransparency() throws {

@@ -17,7 +17,8 @@ import Testing
   @Test func everyValidPremultipliedEightBitValueSurvivesUnpremultiplying() {
     var failures = 0
     for a in UInt32(0)...255 {
-      for p in 0...a where Alpha.premultiply(Alpha.unpremultiply(p, a, max: 255), a, max: 255) != p {
+      for p in 0...a where Alpha.premultiply(Alpha.unpremultiply(p, a, max: 255), a, max: 255) != p
+      {
         failures += 1
       }
     }
@@ -26,11 +27,16 @@ import Testing
 
   @Test func sixteenBitPremultipliedValuesSurviveUnpremultiplying() {
     var rng = SplitMix64(state: 16)
-    let alphas: [UInt32] = [1, 2, 3, 255, 256, 32767, 32768, 65534, 65535] + (0..<200).map { _ in UInt32(1 + rng.below(65535)) }
+    let alphas: [UInt32] =
+      [1, 2, 3, 255, 256, 32767, 32768, 65534, 65535]
+      + (0..<200).map { _ in UInt32(1 + rng.below(65535)) }
     for a in alphas {
-      let ps: [UInt32] = [0, 1, a / 2, a - 1, a] + (0..<50).map { _ in UInt32(rng.below(Int(a) + 1)) }
+      let ps: [UInt32] =
+        [0, 1, a / 2, a - 1, a] + (0..<50).map { _ in UInt32(rng.below(Int(a) + 1)) }
       for p in ps {
-        #expect(Alpha.premultiply(Alpha.unpremultiply(p, a, max: 65535), a, max: 65535) == p, "p \(p) a \(a)")
+        #expect(
+          Alpha.premultiply(Alpha.unpremultiply(p, a, max: 65535), a, max: 65535) == p,
+          "p \(p) a \(a)")
       }
     }
   }
@@ -78,7 +84,8 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
     let image = try randomImage(
       format: bitDepth == 16 ? .rgba16 : .rgba8, gray: gray, translucent: false, seed: 1)
     let (back, info) = try roundTrip(image, layout: layout, bitDepth: bitDepth)
-    #expect(info == ImageFileInfo(format: .png, layout: layout, bitDepth: bitDepth, width: 13, height: 7))
+    #expect(
+      info == ImageFileInfo(format: .png, layout: layout, bitDepth: bitDepth, width: 13, height: 7))
     #expect(back.format == image.format)
     #expect(pixels(back) == pixels(image))
   }
@@ -101,7 +108,9 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
   }
 
   @Test func eightBitWrittenAtSixteenBitsIsScaledBy257() throws {
-    let image = try makeImage(width: 2, height: 1, format: .rgba8) { x, _ in x == 0 ? [0, 1, 254, 255] : [10, 20, 30, 40] }
+    let image = try makeImage(width: 2, height: 1, format: .rgba8) { x, _ in
+      x == 0 ? [0, 1, 254, 255] : [10, 20, 30, 40]
+    }
     let (back, info) = try roundTrip(image, layout: .rgba, bitDepth: 16)
     #expect(info.bitDepth == 16 && back.format == .rgba16)
     #expect(pixel(back, 0, 0) == [0, 257, 65278, 65535])
@@ -111,7 +120,9 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
   }
 
   @Test func sixteenBitWrittenAtEightBitsRounds() throws {
-    let image = try makeImage(width: 1, height: 1, format: .rgba16) { _, _ in [128, 32896, 65535, 65535] }
+    let image = try makeImage(width: 1, height: 1, format: .rgba16) { _, _ in
+      [128, 32896, 65535, 65535]
+    }
     let (back, _) = try roundTrip(image, layout: .rgba, bitDepth: 8)
     #expect(back.format == .rgba8)
     #expect(pixel(back, 0, 0) == [0, 128, 255, 255])  // 128/257 = 0.5 → 0; 32896/257 = 128
@@ -209,7 +220,8 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
     let (back, info) = try roundTrip(image, ext: "jpg", layout: .rgba, jpegQuality: 100)
     #expect(info.layout == .rgb)
     let p = pixel(back, 8, 8)
-    #expect(abs(p[0] - 100) <= 2 && abs(p[1] - 50) <= 2 && abs(p[2] - 25) <= 2 && p[3] == 255, "\(p)")
+    #expect(
+      abs(p[0] - 100) <= 2 && abs(p[1] - 50) <= 2 && abs(p[2] - 25) <= 2 && p[3] == 255, "\(p)")
   }
 
   @Test func lowQualityIsSmaller() throws {

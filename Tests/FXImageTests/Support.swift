@@ -105,10 +105,13 @@ func pngChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
   return bigEndian32(UInt32(body.count)) + typed + bigEndian32(crc32(typed))
 }
 
-func bigEndian32(_ v: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+func bigEndian32(_ v: UInt32) -> [UInt8] {
+  [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) }
+}
 
 /// Whether `error` is an ImageFileError about `path` whose reason contains `words`.
 func isFileError(_ error: any Error, path: String, mentioning words: String) -> Bool {
   guard let e = error as? ImageFileError else { return false }
-  return e.path == path && e.description.hasPrefix(path + ": ") && e.reason.localizedCaseInsensitiveContains(words)
+  return e.path == path && e.description.hasPrefix(path + ": ")
+    && e.reason.localizedCaseInsensitiveContains(words)
 }
