@@ -82,7 +82,7 @@ private let isRoot = geteuid() == 0
       [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + pngChunk("IHDR", ihdr)
       + pngChunk("IDAT", [0x78, 0x9C, 0xFF, 0xFF, 0xFF, 0xFF, 0x00]) + pngChunk("IEND", [])
     try writeBytes(forged, to: dir.file("zlib.png"))
-    expectReadError(dir.file("zlib.png"), mentioning: "PNG")
+    expectReadError(dir.file("zlib.png"), mentioning: "corrupt PNG data")
   }
 
   @Test func jpegWithGarbageAfterTheMarker() throws {
@@ -134,6 +134,10 @@ private let isRoot = geteuid() == 0
     let half = dir.file("half.\(ext)")
     try writeBytes(Array(data[..<(data.count / 2)]), to: half)
     expectReadError(half, mentioning: "truncated")
+  }
+
+  @Test func cmykJPEG() {
+    expectReadError(fixture("cmyk_dc.jpg"), mentioning: "CMYK JPEG files are not supported")
   }
 
   /// A PNG that declares `width × height` but has no pixel data.

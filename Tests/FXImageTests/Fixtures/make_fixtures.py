@@ -134,8 +134,9 @@ def marker(code, body):
 
 
 def jpeg(path, blocks):
-    """blocks: rows of block values; each value an int (gray) or a (Y, Cb, Cr) tuple."""
-    ncomp = 1 if isinstance(blocks[0][0], int) else 3
+    """blocks: rows of block values; each an int (gray) or a tuple of 3 (Y, Cb, Cr)
+    or 4 components (which libjpeg takes for CMYK)."""
+    ncomp = 1 if isinstance(blocks[0][0], int) else len(blocks[0][0])
     height, width = 8 * len(blocks), 8 * len(blocks[0])
     dc, ac = huffman_codes(DC_BITS, DC_VALS), huffman_codes(AC_BITS, AC_VALS)
     bw, previous = BitWriter(), [0] * ncomp
@@ -178,6 +179,7 @@ def ycbcr(r, g, b):
 def make_jpegs():
     jpeg("gray_dc.jpg", [[16, 64], [192, 240]])
     jpeg("color_dc.jpg", [[ycbcr(200, 100, 50), ycbcr(30, 160, 220)]])
+    jpeg("cmyk_dc.jpg", [[(10, 20, 30, 40)]])
 
 
 if __name__ == "__main__":
