@@ -1,1 +1,54 @@
+// Small C shims over libpng for FXImage. libpng reports errors with
+// setjmp/longjmp, which Swift cannot do; every shim below establishes the
+// jump itself and returns a status code plus a message in a caller buffer.
+// Nothing is ever printed to stderr.
+#ifndef FX_CPNG_H
+#define FX_CPNG_H
+
 #include <png.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// Status codes returned by the fx_png_* shims.
+typedef enum {
+  FX_PNG_OK = 0,
+  FX_PNG_ERR_CORRUPT = 1,    ///< libpng rejected the data (message says why)
+  FX_PNG_ERR_TRUNCATED = 2,  ///< the data ended before the image did
+  FX_PNG_ERR_NOMEM = 3,      ///< out of memory
+} fx_png_status;
+
+/// The header of a PNG file, as stored (before any expansion).
+typedef struct {
+  uint32_t width, height;
+  int bit_depth;   ///< 1, 2, 4, 8 or 16
+  int color_type;  ///< PNG_COLOR_TYPE_*
+  int has_trns;    ///< nonzero when a tRNS chunk gives transparency
+} fx_png_header;
+
+/// A PNG decoder reading from memory; opaque to Swift.
+typedef struct fx_png_reader fx_png_reader;
+
+/// Parses the header of the PNG in `bytes[0..<size]` (which must outlive the
+/// reader). Images wider or taller than `max_side` are refused by libpng's
+/// user limits. On FX_PNG_OK `*out` is a reader to decode and then close.
+fx_png_status fx_png_reader_open(const void *bytes, size_t size, uint32_t max_side, fx_png_reader **out,
+                       fx_png_header *header, char *msg, size_t msg_cap);
+
+/// Decodes the whole image as RGBA with 8 or 16 bits per channel (the file's
+/// depth; 1/2/4-bit and palette images become 8-bit), straight alpha, 16-bit
+/// samples big-endian as in the file, into `height` rows `row_bytes` apart.
+fx_png_status fx_png_reader_decode(fx_png_reader *reader, void *pixels, size_t row_bytes, char *msg,
+                         size_t msg_cap);
+
+/// Frees the reader (NULL is allowed).
+void fx_png_reader_close(fx_png_reader *reader);
+
+/// Encodes `height` rows of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)
+/// samples of `bit_depth` 8 or 16 (16-bit big-endian), `row_bytes` apart, as
+/// a non-interlaced PNG with zlib level `compression_level` (0…9). On success
+/// `*out` is a malloc'd buffer of `*out_size` bytes to release with free().
+fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
+                  int channels, int bit_depth, int compression_level, void **out,
+                  size_t *out_size, char *msg, size_t msg_cap);
+
+#endif

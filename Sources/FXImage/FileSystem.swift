@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The POSIX file operations behind ``ImageFile``: whole-file reads and
+/// atomic replacement. Failures are ``ImageFileFailure``s in plain words.
+enum FileSystem {
+  /// The whole contents of the file at `path`. Reads until end of file
+  /// rather than trusting the size `fstat` reports (0 for /proc files).
+  static func readAll(_ path: String) throws -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw ImageFileFailure("cannot open the file: \(describe(errno))") }
+    defer { close(fd) }
+    var info = stat()
+    let known = fstat(fd, &info) == 0
+    if known && info.st_mode & S_IFMT == S_IFDIR {
+      throw ImageFileFailure("is a directory, not an image file")
+    }
+    // One byte more than the size, so that one read normally also sees the end.
+    let size = known && info.st_size > 0 ? Int(info.st_size) : 0
+    var bytes = [UInt8](repeating: 0, count: size > 0 ? size + 1 : 1 << 16)
+    var count = 0
+    while true {
+      if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
+      let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+      if n == 0 { break }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw ImageFileFailure("cannot read the file: \(describe(errno))")
+      }
+      count += n
+    }
+    bytes.removeSubrange(count...)
+    return bytes
+  }
+
+  /// Writes `bytes` to a new temporary file next to `path`, flushes it and
+  /// renames it over `path`. On any failure the temporary file is removed and
+  /// `path` is untouched. A new file gets mode 0644; a replaced regular file
+  /// keeps its mode. `beforeRename` lets tests fail at the last moment.
+  static func writeAtomically(
+    _ bytes: UnsafeRawBufferPointer, to path: String, beforeRename: () throws -> Void = {}
+  ) throws {
+    let (directory, name) = split(path)
+    guard !name.isEmpty else { throw ImageFileFailure("cannot write: the path names a directory") }
+    var template = Array("\(directory)/.\(name).tmp-XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { throw ImageFileFailure(cannotCreate(in: directory, errno: errno)) }
+    let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    var isOpen = true
+    var committed = false
+    defer {
+      if isOpen { close(fd) }
+      if !committed { unlink(temporary) }
+    }
+
+    var existing = stat()
+    let replacing = stat(path, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
+    _ = fchmod(fd, replacing ? existing.st_mode & 0o7777 : 0o644)
+    var done = 0
+    while done < bytes.count {
+      let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw ImageFileFailure("cannot write: \(describe(errno))")
+      }
+      done += n
+    }
+    guard fsync(fd) == 0 else { throw ImageFileFailure("cannot write: \(describe(errno))") }
+    isOpen = false
+    guard close(fd) == 0 else { throw ImageFileFailure("cannot write: \(describe(errno))") }
+    try beforeRename()
+    guard rename(temporary, path) == 0 else {
+      let e = errno
+      throw ImageFileFailure(
+        e == EISDIR || e == ENOTEMPTY || e == EEXIST
+          ? "cannot write: a directory exists at this path"
+          : "cannot write: could not move the new file into place: \(describe(e))")
+    }
+    committed = true
+  }
+
+  /// The directory part (`.` when there is none) and the last component.
+  static func split(_ path: String) -> (directory: String, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+    let directory = String(path[..<slash])
+    return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+  }
+
+  private static func cannotCreate(in directory: String, errno e: Int32) -> String {
+    switch e {
+    case ENOENT: "cannot write: the directory \"\(directory)\" does not exist"
+    case ENOTDIR: "cannot write: \"\(directory)\" is not a directory"
+    case EACCES, EPERM: "cannot write: permission denied in the directory \"\(directory)\""
+    case EROFS: "cannot write: the directory \"\(directory)\" is on a read-only file system"
+    default: "cannot write: cannot create a file in \"\(directory)\": \(describe(e))"
+    }
+  }
+
+  /// An errno in plain lower-case words.
+  static func describe(_ e: Int32) -> String {
+    switch e {
+    case ENOENT: "no such file or directory"
+    case EACCES, EPERM: "permission denied"
+    case EISDIR: "is a directory"
+    case ENOTDIR: "a component of the path is not a directory"
+    case ENOSPC: "no space left on device"
+    case EROFS: "read-only file system"
+    case EIO: "input/output error"
+    default: String(cString: strerror(e)).lowercased()
+    }
+  }
+}

@@ -1,0 +1,62 @@
+internal import CJPEG
+
+/// JPEG through libjpeg-turbo (see Sources/CJPEG for the setjmp shims).
+enum JPEGCodec {
+  /// Decodes a whole JPEG file held in memory to opaque `.rgba8`.
+  static func decode(_ bytes: UnsafeRawBufferPointer) throws -> (ImageBuffer, ImageFileInfo) {
+    var message = CMessage()
+    var header = fx_jpeg_header()
+    var reader: OpaquePointer?
+    let opened = message.withBuffer { msg, cap in
+      fx_jpeg_reader_open(bytes.baseAddress, bytes.count, &reader, &header, msg, cap)
+    }
+    guard opened == FX_JPEG_OK, let reader else { throw failure(opened, message) }
+    defer { fx_jpeg_reader_close(reader) }
+
+    let width = Int(header.width)
+    let height = Int(header.height)
+    try checkImageSize(width: width, height: height)
+    let image = try ImageBuffer(width: width, height: height, format: .rgba8)
+    let decoded = message.withBuffer { msg, cap in
+      fx_jpeg_reader_decode(reader, image.data, image.rowBytes, msg, cap)
+    }
+    guard decoded == FX_JPEG_OK else { throw failure(decoded, message) }
+    let info = ImageFileInfo(
+      format: .jpeg, layout: header.components == 1 ? .gray : .rgb, bitDepth: 8, width: width,
+      height: height)
+    return (image, info)
+  }
+
+  /// Encodes the premultiplied color (alpha dropped: composited over black)
+  /// as gray when `layout` is gray or grayAlpha, otherwise as RGB.
+  static func encode(_ image: ImageBuffer, layout: ChannelLayout, quality: Int) throws
+    -> MallocBytes
+  {
+    let fileLayout: ChannelLayout = layout == .gray || layout == .grayAlpha ? .gray : .rgb
+    let (rows, rowBytes) = Packing.pack(image, layout: fileLayout, bitDepth: 8)
+    var message = CMessage()
+    var out: UnsafeMutableRawPointer?
+    var size = 0
+    let code = rows.withUnsafeBytes { rows in
+      message.withBuffer { msg, cap in
+        fx_jpeg_encode(
+          rows.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
+          Int32(fileLayout.channelCount), Int32(quality), &out, &size, msg, cap)
+      }
+    }
+    guard code == FX_JPEG_OK, let out else {
+      throw ImageFileFailure("cannot encode JPEG: \(message.text)")
+    }
+    return MallocBytes(pointer: out, count: size)
+  }
+
+  private static func failure(_ code: fx_jpeg_status, _ message: CMessage) -> ImageFileFailure {
+    switch code {
+    case FX_JPEG_ERR_TRUNCATED:
+      ImageFileFailure("truncated JPEG file: the data ends before the image does")
+    case FX_JPEG_ERR_UNSUPPORTED: ImageFileFailure("unsupported JPEG: \(message.text)")
+    case FX_JPEG_ERR_NOMEM: ImageFileFailure("out of memory while decoding the JPEG")
+    default: ImageFileFailure("corrupt JPEG data: \(message.text)")
+    }
+  }
+}

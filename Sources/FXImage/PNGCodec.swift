@@ -1,0 +1,92 @@
+internal import CPNG
+
+/// PNG through libpng (see Sources/CPNG for the setjmp shims).
+enum PNGCodec {
+  /// Decodes a whole PNG file held in memory to premultiplied `.rgba8` or,
+  /// for 16-bit files, `.rgba16`.
+  static func decode(_ bytes: UnsafeRawBufferPointer) throws -> (ImageBuffer, ImageFileInfo) {
+    try checkHeaderSize(bytes)
+    var message = CMessage()
+    var header = fx_png_header()
+    var reader: OpaquePointer?
+    let opened = message.withBuffer { msg, cap in
+      fx_png_reader_open(
+        bytes.baseAddress, bytes.count, UInt32(ImageBuffer.maxDimension), &reader, &header, msg, cap
+      )
+    }
+    guard opened == FX_PNG_OK, let reader else { throw failure(opened, message) }
+    defer { fx_png_reader_close(reader) }
+
+    let width = Int(header.width)
+    let height = Int(header.height)
+    let sixteen = header.bit_depth == 16
+    try checkImageSize(width: width, height: height)
+    let image = try ImageBuffer(width: width, height: height, format: sixteen ? .rgba16 : .rgba8)
+    let decoded = message.withBuffer { msg, cap in
+      fx_png_reader_decode(reader, image.data, image.rowBytes, msg, cap)
+    }
+    guard decoded == FX_PNG_OK else { throw failure(decoded, message) }
+    if sixteen {
+      Alpha.premultiplyRGBA16FromBigEndian(image)
+    } else {
+      Alpha.premultiplyRGBA8(image)
+    }
+    let info = ImageFileInfo(
+      format: .png,
+      layout: layout(colorType: header.color_type, transparency: header.has_trns != 0),
+      bitDepth: sixteen ? 16 : 8, width: width, height: height)
+    return (image, info)
+  }
+
+  /// Encodes packed rows (see ``Packing/pack(_:layout:bitDepth:)``).
+  static func encode(
+    _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, compressionLevel: Int
+  ) throws -> MallocBytes {
+    let (rows, rowBytes) = Packing.pack(image, layout: layout, bitDepth: bitDepth)
+    var message = CMessage()
+    var out: UnsafeMutableRawPointer?
+    var size = 0
+    let code = rows.withUnsafeBytes { rows in
+      message.withBuffer { msg, cap in
+        fx_png_encode(
+          rows.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
+          Int32(layout.channelCount), Int32(bitDepth), Int32(compressionLevel), &out, &size, msg,
+          cap)
+      }
+    }
+    guard code == FX_PNG_OK, let out else {
+      throw ImageFileFailure("cannot encode PNG: \(message.text)")
+    }
+    return MallocBytes(pointer: out, count: size)
+  }
+
+  /// The layout a file carries; tRNS transparency counts as alpha.
+  private static func layout(colorType: Int32, transparency: Bool) -> ChannelLayout {
+    switch colorType {
+    case PNG_COLOR_TYPE_GRAY: transparency ? .grayAlpha : .gray
+    case PNG_COLOR_TYPE_GRAY_ALPHA: .grayAlpha
+    case PNG_COLOR_TYPE_RGB_ALPHA: .rgba
+    default: transparency ? .rgba : .rgb  // RGB and palette
+    }
+  }
+
+  private static func failure(_ code: fx_png_status, _ message: CMessage) -> ImageFileFailure {
+    switch code {
+    case FX_PNG_ERR_TRUNCATED:
+      ImageFileFailure("truncated PNG file: the data ends before the image does")
+    case FX_PNG_ERR_NOMEM: ImageFileFailure("out of memory while decoding the PNG")
+    default: ImageFileFailure("corrupt PNG data: \(message.text)")
+    }
+  }
+
+  /// Reads the size from IHDR (always the first chunk) so that an oversized
+  /// image gets a plain "too large" message instead of libpng's limit error.
+  private static func checkHeaderSize(_ bytes: UnsafeRawBufferPointer) throws {
+    guard bytes.count >= 24,
+      bytes[12] == UInt8(ascii: "I"), bytes[13] == UInt8(ascii: "H"),
+      bytes[14] == UInt8(ascii: "D"), bytes[15] == UInt8(ascii: "R")
+    else { return }  // libpng will say what is wrong
+    func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 << 8 | Int(bytes[at + $1]) } }
+    try checkImageSize(width: u32(16), height: u32(20))
+  }
+}
