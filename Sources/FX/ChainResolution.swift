@@ -1,0 +1,199 @@
+// Resolution turns a parsed chain into effects: it looks every name up in the
+// catalogue, binds arguments to parameters, and checks every value, reporting
+// through `ChainSyntaxError` so each message points at the column to fix.
+// Unlike the library, which clamps (DESIGN §5), it rejects out-of-range values.
+
+/// A chain whose names and arguments have been checked against the ``Catalogue``:
+/// the effect to run, and what each call resolved to.
+public struct ResolvedChain {
+  /// The whole chain as one effect, first call first.
+  public var effect: Effect
+  /// The calls, in the order they apply.
+  public var calls: [Call]
+  /// The parameters made uniform, in the order they first appear in the chain.
+  public var uniforms: [Uniform]
+
+  /// One effect call of the chain, with every parameter bound.
+  public struct Call {
+    /// The catalogue entry the call names.
+    public var spec: EffectSpec
+    /// The 1-based column of the effect's name in the source.
+    public var column: Int
+    /// One parameter per entry of `spec.parameters`: a constant with the given
+    /// or default value, or a uniform whose initial value that is.
+    public var params: [Param]
+    /// This call alone, as an effect.
+    public var effect: Effect
+
+    /// The values in parameter order: given, or the defaults (a uniform's initial value).
+    public var values: [Float] { params.map(\.value) }
+  }
+
+  /// A parameter made uniform because its name was listed, so its value can be
+  /// set when the compiled kernel runs (`--param vignette.intensity=0.5`).
+  public struct Uniform {
+    /// The name it was listed under: `vignette.intensity`.
+    public var name: String
+    /// The uniform, shared by every call of the effect in the chain.
+    public var param: Param
+    /// The effect it belongs to.
+    public var effect: EffectSpec
+    /// Its description, for checking the values it is given (``ParameterSpec/rejection(of:in:)``).
+    public var parameter: ParameterSpec
+  }
+
+  /// The uniform listed as `name` (`vignette.intensity`), if there is one.
+  public func uniform(named name: String) -> Uniform? { uniforms.first { $0.name == name } }
+}
+
+extension ChainSyntax {
+  /// Looks the chain's effects up in the ``Catalogue`` and builds the effect it describes.
+  ///
+  /// An argument is given by its label (`vignette(radius: 0.5)`) or by position
+  /// (`vignette(0.8, 0.5)`); unlabelled arguments come first, and a parameter left
+  /// out takes its default. Every value must be a finite number in the
+  /// parameter's range — values are rejected, never clamped.
+  ///
+  /// - Parameter uniforms: parameters to make uniforms instead of constants, each
+  ///   named `effect.parameter` (`vignette.intensity`). The effect must occur in
+  ///   the chain; where it occurs more than once, every occurrence reads the same
+  ///   uniform, whose initial value is the first occurrence's.
+  /// - Throws: ``ChainSyntaxError`` at the column of the name or argument at
+  ///   fault: an unknown effect or parameter (with a suggestion and the valid
+  ///   names), an argument given twice, too many arguments, an unlabelled argument
+  ///   after a labelled one, a value that is not a number or not in range, or a
+  ///   listed uniform that the chain does not have or that must be a constant.
+  public func resolve(uniforms: Set<String> = []) throws(ChainSyntaxError) -> ResolvedChain {
+    let bound = try calls.map { (call) throws(ChainSyntaxError) in try bind(call) }
+    try check(uniforms: uniforms, against: bound)
+
+    var shared: [String: Param] = [:]
+    var uniformList: [ResolvedChain.Uniform] = []
+    var resolved: [ResolvedChain.Call] = []
+    for binding in bound {
+      let spec = binding.spec
+      let params = zip(spec.parameters, binding.values).map { parameter, value in
+        let name = "\(spec.name).\(parameter.name)"
+        guard uniforms.contains(name) else { return Param(name, value: value) }
+        if let param = shared[name] { return param }
+        let param = Param.uniform(name, value)
+        shared[name] = param
+        uniformList.append(ResolvedChain.Uniform(name: name, param: param, effect: spec, parameter: parameter))
+        return param
+      }
+      let effect = spec.make(params.map(\.expr))
+      resolved.append(ResolvedChain.Call(spec: spec, column: binding.call.column, params: params, effect: effect))
+    }
+    // An empty chain (possible through `init(calls:)`, not from `parse`) is the identity.
+    let chain = resolved.dropFirst().reduce(resolved.first?.effect ?? .identity) { $0 | $1.effect }
+    return ResolvedChain(effect: chain, calls: resolved, uniforms: uniformList)
+  }
+
+  /// A call with its catalogue entry and one value per parameter, given or default.
+  private struct Binding {
+    var call: Call
+    var spec: EffectSpec
+    var values: [Float]
+  }
+
+  /// Looks the call's effect up and binds its arguments to the parameters.
+  private func bind(_ call: Call) throws(ChainSyntaxError) -> Binding {
+    guard let spec = Catalogue.spec(named: call.name) else {
+      throw error(unknown("effect", call.name, among: Catalogue.names, prefix: "unknown effect"), at: call.column)
+    }
+    let names = spec.parameters.map(\.name)
+    var given: [Int: Argument] = [:]
+    var sawLabel = false
+    for (position, argument) in call.arguments.enumerated() {
+      let index: Int
+      if let label = argument.label {
+        guard let found = names.firstIndex(of: label) else {
+          let message = unknown("parameter", label, among: names, prefix: "'\(spec.name)' has no parameter")
+          throw error(message, at: argument.column)
+        }
+        sawLabel = true
+        index = found
+      } else {
+        guard !sawLabel else {
+          throw error(
+            "an unlabelled argument cannot follow a labelled one; add its label (parameters: \(list(names)))",
+            at: argument.column)
+        }
+        guard position < names.count else {
+          let count = names.count == 1 ? "1 argument" : "\(names.count) arguments"
+          throw error(
+            "too many arguments: '\(spec.name)' takes \(count) (\(list(names)))", at: argument.column)
+        }
+        index = position
+      }
+      if let first = given[index] {
+        throw error(
+          "parameter '\(names[index])' of '\(spec.name)' is given twice (first at column \(first.column))",
+          at: argument.column)
+      }
+      given[index] = argument
+    }
+    let values = try spec.parameters.indices.map { (index) throws(ChainSyntaxError) -> Float in
+      guard let argument = given[index] else { return spec.parameters[index].defaultValue }
+      return try number(argument, for: spec.parameters[index], of: spec)
+    }
+    return Binding(call: call, spec: spec, values: values)
+  }
+
+  /// The argument's value, when it is a finite number in the parameter's range.
+  private func number(_ argument: Argument, for parameter: ParameterSpec, of spec: EffectSpec)
+    throws(ChainSyntaxError) -> Float
+  {
+    switch argument.value {
+    case .number(let value):
+      if let message = parameter.rejection(of: value, in: spec.name) { throw error(message, at: argument.column) }
+      return Float(value)
+    case .identifier(let word):
+      throw error("\(parameter.requirement(in: spec.name)), got identifier '\(word)'", at: argument.column)
+    case .color:
+      throw error("\(parameter.requirement(in: spec.name)), got color \(argument.value)", at: argument.column)
+    }
+  }
+
+  /// Checks that each listed uniform is named `effect.parameter`, where the
+  /// effect is in the chain, has that parameter, and the parameter may be a uniform.
+  private func check(uniforms names: Set<String>, against bound: [Binding]) throws(ChainSyntaxError) {
+    // Sorted, so that which error comes first does not depend on hashing.
+    for name in names.sorted() {
+      let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+      guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+        throw error("uniform '\(name)' must be named 'effect.parameter', like 'vignette.intensity'", at: 1)
+      }
+      let chainNames = bound.map(\.spec.name).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+      guard let binding = bound.first(where: { $0.spec.name == parts[0] }) else {
+        let message = unknown(
+          "effect", parts[0], among: chainNames, prefix: "uniform '\(name)': the chain has no effect")
+        throw error(message, at: 1)
+      }
+      guard let parameter = binding.spec.parameter(named: parts[1]) else {
+        let names = binding.spec.parameters.map(\.name)
+        let message = unknown(
+          "parameter", parts[1], among: names, prefix: "uniform '\(name)': '\(binding.spec.name)' has no parameter")
+        throw error(message, at: binding.call.column)
+      }
+      guard parameter.allowsUniform else {
+        throw error(
+          "parameter '\(parameter.name)' of '\(binding.spec.name)' cannot be a uniform: it shapes the kernel, so it must be a constant",
+          at: binding.call.column)
+      }
+    }
+  }
+
+  /// `<prefix> 'word'; did you mean 'candidate'? (<kind>s: a, b, c)`.
+  private func unknown(_ kind: String, _ word: String, among candidates: [String], prefix: String) -> String {
+    var message = "\(prefix) '\(word)'"
+    if let guess = ChainSyntax.suggestion(for: word, among: candidates) { message += "; did you mean '\(guess)'?" }
+    return message + " (\(kind)s: \(list(candidates)))"
+  }
+
+  private func list(_ names: [String]) -> String { names.joined(separator: ", ") }
+
+  private func error(_ message: String, at column: Int) -> ChainSyntaxError {
+    ChainSyntaxError(message: message, column: column, source: source)
+  }
+}

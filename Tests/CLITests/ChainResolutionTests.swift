@@ -1,0 +1,306 @@
+import FX
+import Foundation
+import Testing
+
+private func resolve(_ source: String, uniforms: Set<String> = []) throws -> ResolvedChain {
+  try ChainSyntax.parse(source).resolve(uniforms: uniforms)
+}
+
+/// The error `source` fails to resolve with, or `nil` when it resolves. It must parse.
+private func failure(_ source: String, uniforms: Set<String> = []) throws -> ChainSyntaxError? {
+  let chain = try ChainSyntax.parse(source)
+  do throws(ChainSyntaxError) {
+    _ = try chain.resolve(uniforms: uniforms)
+    return nil
+  } catch {
+    return error
+  }
+}
+
+/// Checks that `source` fails with exactly `message` at `column`.
+private func expectFailure(
+  _ source: String, uniforms: Set<String> = [], _ message: String, at column: Int,
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) throws {
+  let error = try failure(source, uniforms: uniforms)
+  #expect(
+    error == ChainSyntaxError(message: message, column: column, source: source), sourceLocation: sourceLocation)
+}
+
+/// Runs `body` on a thread with a 64 MiB stack. Lowering `gaussianBlur(sigma: 10)`
+/// (3721 taps summed one by one) recurses deeper than a debug build's 8 MiB
+/// allow, because `EffectGraph`'s lowering is recursive; the range tests need
+/// that bound, and this file is not the place to test stack depth.
+private func withLargeStack<T>(_ body: @escaping () throws -> T) throws -> T {
+  let outcome = Outcome<T>()
+  let done = DispatchSemaphore(value: 0)
+  let thread = Thread {
+    outcome.result = Result(catching: body)
+    done.signal()
+  }
+  thread.stackSize = 64 << 20
+  thread.start()
+  done.wait()
+  return try outcome.result!.get()
+}
+
+/// What the large-stack thread hands back; the semaphore orders the write before the read.
+private final class Outcome<T>: @unchecked Sendable {
+  var result: Result<T, any Error>?
+}
+
+private let effectList =
+  "sepia, brightness, contrast, saturation, vignette, wave, pixelate, gaussianBlur, unsharpMask"
+
+@Suite("Chain resolution: what resolves")
+struct ChainResolutionTests {
+  @Test func twoEffects() throws {
+    let chain = try resolve("sepia | vignette(intensity: 0.8)")
+    #expect(chain.calls.map(\.spec.name) == ["sepia", "vignette"])
+    #expect(chain.calls.map(\.column) == [1, 9])
+    #expect(chain.calls.map(\.values) == [[1], [0.8, 0.75]])
+    #expect(chain.calls.allSatisfy { $0.params.allSatisfy { !$0.isUniform } })
+    #expect(chain.uniforms.isEmpty)
+    #expect(chain.effect.name == "sepia(amount: 1) | vignette(intensity: 0.8, radius: 0.75)")
+    let graph = try EffectGraph(output: chain.effect(Image.input()))
+    #expect(graph.stages.map(\.name) == ["sepia(amount: 1)", "vignette(intensity: 0.8, radius: 0.75)"])
+    #expect(graph.uniforms.isEmpty)
+  }
+
+  @Test func positionalArguments() throws {
+    #expect(try resolve("gaussianBlur(2)").effect.name == "gaussianBlur(sigma: 2)")
+    #expect(try resolve("unsharpMask(1, 3)").calls[0].values == [1, 3])
+    #expect(try resolve("vignette(0.5, radius: 1)").calls[0].values == [0.5, 1])
+    #expect(try resolve("pixelate(blockSize: 8)").calls[0].values == [1, 8])
+    #expect(try resolve("sepia()").effect.name == sepia().name)
+  }
+
+  @Test func boundsAreAccepted() throws {
+    #expect(try resolve("brightness(-1) | brightness(1)").calls.map(\.values) == [[-1], [1]])
+    #expect(try resolve("vignette(radius: 1.5) | wave(wavelength: 1)").calls.map(\.values) == [[1, 1.5], [10, 1]])
+  }
+
+  @Test func listedParametersBecomeUniforms() throws {
+    let chain = try resolve("sepia | vignette(intensity: 0.8)", uniforms: ["vignette.intensity", "sepia.amount"])
+    #expect(chain.uniforms.map(\.name) == ["sepia.amount", "vignette.intensity"])
+    let intensity = try #require(chain.uniform(named: "vignette.intensity"))
+    #expect(intensity.param.isUniform && intensity.param.value == 0.8)
+    #expect(intensity.effect.name == "vignette" && intensity.parameter.name == "intensity")
+    #expect(chain.calls[1].params[0] === intensity.param)
+    #expect(!chain.calls[1].params[1].isUniform)
+    #expect(chain.effect.name == "sepia(amount: uniform) | vignette(intensity: uniform, radius: 0.75)")
+    let graph = try EffectGraph(output: chain.effect(Image.input()))
+    #expect(Set(graph.uniforms) == Set(chain.uniforms.map(\.param)))
+  }
+
+  @Test func repeatedEffectsShareOneUniform() throws {
+    let chain = try resolve("vignette | vignette(intensity: 0.3)", uniforms: ["vignette.intensity"])
+    #expect(chain.uniforms.count == 1)
+    #expect(chain.calls[0].params[0] === chain.calls[1].params[0])
+    #expect(chain.uniforms[0].param.value == 1)
+    #expect(try EffectGraph(output: chain.effect(Image.input())).uniforms.count == 1)
+  }
+}
+
+@Suite("Chain resolution: what fails, with the message and column")
+struct ChainResolutionErrorTests {
+  @Test func unknownEffect() throws {
+    try expectFailure(
+      "sepai", "unknown effect 'sepai'; did you mean 'sepia'? (effects: \(effectList))", at: 1)
+    try expectFailure(
+      "sepia | vignete(0.5)", "unknown effect 'vignete'; did you mean 'vignette'? (effects: \(effectList))", at: 9)
+    try expectFailure("sepia | blur", "unknown effect 'blur' (effects: \(effectList))", at: 9)
+  }
+
+  @Test func unknownLabel() throws {
+    try expectFailure(
+      "vignette(intensty: 0.5)",
+      "'vignette' has no parameter 'intensty'; did you mean 'intensity'? (parameters: intensity, radius)", at: 10)
+    try expectFailure(
+      "sepia | wave(10, speed: 2)", "'wave' has no parameter 'speed' (parameters: amplitude, wavelength)", at: 18)
+  }
+
+  @Test func duplicateArgument() throws {
+    try expectFailure(
+      "vignette(intensity: 0.5, intensity: 0.6)",
+      "parameter 'intensity' of 'vignette' is given twice (first at column 10)", at: 26)
+    try expectFailure(
+      "gaussianBlur(2, sigma: 3)", "parameter 'sigma' of 'gaussianBlur' is given twice (first at column 14)",
+      at: 17)
+  }
+
+  @Test func tooManyArguments() throws {
+    try expectFailure("sepia(0.5, 0.6)", "too many arguments: 'sepia' takes 1 argument (amount)", at: 12)
+    try expectFailure(
+      "vignette(1, 1, 1)", "too many arguments: 'vignette' takes 2 arguments (intensity, radius)", at: 16)
+  }
+
+  @Test func unlabelledAfterLabelled() throws {
+    try expectFailure(
+      "vignette(radius: 1, 0.5)",
+      "an unlabelled argument cannot follow a labelled one; add its label (parameters: intensity, radius)", at: 21)
+  }
+
+  @Test func wrongKindOfValue() throws {
+    try expectFailure(
+      "sepia(amount: warm)", "parameter 'amount' of 'sepia' must be a finite number in 0…1, got identifier 'warm'",
+      at: 7)
+    try expectFailure(
+      "sepia(#ff8000)", "parameter 'amount' of 'sepia' must be a finite number in 0…1, got color #ff8000", at: 7)
+  }
+
+  @Test func nonFiniteValues() throws {
+    try expectFailure(
+      "sepia(amount: nan)", "parameter 'amount' of 'sepia' must be a finite number in 0…1, got nan", at: 7)
+    try expectFailure("sepia(-inf)", "parameter 'amount' of 'sepia' must be a finite number in 0…1, got -inf", at: 7)
+    try expectFailure(
+      "wave(amplitude: infinity)",
+      "parameter 'amplitude' of 'wave' must be a finite number in 0…1000 px, got inf", at: 6)
+  }
+
+  @Test func outOfRangeValues() throws {
+    try expectFailure(
+      "sepia | vignette(radius: 2)", "parameter 'radius' of 'vignette' must be a finite number in 0…1.5, got 2",
+      at: 18)
+    try expectFailure(
+      "brightness(-1.5)", "parameter 'amount' of 'brightness' must be a finite number in -1…1, got -1.5", at: 12)
+    try expectFailure(
+      "wave(wavelength: 0.5)", "parameter 'wavelength' of 'wave' must be a finite number in 1…10000 px, got 0.5",
+      at: 6)
+    try expectFailure(
+      "gaussianBlur(10.5)", "parameter 'sigma' of 'gaussianBlur' must be a finite number in 0…10 px, got 10.5",
+      at: 14)
+  }
+
+  @Test func badUniformNames() throws {
+    try expectFailure(
+      "sepia | vignette", uniforms: ["vignette.intensty"],
+      "uniform 'vignette.intensty': 'vignette' has no parameter 'intensty'; did you mean 'intensity'? (parameters: intensity, radius)",
+      at: 9)
+    try expectFailure(
+      "sepia | vignette", uniforms: ["vignete.radius"],
+      "uniform 'vignete.radius': the chain has no effect 'vignete'; did you mean 'vignette'? (effects: sepia, vignette)",
+      at: 1)
+    try expectFailure(
+      "sepia", uniforms: ["intensity"],
+      "uniform 'intensity' must be named 'effect.parameter', like 'vignette.intensity'",
+      at: 1)
+    try expectFailure(
+      "sepia | gaussianBlur(2)", uniforms: ["gaussianBlur.sigma"],
+      "parameter 'sigma' of 'gaussianBlur' cannot be a uniform: it shapes the kernel, so it must be a constant", at: 9)
+  }
+
+  @Test func errorsRenderWithACaret() throws {
+    let error = try #require(try failure("sepia | vignette(radius: 2)"))
+    #expect(
+      error.description == """
+        error: parameter 'radius' of 'vignette' must be a finite number in 0…1.5, got 2
+          sepia | vignette(radius: 2)
+                           ^
+        """)
+  }
+}
+
+@Suite("Catalogue")
+struct CatalogueTests {
+  /// Every effect function called with no arguments, by catalogue name.
+  static let functionDefaults: [String: Effect] = [
+    "sepia": sepia(), "brightness": brightness(), "contrast": contrast(), "saturation": saturation(),
+    "vignette": vignette(), "wave": wave(), "pixelate": pixelate(), "gaussianBlur": gaussianBlur(),
+    "unsharpMask": unsharpMask(),
+  ]
+
+  @Test func coversEveryEffectFunction() {
+    #expect(Set(Catalogue.names) == Set(Self.functionDefaults.keys))
+    #expect(Set(Catalogue.names).count == Catalogue.effects.count)
+    #expect(Catalogue.spec(named: "vignette")?.parameters.map(\.name) == ["intensity", "radius"])
+    #expect(Catalogue.spec(named: "Vignette") == nil)
+  }
+
+  @Test(arguments: Catalogue.effects.map(\.name))
+  func defaultsAgreeWithTheFunction(_ name: String) throws {
+    let spec = try #require(Catalogue.spec(named: name))
+    let function = try #require(Self.functionDefaults[name])
+    #expect(spec.make(spec.parameters.map { Expr($0.defaultValue) }).name == function.name)
+    #expect(spec.makeDefault().name == function.name)
+    // Resolution builds the same effect from constant `Param`s.
+    #expect(try resolve(name).effect.name == function.name)
+    for parameter in spec.parameters {
+      #expect(parameter.range.contains(parameter.defaultValue), "\(name).\(parameter.name)")
+    }
+  }
+
+  /// The stage programs `spec` compiles to with `parameter` at `value`, the others at their defaults.
+  private func programs(_ spec: EffectSpec, _ parameter: Int, _ value: Float) throws -> [String] {
+    try withLargeStack {
+      var values = spec.parameters.map { Expr($0.defaultValue) }
+      values[parameter] = Expr(value)
+      return try EffectGraph(output: spec.make(values)(Image.input())).stages.map(\.program.description)
+    }
+  }
+
+  /// The functions clamp a constant into their documented range, so a value past
+  /// either bound compiles to the same kernel as the bound, and a value inside
+  /// to a different one: the catalogue's ranges are the functions'.
+  @Test(arguments: Catalogue.effects.map(\.name))
+  func rangesAgreeWithTheFunction(_ name: String) throws {
+    let spec = try #require(Catalogue.spec(named: name))
+    for (index, parameter) in spec.parameters.enumerated() {
+      let low = parameter.range.lowerBound
+      let high = parameter.range.upperBound
+      let label = "\(name).\(parameter.name)"
+      #expect(try programs(spec, index, low - 1) == programs(spec, index, low), "\(label) below")
+      #expect(try programs(spec, index, high + 1) == programs(spec, index, high), "\(label) above")
+      let inside = try programs(spec, index, (low + high) / 2)
+      #expect(try inside != programs(spec, index, low), "\(label) lower bound")
+      #expect(try inside != programs(spec, index, high), "\(label) upper bound")
+    }
+  }
+
+  @Test(arguments: Catalogue.effects.map(\.name))
+  func everyEntryBuildsAGraph(_ name: String) throws {
+    let spec = try #require(Catalogue.spec(named: name))
+    let defaults = spec.parameters.map { Expr($0.defaultValue) }
+    let graph = try EffectGraph(output: spec.make(defaults)(Image.input()))
+    #expect(!graph.stages.isEmpty)
+    #expect(graph.stages.last?.kind == spec.kind)
+    // With every parameter that may be a uniform made one.
+    let uniforms = Set(spec.parameters.filter(\.allowsUniform).map { "\(name).\($0.name)" })
+    let chain = try resolve(name, uniforms: uniforms)
+    let uniformGraph = try EffectGraph(output: chain.effect(Image.input()))
+    #expect(Set(uniformGraph.uniforms) == Set(chain.uniforms.map(\.param)))
+    #expect(uniformGraph.uniforms.count == uniforms.count)
+  }
+
+  @Test func listingShowsEveryEffectAndParameter() {
+    let listing = effectsListing()
+    let lines = listing.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    for spec in Catalogue.effects {
+      let header = lines.first { $0.hasPrefix(spec.name + " ") }
+      #expect(header?.contains(spec.kind.rawValue) == true, "\(spec.name)")
+      #expect(header?.hasSuffix(spec.summary) == true, "\(spec.name)")
+      for parameter in spec.parameters {
+        let line = lines.first { $0.hasPrefix("  \(parameter.name) ") && $0.contains(parameter.summary) }
+        #expect(line?.contains(parameter.rangeDescription) == true, "\(spec.name).\(parameter.name)")
+      }
+    }
+    #expect(listing.contains("1…10000 px"))
+    #expect(listing.contains("default 0.75"))
+    #expect(listing.contains("standard deviation; 0 = unchanged (constant only)"))
+  }
+
+  @Test func listingColumnsAlign() {
+    let parameterLines = effectsListing().split(separator: "\n").filter { $0.hasPrefix("  ") }
+    #expect(parameterLines.count == Catalogue.effects.map(\.parameters.count).reduce(0, +))
+    let defaultColumns = Set(
+      parameterLines.map { $0.distance(from: $0.startIndex, to: $0.range(of: "default ")!.lowerBound) })
+    #expect(defaultColumns.count == 1)
+    let vignette = effectsListing().split(separator: "\n\n").first { $0.hasPrefix("vignette ") }
+    #expect(
+      vignette.map(String.init) == """
+        vignette      color       Darkens toward the corners with a smoothstep falloff.
+          intensity   default 1     0…1         darkening at the corners
+          radius      default 0.75  0…1.5       centre of the falloff, in half-diagonals from the centre
+        """)
+  }
+}
