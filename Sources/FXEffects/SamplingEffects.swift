@@ -58,13 +58,13 @@ public func gaussianBlur(sigma: Expr = 3) -> Effect {
   let w = gaussianWeights(sigma: s)
   let r = w.count / 2
   return Effect.layer(name) { p, layer in
-    var sum: Expr = float4(0)
+    var taps: [Expr] = []
     for j in -r...r {
       for i in -r...r {
-        sum = sum + Expr(w[i + r] * w[j + r]) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j))))
+        taps.append(Expr(w[i + r] * w[j + r]) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j)))))
       }
     }
-    return sum
+    return balancedSum(taps)
   }
 }
 
@@ -81,4 +81,12 @@ public func unsharpMask(sigma: Expr = 2, amount: Expr = 1) -> Effect {
       return c + k * (c - b)
     }
   }
+}
+
+/// `terms[0] + terms[1] + …` as a balanced tree, so a sum of thousands of taps
+/// stays shallow (the front end lowers expressions recursively).
+func balancedSum(_ terms: [Expr]) -> Expr {
+  if terms.count == 1 { return terms[0] }
+  let mid = terms.count / 2
+  return balancedSum(Array(terms[..<mid])) + balancedSum(Array(terms[mid...]))
 }

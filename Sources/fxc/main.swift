@@ -1,1 +1,59 @@
-print("fxc")
+import FX
+import Foundation
+
+// fxc — apply fused, JIT-compiled effect chains to images.
+
+let usage = """
+  usage: fxc <command> [options]
+
+  commands:
+    run      apply a chain to image files
+             fxc run --chain 'sepia | vignette(intensity: 0.8)' IN... (-o OUT | --out-dir DIR)
+                 [--threads N] [--backend jit|interp] [--format png|jpeg] [--quality 1…100]
+                 [--overwrite] [--check]
+    effects  list the effects with their parameters, defaults and ranges
+    dump     print the graph, every pass, the kernel, LLVM IR and assembly of a chain
+             fxc dump --chain CHAIN [--passes] [--ir] [--asm]
+    bench    time the interpreter and the JIT on the same chain and image
+             fxc bench [--chain CHAIN]... [--image FILE] [--threads N] [--json]
+
+  Chains are effects separated by '|', applied left to right; see 'fxc effects'.
+  """
+
+/// A failure the user can act on: printed without a stack, exit status 1 (usage: 2).
+struct CommandFailure: Error, CustomStringConvertible {
+  var description: String
+  var status: Int32 = 1
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+  print(usage)
+  exit(2)
+}
+arguments.removeFirst()
+
+do {
+  switch command {
+  case "run": try RunCommand(arguments).execute()
+  case "effects": try EffectsCommand(arguments).execute()
+  case "dump": try DumpCommand(arguments).execute()
+  case "bench": try BenchCommand(arguments).execute()
+  case "-h", "--help", "help": print(usage)
+  default:
+    let hint = ChainSyntax.suggestion(for: command, among: ["run", "effects", "dump", "bench"]).map { " — did you mean '\($0)'?" } ?? ""
+    throw CommandFailure(description: "error: unknown command '\(command)'\(hint)\n\n\(usage)", status: 2)
+  }
+} catch let e as CommandFailure {
+  FileHandle.standardError.write((e.description + "\n").data(using: .utf8)!)
+  exit(e.status)
+} catch let e as UsageError {
+  FileHandle.standardError.write(("\(e)\n(see 'fxc --help')\n").data(using: .utf8)!)
+  exit(2)
+} catch let e as ChainSyntaxError {
+  FileHandle.standardError.write(("\(e)\n").data(using: .utf8)!)
+  exit(2)
+} catch {
+  FileHandle.standardError.write(("error: \(error)\n").data(using: .utf8)!)
+  exit(1)
+}

@@ -1,0 +1,73 @@
+import FX
+import Foundation
+
+/// `fxc bench`: the interpreter and the JIT timed on the same chain and image,
+/// in one run, so the ratio is honest. Times are the best of repeated runs.
+struct BenchCommand {
+  static let defaultChains = [
+    "sepia | vignette",
+    "sepia | brightness(amount: 0.1) | saturation(amount: 1.2) | vignette",
+    "wave | pixelate(amount: 1, blockSize: 12)",
+    "gaussianBlur(sigma: 2) | contrast(amount: 1.2)",
+    "unsharpMask(sigma: 1.5, amount: 0.8)",
+  ]
+
+  var chains: [String]
+  var image: String?
+  var threads: Int
+  var json: Bool
+  var budget: Double
+
+  init(_ argv: [String]) throws {
+    var args = CommandLineArguments(argv)
+    chains = try args.options("--chain", "-c")
+    if chains.isEmpty { chains = Self.defaultChains }
+    image = try args.option("--image")
+    threads = try threadCount(&args, default: 1)
+    json = args.flag("--json")
+    budget = try args.doubleOption("--seconds", range: 0.01...60) ?? 0.5
+    let rest = try args.remaining()
+    if !rest.isEmpty { throw UsageError("fxc bench takes no positional arguments (got \(rest.joined(separator: " ")))") }
+  }
+
+  func execute() throws {
+    let path = image ?? bundledPhoto()
+    let (input, _) = try ImageFile.read(path)
+    let mpix = Double(input.width * input.height) / 1e6
+    if !json {
+      print("image: \(path) (\(input.width)×\(input.height), \(input.format)); CPU: \(Pipeline.hostSummary)")
+      print("chain".padding(toLength: 58, withPad: " ", startingAt: 0) + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads")
+    }
+    for chain in chains {
+      let (pipeline, _) = try pipeline(chain: chain)
+      let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format)
+      guard compiled.backend == .jit else { throw CommandFailure(description: "LLVM could not compile '\(chain)'") }
+      let interp = try bestTime(budget: budget) { _ = try Interpreter.runStaged(pipeline.graph, inputs: [input]) }
+      let jit = try bestTime(budget: budget) { _ = try compiled.run([input], threads: threads) }
+      let interpRate = mpix / interp, jitRate = mpix / jit
+      if json {
+        let fields: [(String, String)] = [
+          ("chain", "\"\(chain.replacingOccurrences(of: "\"", with: "\\\""))\""), ("width", "\(input.width)"),
+          ("height", "\(input.height)"), ("interp_mpix_s", fixed(interpRate, 3)), ("jit_mpix_s", fixed(jitRate, 3)),
+          ("ratio", fixed(jitRate / interpRate, 2)), ("compile_ms", fixed(compiled.compileMilliseconds, 2)),
+          ("threads", "\(threads)"), ("cpu", "\"\(Pipeline.hostSummary)\""),
+          ("vector_width", "\(Pipeline.hostVectorWidth)"),
+        ]
+        print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
+      } else {
+        print(
+          (chain.count < 58 ? chain.padding(toLength: 58, withPad: " ", startingAt: 0) : chain + "\n" + String(repeating: " ", count: 58))
+            + String(format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d", interpRate, jitRate, jitRate / interpRate, compiled.compileMilliseconds, threads))
+      }
+    }
+  }
+}
+
+/// The photo bundled with the repository (examples/rocket.jpg), found from the
+/// working directory or next to the executable's package.
+func bundledPhoto() -> String {
+  let candidates = ["examples/rocket.jpg"]
+    + [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      .deletingLastPathComponent().appendingPathComponent("../../../examples/rocket.jpg").standardized.path]
+  return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? "examples/rocket.jpg"
+}

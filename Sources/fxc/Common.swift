@@ -1,0 +1,38 @@
+import FX
+import Foundation
+
+/// Parses and resolves a `--chain` argument into a pipeline.
+func pipeline(chain text: String) throws -> (Pipeline, Effect) {
+  let effect = try resolveChain(text)
+  do {
+    return (try Pipeline(effect), effect)
+  } catch let e as GraphError {
+    throw CommandFailure(description: "error: \(e)")
+  }
+}
+
+/// Seconds of wall time `body` takes.
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// Runs `body` repeatedly for at least `budget` seconds (and at least once); the fastest run in seconds.
+func bestTime(budget: Double, _ body: () throws -> Void) rethrows -> Double {
+  var best = Double.infinity, total = 0.0, runs = 0
+  while runs == 0 || (total < budget && runs < 1000) {
+    let t = try seconds(body)
+    best = min(best, t)
+    total += t
+    runs += 1
+  }
+  return best
+}
+
+func fixed(_ v: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", v) }
+
+/// The worker threads to use: `--threads N`, default all cores.
+func threadCount(_ args: inout CommandLineArguments, default d: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> Int {
+  try args.intOption("--threads", "-j", range: 1...1024) ?? d
+}

@@ -1,0 +1,42 @@
+import FX
+import Foundation
+
+/// `fxc dump`: what the compiler made of a chain.
+struct DumpCommand {
+  var chain: String
+  var passes: Bool
+  var ir: Bool
+  var asm: Bool
+
+  init(_ argv: [String]) throws {
+    var args = CommandLineArguments(argv)
+    guard let chain = try args.option("--chain", "-c") else { throw UsageError("fxc dump needs --chain 'effect | effect …'") }
+    self.chain = chain
+    passes = args.flag("--passes")
+    ir = args.flag("--ir")
+    asm = args.flag("--asm")
+    let rest = try args.remaining()
+    if !rest.isEmpty { throw UsageError("fxc dump takes no files (got \(rest.joined(separator: " ")))") }
+  }
+
+  func execute() throws {
+    let (pipeline, effect) = try pipeline(chain: chain)
+    let showAll = !passes && !ir && !asm
+    print("# chain: \(effect.name)")
+    let (kernel, log) = pipeline.lower()
+    if passes || showAll {
+      for entry in log.entries {
+        print("\n## pass: \(entry.pass) — \(entry.summary)\n\(entry.ir)")
+      }
+    } else {
+      print("\n## kernel\n\(kernel)")
+    }
+    if ir || asm || showAll {
+      let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8)
+      let native = try compiled.dumpNative()
+      print("\n## target: \(Pipeline.hostSummary), buffers RGBA8 → RGBA8")
+      if ir || showAll { print("\n## LLVM IR (after O3)\n\(native.ir)") }
+      if asm || showAll { print("\n## assembly\n\(native.assembly)") }
+    }
+  }
+}
