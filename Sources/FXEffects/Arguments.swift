@@ -15,6 +15,14 @@ enum Argument {
     return clamp(value, Expr(range.lowerBound), Expr(range.upperBound))
   }
 
+  /// True where every non-constant argument is finite; nil when all are constants
+  /// (constants were checked in Swift already).
+  static func allFinite(_ args: [Expr]) -> Expr? {
+    let checks = args.filter { $0.constantValue == nil }.map { isfinite($0) }
+    guard let first = checks.first else { return nil }
+    return checks.dropFirst().reduce(first) { $0 && $1 }
+  }
+
   /// A color effect that is the identity when any argument is non-finite.
   static func color(
     _ name: String, _ args: [(Expr, ClosedRange<Float>)], _ body: @escaping ([Expr], Expr, Expr) -> Expr
@@ -22,11 +30,11 @@ enum Argument {
     let checkedArgs = args.map { checked($0.0, $0.1) }
     guard checkedArgs.allSatisfy({ $0 != nil }) else { return Effect(name) { $0 } }
     let values = checkedArgs.map { $0! }
-    let finite = args.compactMap { $0.0.constantValue == nil ? isfinite($0.0) : nil }
+    let finite = allFinite(args.map(\.0))
     return Effect.color(name) { p, c in
       let out = body(values, p, c)
-      guard let first = finite.first else { return out }
-      return select(finite.dropFirst().reduce(first) { $0 && $1 }, out, c)
+      guard let finite else { return out }
+      return select(finite, out, c)
     }
   }
 

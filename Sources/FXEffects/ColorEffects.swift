@@ -34,8 +34,9 @@ public func brightness(amount: Expr = 0) -> Effect {
 /// `(c − 0.5)·amount + 0.5` in straight color, SwiftUI's `contrast(_:)`.
 public func contrast(amount: Expr = 1) -> Effect {
   Argument.color("contrast(amount: \(Argument.text(amount)))", [(amount, 0...4)]) { args, _, c in
+    // c·k + mid·(1 − k): exactly c at k = 1 (the form (c − mid)·k + mid is not).
     let mid = 0.5 * c.a
-    return float4(clamp((c.rgb - mid) * args[0] + mid, 0, c.a), c.a)
+    return float4(clamp(c.rgb * args[0] + mid * (1 - args[0]), 0, c.a), c.a)
   }
 }
 
@@ -48,7 +49,8 @@ let lumaWeights = float3(0.213, 0.715, 0.072)
 public func saturation(amount: Expr = 1) -> Effect {
   Argument.color("saturation(amount: \(Argument.text(amount)))", [(amount, 0...4)]) { args, _, c in
     let luma = dot(c.rgb, lumaWeights)
-    return float4(clamp(mix(float3(luma), c.rgb, args[0]), 0, c.a), c.a)
+    // mix toward luma by 1 − amount: exactly c at amount 1.
+    return float4(clamp(mix(c.rgb, float3(luma), 1 - args[0]), 0, c.a), c.a)
   }
 }
 

@@ -10,9 +10,11 @@ public func wave(amplitude: Expr = 10, wavelength: Expr = 60) -> Effect {
   guard let a = Argument.checked(amplitude, 0...1000), let l = Argument.checked(wavelength, 1...10000) else {
     return Effect(name) { $0 }
   }
+  let finite = Argument.allFinite([amplitude, wavelength])
   return Effect.distortion(name) { p in
     let shift = a * sin(p.x * Expr(2 * Float.pi) / l)
-    return float2(p.x, p.y + shift)
+    let q = float2(p.x, p.y + shift)
+    return finite.map { select($0, q, p) } ?? q
   }
 }
 
@@ -27,8 +29,10 @@ public func pixelate(amount: Expr = 1, blockSize: Expr = 22) -> Effect {
   guard let t = Argument.checked(amount, 0...1), let b = Argument.checked(blockSize, 1...1000) else {
     return Effect(name) { $0 }
   }
+  let finite = Argument.allFinite([amount, blockSize])
   return Effect.layer(name) { p, layer in
-    let s = 1 + (max(b, 1) - 1) * saturate(t)
+    let side = 1 + (max(b, 1) - 1) * saturate(t)
+    let s = finite.map { select($0, side, 1) } ?? side
     let center = (floor(p / s) + 0.5) * s
     let blocked = layer.sample(min(center, Expr.size - 0.5))
     return select(s <= 1, layer.sample(p), blocked)
@@ -78,7 +82,8 @@ public func unsharpMask(sigma: Expr = 2, amount: Expr = 1) -> Effect {
   return Effect(name) { input in
     Image.combine(name, [input, blur(input)], sampler: .nearest) { p, layers in
       let c = layers[0].sample(p), b = layers[1].sample(p)
-      return c + k * (c - b)
+      let gain = Argument.allFinite([amount]).map { select($0, k, 0) } ?? k
+      return c + gain * (c - b)
     }
   }
 }
