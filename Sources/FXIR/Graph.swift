@@ -4,6 +4,12 @@ public struct Stage: Sendable {
   public var name: String
   public var kind: EffectKind
   public var program: Program
+
+  public init(name: String, kind: EffectKind, program: Program) {
+    self.name = name
+    self.kind = kind
+    self.program = program
+  }
 }
 
 /// A checked effect graph in the scalar IR: the form every pass, the

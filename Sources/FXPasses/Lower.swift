@@ -7,6 +7,8 @@ public struct LoweringOptions: Sendable, Hashable {
   /// Materialise every stage with more than one evaluation per pixel / inline everything (tests, `fxc dump`).
   public var forceMaterialise = false
   public var forceInline = false
+  /// Split separable convolutions into a horizontal and a vertical pass.
+  public var splitSeparable = true
   public init() {}
 }
 
@@ -39,6 +41,16 @@ public enum Lower {
       verify(g.stages.map(\.program), after: "simplify stages")
       log.entries.append(
         .init(pass: "simplify stages", summary: "folded \(total.folded) nodes, rewrote \(total.rewritten)", ir: g.description))
+    }
+
+    if options.splitSeparable {
+      let (split, notes) = SeparableSplit.run(g)
+      let count = split.stages.count - g.stages.count
+      g = split
+      verify(g.stages.map(\.program), after: "separable split")
+      log.entries.append(
+        .init(pass: "separable split", summary: "split \(count) convolution\(count == 1 ? "" : "s")",
+          ir: (notes.isEmpty ? "" : notes.joined(separator: "\n") + "\n") + g.description))
     }
 
     let schedule = Schedule.decide(g, forceMaterialise: options.forceMaterialise, forceInline: options.forceInline)

@@ -1,0 +1,191 @@
+import FXIR
+
+/// Separable-convolution splitting (DESIGN §6).
+///
+/// A stage whose every channel `c` is `Σ w(i, j) · sample(src, position + (i, j)).c`
+/// over integer offsets, with the same constant weights for the four channels,
+/// one source and one sampler, and a weight matrix of rank 1
+/// (`w(i, j) = h(i) · v(j)`), becomes two stages: a horizontal pass
+/// `H = Σ h(i) · sample(src, position + (i, 0))` and a vertical pass
+/// `Σ v(j) · sample(H, position + (0, j))`. Taps per pixel fall from
+/// `nx · ny` to `nx + ny`.
+///
+/// It is exact under every address mode because sampling resolves x and y
+/// independently (DESIGN §3) and a whole-pixel offset reads one texel under
+/// either filter. It refuses whatever it cannot prove: non-constant weights
+/// (a radius varying per pixel), offsets that are not whole pixels or depend
+/// on data, rank > 1, several sources or samplers, and a source input whose
+/// size differs from the output's (the intermediate would have the wrong rows).
+public enum SeparableSplit {
+  /// Relative tolerance of the rank-1 test: `|w(i,j) − h(i)·v(j)| ≤ 1e-5 · max|w|`.
+  /// Float products of separable weights differ from an exact rank-1 matrix by a
+  /// few ulps (~1e-7 relative); a genuinely rank-2 kernel differs by far more.
+  public static let rankTolerance: Float = 1e-5
+
+  /// One recognised convolution: its taps and, when separable, the factors.
+  public struct Convolution: Equatable, Sendable {
+    public var source: ImageRef
+    public var sampler: Sampler
+    public var xs: ClosedRange<Int32>
+    public var ys: ClosedRange<Int32>
+    /// Row-major `ys.count × xs.count` weights.
+    public var weights: [Float]
+  }
+
+  /// Why a stage was not split, for `fxc dump` and tests.
+  public enum Refusal: Error, Equatable, Sendable {
+    case notAConvolution(String)
+    case tooSmall
+    case rankAboveOne(residual: Float)
+    case sourceSizeDiffers
+  }
+
+  /// Splits every separable stage; returns the new graph and one line per decision.
+  public static func run(_ graph: EffectGraph) -> (EffectGraph, [String]) {
+    var g = graph
+    var notes: [String] = []
+    var s = 0
+    while s < g.stages.count {
+      switch analyse(g.stages[s].program) {
+      case .failure(let refusal):
+        if case .notAConvolution = refusal {} else { notes.append("s\(s) '\(g.stages[s].name)': not split: \(refusal)") }
+      case .success(let conv):
+        switch factor(conv) {
+        case .failure(let refusal):
+          notes.append("s\(s) '\(g.stages[s].name)': not split: \(refusal)")
+        case .success(let (h, v)):
+          if case .input(let k) = conv.source, k != 0 {
+            notes.append("s\(s) '\(g.stages[s].name)': not split: \(Refusal.sourceSizeDiffers)")
+            break
+          }
+          notes.append(
+            "s\(s) '\(g.stages[s].name)': split convolution \(conv.xs.count)×\(conv.ys.count) → \(conv.xs.count)+\(conv.ys.count) taps")
+          g = split(g, stage: s, conv, h, v)
+          s += 1
+        }
+      }
+      s += 1
+    }
+    return (g, notes)
+  }
+
+  /// Recognises `program` as a convolution, or says why not.
+  public static func analyse(_ p: Program) -> Result<Convolution, Refusal> {
+    var source: ImageRef?, sampler: Sampler?
+    var channelWeights: [[SIMD2<Int32>: Float]] = []
+    for (c, out) in p.outputs.enumerated() {
+      var weights: [SIMD2<Int32>: Float] = [:]
+      var stack = [out]
+      while let id = stack.popLast() {
+        let node = p[id]
+        if node.op == .add { stack += node.args; continue }
+        var weight: Float = 1, tap = id
+        if node.op == .mul {
+          if case .float(let b)? = p.constantValue(node.args[0]) {
+            weight = Float(bitPattern: b)
+            tap = node.args[1]
+          } else if case .float(let b)? = p.constantValue(node.args[1]) {
+            weight = Float(bitPattern: b)
+            tap = node.args[0]
+          } else {
+            return .failure(.notAConvolution("a product of two non-constants"))
+          }
+        }
+        guard case .sample(let ref, let smp, let channel) = p[tap].op, channel == c else {
+          return .failure(.notAConvolution("a term that is not a weighted sample of the same channel"))
+        }
+        guard let i = PixelOffset.of(p[tap].args[0], .x, in: p), let j = PixelOffset.of(p[tap].args[1], .y, in: p) else {
+          return .failure(.notAConvolution("a sample not at a whole-pixel offset from position"))
+        }
+        guard source == nil || (source == ref && sampler == smp) else {
+          return .failure(.notAConvolution("samples of several images or samplers"))
+        }
+        source = ref
+        sampler = smp
+        weights[SIMD2(i, j), default: 0] += weight
+      }
+      channelWeights.append(weights)
+    }
+    guard let source, let sampler, channelWeights.count == 4, channelWeights.allSatisfy({ $0 == channelWeights[0] })
+    else { return .failure(.notAConvolution("channels with different weights")) }
+    let taps = channelWeights[0]
+    let xs = taps.keys.map(\.x), ys = taps.keys.map(\.y)
+    let xr = xs.min()!...xs.max()!, yr = ys.min()!...ys.max()!
+    var w = [Float](repeating: 0, count: xr.count * yr.count)
+    for (k, v) in taps { w[Int(k.y - yr.lowerBound) * xr.count + Int(k.x - xr.lowerBound)] = v }
+    return .success(Convolution(source: source, sampler: sampler, xs: xr, ys: yr, weights: w))
+  }
+
+  /// The factors `(h, v)` with `w(i, j) ≈ h(i)·v(j)`, or the refusal.
+  public static func factor(_ c: Convolution) -> Result<([Float], [Float]), Refusal> {
+    let nx = c.xs.count, ny = c.ys.count
+    guard nx >= 2, ny >= 2 else { return .failure(.tooSmall) }
+    let pivot = c.weights.indices.max { abs(c.weights[$0]) < abs(c.weights[$1]) }!
+    let scale = abs(c.weights[pivot])
+    guard scale > 0, scale.isFinite else { return .failure(.notAConvolution("zero or non-finite weights")) }
+    let pj = pivot / nx, pi = pivot % nx
+    let h = (0..<nx).map { c.weights[pj * nx + $0] }
+    let v = (0..<ny).map { c.weights[$0 * nx + pi] / c.weights[pivot] }
+    var residual: Float = 0
+    for j in 0..<ny { for i in 0..<nx { residual = max(residual, abs(c.weights[j * nx + i] - h[i] * v[j])) } }
+    guard residual <= rankTolerance * scale else { return .failure(.rankAboveOne(residual: residual / scale)) }
+    return .success((h, v))
+  }
+
+  /// Replaces stage `s` by H (new stage `s`) and V (stage `s + 1`).
+  static func split(_ g: EffectGraph, stage s: Int, _ c: Convolution, _ h: [Float], _ v: [Float]) -> EffectGraph {
+    var out = g
+    func shifted(_ r: ImageRef) -> ImageRef {
+      if case .stage(let k) = r, k >= s { return .stage(k + 1) }
+      return r
+    }
+    for k in out.stages.indices where k > s { out.stages[k].program = remap(out.stages[k].program, shifted) }
+    if case .stage(let k) = out.output, k >= s { out.output = .stage(k + 1) }
+    let name = g.stages[s].name
+    let horizontal = pass(c.source, c.sampler, offsets: c.xs, weights: h, axis: .x)
+    let vertical = pass(.stage(s), Sampler(filter: .nearest, address: c.sampler.address), offsets: c.ys, weights: v, axis: .y)
+    out.stages[s] = Stage(name: name + " (horizontal)", kind: .layer, program: horizontal)
+    out.stages.insert(Stage(name: name + " (vertical)", kind: .layer, program: vertical), at: s + 1)
+    return out
+  }
+
+  /// `Σ weights[k] · sample(src, position + offset k along axis)` for each channel.
+  static func pass(_ src: ImageRef, _ sampler: Sampler, offsets: ClosedRange<Int32>, weights: [Float], axis: PixelOffset.Axis)
+    -> Program
+  {
+    var p = Program()
+    let x = p.add(.positionX), y = p.add(.positionY)
+    p.outputs = (0..<4).map { c in
+      var terms: [NodeID] = []
+      for (k, offset) in offsets.enumerated() where weights[k] != 0 {
+        let d = p.constant(Float(offset))
+        let px = axis == .x && offset != 0 ? p.add(.add, [x, d]) : x
+        let py = axis == .y && offset != 0 ? p.add(.add, [y, d]) : y
+        let tap = p.add(.sample(src, sampler, channel: c), [px, py])
+        terms.append(weights[k] == 1 ? tap : p.add(.mul, [p.constant(weights[k]), tap]))
+      }
+      return sum(terms, &p)
+    }
+    return p
+  }
+
+  static func sum(_ terms: [NodeID], _ p: inout Program) -> NodeID {
+    if terms.isEmpty { return p.constant(Float(0)) }
+    if terms.count == 1 { return terms[0] }
+    let mid = terms.count / 2
+    return p.add(.add, [sum(Array(terms[..<mid]), &p), sum(Array(terms[mid...]), &p)])
+  }
+
+  /// The program with every `sample` of a stage renamed by `f`.
+  static func remap(_ p: Program, _ f: (ImageRef) -> ImageRef) -> Program {
+    var out = Program()
+    var map = [NodeID](repeating: NodeID(0), count: p.count)
+    for (i, n) in p.nodes.enumerated() {
+      var op = n.op
+      if case .sample(let r, let s, let c) = op { op = .sample(f(r), s, channel: c) }
+      map[i] = out.add(op, n.args.map { map[Int($0.index)] })
+    }
+    out.outputs = p.outputs.map { map[Int($0.index)] }
+    return out
+  }
+}
