@@ -1,0 +1,123 @@
+import FX
+import Testing
+
+/// The separability pass splits what is provably separable, agrees with the
+/// unsplit graph, and refuses everything else (each refusal would fail if it split).
+struct SeparableSplitTests {
+  func splitCount(_ effect: Effect) throws -> Int {
+    let graph = try EffectGraph(output: effect(.input()))
+    let (split, _) = SeparableSplit.run(graph)
+    return split.stages.count - graph.stages.count
+  }
+
+  @Test func gaussianBlurIsSplitAndAgrees() throws {
+    for sigma: Float in [0.6, 1, 2.5] {
+      let effect = gaussianBlur(sigma: Expr(sigma)) | sepia()
+      #expect(try splitCount(effect) == 1)
+      let graph = try EffectGraph(output: effect(.input()))
+      let input = randomImage(19, 13, seed: 4, format: .rgba32f)
+      let reference = try Interpreter.runStaged(graph, inputs: [input])
+      var unsplit = LoweringOptions()
+      unsplit.splitSeparable = false
+      for options in [LoweringOptions(), unsplit] {
+        let (kernel, _) = Lower.run(graph, options: options)
+        #expect(maxDifference(reference, try Interpreter.run(kernel, inputs: [input])) <= 1e-4)
+      }
+      let (kernel, log) = Lower.run(graph)
+      #expect(kernel.passes.count == 2)
+      let r = Int((3 * sigma).rounded(.up)), n = 2 * r + 1
+      #expect(log.entries.contains { $0.ir.contains("split convolution \(n)×\(n) → \(n)+\(n) taps") })
+    }
+  }
+
+  @Test(arguments: Sampler.AddressMode.allCases)
+  func everyAddressModeSplitsExactly(_ mode: Sampler.AddressMode) throws {
+    let w: [Float] = [0.25, 0.5, 0.25]
+    let box = Effect.layer("conv", sampler: Sampler(filter: .linear, address: mode)) { p, layer in
+      var sum: Expr = float4(0)
+      for j in -1...1 { for i in -1...1 { sum = sum + Expr(w[i + 1] * w[j + 1]) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j)))) } }
+      return sum
+    }
+    #expect(try splitCount(box) == 1)
+    let graph = try EffectGraph(output: box(.input()))
+    let input = randomImage(6, 5, seed: 8, format: .rgba32f)
+    let (kernel, _) = Lower.run(graph)
+    #expect(maxDifference(try Interpreter.runStaged(graph, inputs: [input]), try Interpreter.run(kernel, inputs: [input])) <= 1e-5)
+  }
+
+  /// A blur whose radius varies per pixel (weights depend on position): progressive blur.
+  @Test func refusesVariableWeights() throws {
+    let progressive = Effect.layer("progressive") { p, layer in
+      let t = p.x / Expr.size.x
+      var sum: Expr = float4(0)
+      for j in -1...1 { for i in -1...1 { sum = sum + (t / 9) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j)))) } }
+      return sum
+    }
+    #expect(try splitCount(progressive) == 0)
+  }
+
+  @Test func refusesDataDependentOffsets() throws {
+    let warped = Effect.layer("warped") { p, layer in
+      var sum: Expr = float4(0)
+      for j in -1...1 {
+        for i in -1...1 {
+          let offset = float2(Expr(Float(i)), Expr(Float(j))) * layer.sample(p).r
+          sum = sum + Expr(Float(1) / 9) * layer.sample(p + offset)
+        }
+      }
+      return sum
+    }
+    #expect(try splitCount(warped) == 0)
+  }
+
+  @Test func refusesRankTwo() throws {
+    // Laplacian-like cross: rank 2.
+    let weights: [[Float]] = [[0, 1, 0], [1, -4, 1], [0, 1, 0]]
+    let cross = Effect.layer("cross") { p, layer in
+      var sum: Expr = float4(0)
+      for j in -1...1 { for i in -1...1 where weights[j + 1][i + 1] != 0 { sum = sum + Expr(weights[j + 1][i + 1]) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j)))) } }
+      return sum
+    }
+    #expect(try splitCount(cross) == 0)
+    let graph = try EffectGraph(output: cross(.input()))
+    guard case .success(let conv) = SeparableSplit.analyse(graph.stages[0].program) else {
+      Issue.record("the cross should be recognised as a convolution")
+      return
+    }
+    guard case .failure(.rankAboveOne) = SeparableSplit.factor(conv) else {
+      Issue.record("rank 2 must be refused as such")
+      return
+    }
+  }
+
+  @Test func refusesNonIntegerOffsetsUnderNearest() throws {
+    let shifted = Effect.layer("halfPixel", sampler: .nearest) { p, layer in
+      var sum: Expr = float4(0)
+      for j in -1...1 { for i in -1...1 { sum = sum + Expr(Float(1) / 9) * layer.sample(p + float2(Expr(Float(i) + 0.5), Expr(Float(j)))) } }
+      return sum
+    }
+    #expect(try splitCount(shifted) == 0)
+  }
+
+  @Test func refusesASourceOfAnotherSize() throws {
+    let w: [Float] = [0.25, 0.5, 0.25]
+    let other = Image.combine("blurOther", [Image.input(0), Image.input(1)]) { p, layers in
+      var sum: Expr = float4(0)
+      for j in -1...1 { for i in -1...1 { sum = sum + Expr(w[i + 1] * w[j + 1]) * layers[1].sample(p + float2(Expr(Float(i)), Expr(Float(j)))) } }
+      return sum
+    }
+    let graph = try EffectGraph(output: other)
+    let (split, notes) = SeparableSplit.run(graph)
+    #expect(split.stages.count == graph.stages.count)
+    #expect(notes.contains { $0.contains("sourceSizeDiffers") })
+  }
+
+  @Test func refusesChannelsWithDifferentWeights() throws {
+    let tinted = Effect.layer("tinted") { p, layer in
+      var sum: Expr = float4(0)
+      for j in -1...1 { for i in -1...1 { sum = sum + float4(0.1, 0.1, 0.2, 0.1) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j)))) } }
+      return sum
+    }
+    #expect(try splitCount(tinted) == 0)
+  }
+}
