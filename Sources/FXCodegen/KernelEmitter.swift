@@ -89,6 +89,37 @@ struct PassEmitter {
       varies[i] = n.op == .pixelX || n.args.contains { varies[Int($0.index)] }
     }
     self.varies = varies
+    var offsets = [Int32?](repeating: nil, count: program.count)
+    for (i, n) in program.nodes.enumerated() where live[i] {
+      if case .load = n.op, !varies[Int(n.args[1].index)] { offsets[i] = Self.clampedOffset(n.args[0], program) }
+    }
+    denseOffsets = offsets
+  }
+
+  /// Whole-pixel offset `k` of each load whose column is `pixelX + k` clamped
+  /// to the output row (the clamp-to-edge index LowerToKernel emits) and whose
+  /// row is the same for every lane: such loads are dense away from the edges.
+  let denseOffsets: [Int32?]
+
+  /// The smallest and largest offset of loads that need the interior/border split, if any is not 0.
+  var offsetRange: (Int32, Int32)? {
+    let ks = denseOffsets.compactMap { $0 }
+    guard ks.contains(where: { $0 != 0 }) else { return nil }
+    return (min(ks.min()!, 0), max(ks.max()!, 0))
+  }
+
+  /// `k` when `id` is `min(max(pixelX + k, 0), width − 1)` or `pixelX` (k = 0).
+  static func clampedOffset(_ id: NodeID, _ p: Program) -> Int32? {
+    let n = p[id]
+    if n.op == .pixelX { return 0 }
+    guard n.op == .min, p[n.args[1]].op == .sub, p[p[n.args[1]].args[0]].op == .width,
+      p.constantValue(p[n.args[1]].args[1]) == .int(1)
+    else { return nil }
+    let inner = p[n.args[0]]
+    guard inner.op == .max, p.constantValue(inner.args[1]) == .int(0) else { return nil }
+    let sum = p[inner.args[0]]
+    guard sum.op == .add, p[sum.args[0]].op == .pixelX, case .int(let k)? = p.constantValue(sum.args[1]) else { return nil }
+    return k
   }
 
   var vf: LLVMTypeRef { t.vector(t.float, w) }
@@ -166,8 +197,24 @@ struct PassEmitter {
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLE, xEnd, width, ""), xBody, tailCheck)
 
     LLVMPositionBuilderAtEnd(b, xBody)
+    let xNext = LLVMAppendBasicBlockInContext(ctx, fn, "x.next")!
+    if let (lo, hi) = offsetRange {
+      // Interior vectors, where every x + k of a tap is inside the row, load
+      // taps densely; vectors near the left/right edges gather clamped texels.
+      let interior = LLVMAppendBasicBlockInContext(ctx, fn, "vector.interior")!
+      let border = LLVMAppendBasicBlockInContext(ctx, fn, "vector.border")!
+      let left = LLVMBuildICmp(b, LLVMIntSGE, LLVMBuildAdd(b, x, i32(Int(lo)), ""), i32(0), "")!
+      let right = LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, xEnd, i32(Int(hi)), ""), width, "")!
+      LLVMBuildCondBr(b, LLVMBuildAnd(b, left, right, ""), interior, border)
+      LLVMPositionBuilderAtEnd(b, interior)
+      try emitBody(x: x, y: y, tailCount: nil, interior: true)
+      LLVMBuildBr(b, xNext)
+      LLVMPositionBuilderAtEnd(b, border)
+    }
     try emitBody(x: x, y: y, tailCount: nil)
-    let xBodyEnd = LLVMGetInsertBlock(b)!
+    LLVMBuildBr(b, xNext)
+    LLVMPositionBuilderAtEnd(b, xNext)
+    let xBodyEnd = xNext
     LLVMBuildBr(b, xHead)
 
     LLVMPositionBuilderAtEnd(b, tailCheck)

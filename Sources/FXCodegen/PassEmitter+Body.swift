@@ -6,7 +6,8 @@ import FXPasses
 /// The per-pixel body: every live node of the pass program as a `<W x T>` value.
 extension PassEmitter {
   /// `tailCount` is nil for a full vector, else the number of valid lanes (1…W−1).
-  func emitBody(x: LLVMValueRef, y: LLVMValueRef, tailCount: LLVMValueRef?) throws {
+  /// `interior`: every dense-able load's `pixelX + k` is inside the row for all lanes.
+  func emitBody(x: LLVMValueRef, y: LLVMValueRef, tailCount: LLVMValueRef?, interior: Bool = false) throws {
     var values = [LLVMValueRef?](repeating: nil, count: program.count)
     var pixels: [PixelKey: LLVMValueRef] = [:]
     let iota = constVector((0..<w).map { i32($0) })
@@ -18,7 +19,7 @@ extension PassEmitter {
     }
     for (i, node) in program.nodes.enumerated() where live[i] {
       let a = node.args.map { values[Int($0.index)]! }
-      values[i] = try emit(node, a, id: i, xs: xs, y: y, dense: tailCount == nil, &pixels)
+      values[i] = try emit(node, a, id: i, xs: xs, y: y, dense: tailCount == nil, interior: interior, &pixels)
     }
     try store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y, tailCount: tailCount)
   }
@@ -29,7 +30,7 @@ extension PassEmitter {
   }
 
   func emit(
-    _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, y: LLVMValueRef, dense: Bool,
+    _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, y: LLVMValueRef, dense: Bool, interior: Bool,
     _ pixels: inout [PixelKey: LLVMValueRef]
   ) throws -> LLVMValueRef {
     let isFloat = node.args.first.map { program[$0].kind == .float } ?? false
@@ -55,6 +56,10 @@ extension PassEmitter {
       let ix = program[node.args[0]], rowInvariant = !varies[Int(node.args[1].index)]
       if dense && ix.op == .pixelX && rowInvariant {
         if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: xs) }
+        return channelOfDense(pixels[key]!, buffer, channel)
+      }
+      if interior, let k = denseOffsets[id] {
+        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: LLVMBuildAdd(b, xs, splat(i32(Int(k))), "")!) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if formats[buffer] == .rgba32f {

@@ -45,6 +45,12 @@ struct BenchCommand {
       let interp = try bestTime(budget: budget) { _ = try Interpreter.runStaged(pipeline.graph, inputs: [input]) }
       let jit = try bestTime(budget: budget) { _ = try compiled.run([input], threads: threads) }
       let interpRate = mpix / interp, jitRate = mpix / jit
+      // A chain with a split convolution is also timed unsplit, side by side.
+      var unsplitRate: Double? = nil
+      if compiled.kernel.passes.count > pipeline.lower(unsplitOptions).0.passes.count {
+        let unsplit = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: unsplitOptions)
+        unsplitRate = mpix / (try bestTime(budget: budget) { _ = try unsplit.run([input], threads: threads) })
+      }
       if json {
         let fields: [(String, String)] = [
           ("chain", "\"\(chain.replacingOccurrences(of: "\"", with: "\\\""))\""), ("width", "\(input.width)"),
@@ -52,12 +58,13 @@ struct BenchCommand {
           ("ratio", fixed(jitRate / interpRate, 2)), ("compile_ms", fixed(compiled.compileMilliseconds, 2)),
           ("threads", "\(threads)"), ("cpu", "\"\(Pipeline.hostSummary)\""),
           ("vector_width", "\(Pipeline.hostVectorWidth)"),
-        ]
+        ] + (unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(jitRate / $0, 2))] } ?? [])
         print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
       } else {
         print(
           (chain.count < 58 ? chain.padding(toLength: 58, withPad: " ", startingAt: 0) : chain + "\n" + String(repeating: " ", count: 58))
-            + String(format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d", interpRate, jitRate, jitRate / interpRate, compiled.compileMilliseconds, threads))
+            + String(format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d", interpRate, jitRate, jitRate / interpRate, compiled.compileMilliseconds, threads)
+            + (unsplitRate.map { String(format: "   (unsplit %.1f Mpix/s: split %.1f× faster)", $0, jitRate / $0) } ?? ""))
       }
     }
   }
@@ -65,6 +72,12 @@ struct BenchCommand {
 
 /// The photo bundled with the repository (examples/rocket.jpg), found from the
 /// working directory or next to the executable's package.
+let unsplitOptions: LoweringOptions = {
+  var o = LoweringOptions()
+  o.splitSeparable = false
+  return o
+}()
+
 func bundledPhoto() -> String {
   let candidates = ["examples/rocket.jpg"]
     + [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
