@@ -63,7 +63,7 @@ public struct CommandLineArguments {
   {
     guard let (name, text) = try single(names) else { return nil }
     guard let value = Int(text), range.contains(value) else {
-      throw UsageError("option '\(name)' expects an integer in \(range), got '\(text)'")
+      throw UsageError("option '\(name)' expects an integer in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
     }
     return value
   }
@@ -77,11 +77,13 @@ public struct CommandLineArguments {
   {
     guard let (name, text) = try single(names) else { return nil }
     guard let value = Double(text), value.isFinite, range?.contains(value) ?? true else {
-      let expected = range.map { "a number in \($0)" } ?? "a finite number"
+      let expected = range.map { "a number in \(short($0.lowerBound))…\(short($0.upperBound))" } ?? "a finite number"
       throw UsageError("option '\(name)' expects \(expected), got '\(text)'")
     }
     return value
   }
+
+  private func short(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
 
   /// The positional arguments, in order, once every flag and option has been asked for.
   ///

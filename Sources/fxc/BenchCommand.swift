@@ -56,14 +56,17 @@ struct BenchCommand {
 
   func execute() throws {
     let path = image ?? bundledPhoto()
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw CommandFailure(description: "error: \(path) not found; give an image with --image FILE")
+    }
     let (input, _) = try ImageFile.read(path)
     let mpix = Double(input.width * input.height) / 1e6
     if !json {
       print("image: \(path) (\(input.width)×\(input.height), \(input.format)); CPU: \(Pipeline.hostSummary)")
       print("chain".padding(toLength: 58, withPad: " ", startingAt: 0) + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads")
     }
-    for chain in chains {
-      let (pipeline, _) = try pipeline(chain: chain)
+    let pipelines = try chains.map { try pipeline(chain: $0).0 }  // every chain checked before any timing
+    for (chain, pipeline) in zip(chains, pipelines) {
       let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format)
       guard compiled.backend == .jit else { throw CommandFailure(description: "LLVM could not compile '\(chain)'") }
       let (interpPixels, interp) = try timeInterpreter(pipeline, input)
@@ -77,10 +80,10 @@ struct BenchCommand {
       }
       if json {
         let fields: [(String, String)] = [
-          ("chain", "\"\(chain.replacingOccurrences(of: "\"", with: "\\\""))\""), ("width", "\(input.width)"),
+          ("chain", jsonString(chain)), ("width", "\(input.width)"),
           ("height", "\(input.height)"), ("interp_mpix_s", fixed(interpRate, 3)), ("jit_mpix_s", fixed(jitRate, 3)),
           ("ratio", fixed(jitRate / interpRate, 2)), ("compile_ms", fixed(compiled.compileMilliseconds, 2)),
-          ("threads", "\(threads)"), ("cpu", "\"\(Pipeline.hostSummary)\""),
+          ("threads", "\(threads)"), ("cpu", jsonString(Pipeline.hostSummary)),
           ("vector_width", "\(Pipeline.hostVectorWidth)"),
         ] + (unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(jitRate / $0, 2))] } ?? [])
         print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
@@ -107,4 +110,21 @@ func bundledPhoto() -> String {
     + [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
       .deletingLastPathComponent().appendingPathComponent("../../../examples/rocket.jpg").standardized.path]
   return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? "examples/rocket.jpg"
+}
+
+/// `s` as a JSON string literal (RFC 8259 §7: quote, backslash and control characters escaped).
+func jsonString(_ s: String) -> String {
+  var out = "\""
+  for u in s.unicodeScalars {
+    switch u {
+    case "\"": out += "\\\""
+    case "\\": out += "\\\\"
+    case "\n": out += "\\n"
+    case "\t": out += "\\t"
+    case "\r": out += "\\r"
+    default:
+      if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+    }
+  }
+  return out + "\""
 }

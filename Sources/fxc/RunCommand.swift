@@ -48,32 +48,58 @@ struct RunCommand {
     return URL(fileURLWithPath: outDir!).appendingPathComponent(url.deletingPathExtension().lastPathComponent + "." + ext).path
   }
 
+  /// A path with `.`/`..` and symlinks resolved, to compare files.
+  static func canonical(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+  }
+
   func execute() throws {
     let (pipeline, effect) = try pipeline(chain: chain)
+    // Decide every destination before any work: an output may never be an
+    // input of this batch, nor the output of another of its files.
+    var destinations: [String] = []
+    let inputSet = Set(inputs.map(Self.canonical))
+    var claimed: [String: String] = [:]
+    for input in inputs {
+      let path = destination(for: input)
+      let ext = URL(fileURLWithPath: path).pathExtension
+      guard format != nil || ImageFileFormat(pathExtension: ext) != nil else {
+        throw UsageError("cannot tell the output format of '\(path)' from its extension; use .png, .jpg or --format png|jpeg")
+      }
+      if let other = claimed[Self.canonical(path)] {
+        throw UsageError("'\(other)' and '\(input)' would both be written to \(path)")
+      }
+      claimed[Self.canonical(path)] = input
+      destinations.append(path)
+    }
     print("chain: \(effect.name)")
     var compiled: [PixelFormat: CompiledPipeline] = [:]
     var failures = 0
-    for input in inputs {
+    for (input, path) in zip(inputs, destinations) {
       do {
-        try process(input, pipeline, &compiled)
+        if inputSet.contains(Self.canonical(path)) {
+          throw CommandFailure(description: "\(input): refusing to overwrite the input \(path)")
+        }
+        try process(input, to: path, pipeline, &compiled)
+      } catch let e as ImageFileError where e.path == input {
+        failures += 1
+        FileHandle.standardError.write("error: \(e)\n".data(using: .utf8)!)
+      } catch let e as CommandFailure {
+        failures += 1
+        FileHandle.standardError.write("error: \(e)\n".data(using: .utf8)!)
       } catch {
         failures += 1
         FileHandle.standardError.write("error: \(input): \(error)\n".data(using: .utf8)!)
       }
     }
     if failures > 0 {
-      throw CommandFailure(description: "\(failures) of \(inputs.count) file(s) failed")
+      throw CommandFailure(description: "error: \(failures) of \(inputs.count) file(s) failed")
     }
   }
 
-  func process(_ input: String, _ pipeline: Pipeline, _ cache: inout [PixelFormat: CompiledPipeline]) throws {
-    let path = destination(for: input)
-    let inputURL = URL(fileURLWithPath: input).standardizedFileURL.resolvingSymlinksInPath()
-    if URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath() == inputURL {
-      throw CommandFailure(description: "refusing to overwrite the input \(input)")
-    }
+  func process(_ input: String, to path: String, _ pipeline: Pipeline, _ cache: inout [PixelFormat: CompiledPipeline]) throws {
     if !overwrite && FileManager.default.fileExists(atPath: path) {
-      throw CommandFailure(description: "\(path) exists (use --overwrite to replace it)")
+      throw CommandFailure(description: "\(input): \(path) exists (use --overwrite to replace it)")
     }
     var image: ImageBuffer!, info: ImageFileInfo!
     let readTime = try seconds { (image, info) = try ImageFile.read(input) }
@@ -110,7 +136,7 @@ struct RunCommand {
       }
       let lsb: Float = result.format == .rgba8 ? 1.0 / 255 : result.format == .rgba16 ? 1.0 / 65535 : 1e-4
       print("  check: max difference from the staged interpreter \(worst) (tolerance \(lsb)): \(worst <= lsb + 1e-6 ? "ok" : "MISMATCH")")
-      if worst > lsb + 1e-6 { throw CommandFailure(description: "output differs from the interpreter by \(worst)") }
+      if worst > lsb + 1e-6 { throw CommandFailure(description: "\(input): output differs from the interpreter by \(worst)") }
     }
   }
 }

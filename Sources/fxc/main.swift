@@ -28,7 +28,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-  print(usage)
+  FileHandle.standardError.write((usage + "\n").data(using: .utf8)!)
   exit(2)
 }
 arguments.removeFirst()
