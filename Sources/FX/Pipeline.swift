@@ -95,17 +95,35 @@ public final class CompiledPipeline: @unchecked Sendable {
     for (p, v) in uniforms where !v.isFinite {
       throw RunError("uniform '\(p.name)' must be finite, got \(v)")
     }
-    let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
-    guard let compiled else {
+    if compiled == nil {
+      let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
       return try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)
     }
     let output = try ImageBuffer(width: first.width, height: first.height, format: layout.output)
+    try run(inputs, into: output, uniforms: uniforms, threads: threads)
+    return output
+  }
+
+  /// Like ``run(_:uniforms:threads:)``, writing into `output` (input 0's size,
+  /// the compiled output format), so a loop over frames or a benchmark reuses one buffer.
+  public func run(_ inputs: [ImageBuffer], into output: ImageBuffer, uniforms: [Param: Float] = [:], threads: Int = 1) throws {
+    for (p, v) in uniforms where !v.isFinite {
+      throw RunError("uniform '\(p.name)' must be finite, got \(v)")
+    }
+    let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
+    guard let compiled else {
+      let result = try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)
+      guard result.width == output.width, result.height == output.height else {
+        throw RunError("the output must be \(result.width)×\(result.height)")
+      }
+      output.data.copyMemory(from: result.data, byteCount: result.byteCount)
+      return
+    }
     do {
       try compiled.run(inputs: inputs, output: output, uniforms: values, threads: threads)
     } catch let e as LLVMError {
       throw RunError(e.message)
     }
-    return output
   }
 
   /// The LLVM IR of the optimised module and the host assembly, for `fxc dump`.

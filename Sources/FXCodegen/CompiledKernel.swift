@@ -20,6 +20,8 @@ public final class CompiledKernel: @unchecked Sendable {
   public let compileMilliseconds: Double
   private let jit: JIT
   private let passes: [PassFunction]
+  private let plan: Plan
+  private let pool = BufferPool()
 
   /// Emits, optimises at O3 for the host CPU and JIT-compiles `kernel`.
   /// - Throws: ``LLVMError`` if LLVM rejects the module (a compiler bug; the
@@ -36,12 +38,21 @@ public final class CompiledKernel: @unchecked Sendable {
     passes = try kernel.passes.indices.map { unsafeBitCast(try jit.lookup("fxc_pass\($0)"), to: PassFunction.self) }
     compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     self.jit = jit
+    self.plan = Plan(kernel)
     self.kernel = kernel
     self.layout = layout
     self.target = target
   }
 
-  /// Runs every pass over the whole image, rows split into bands across `threads` threads.
+  /// Runs every pass, rows split into contiguous bands across `threads` threads.
+  ///
+  /// Schedule: when every intermediate is read only at rows `y + k` with
+  /// constant `k` (blur taps, color reads), each band streams through its rows
+  /// in strips of ``stripRows``, computing each pass just far enough ahead of
+  /// its consumers into a small per-thread ring of rows — a line buffer (Halide's
+  /// sliding window) — so intermediates stay in cache and no whole-image buffer
+  /// is streamed through memory. Otherwise intermediates are whole images.
+  /// Both give identical pixels for any thread count.
   /// - Parameters:
   ///   - inputs: the graph's inputs in the compiled formats; input 0 sets the output size.
   ///   - output: a buffer of input 0's size in the compiled output format.
@@ -61,36 +72,128 @@ public final class CompiledKernel: @unchecked Sendable {
     guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
       throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
     }
-    let intermediates = try kernel.intermediates.map { _ in
-      try ImageBuffer(width: output.width, height: output.height, format: .rgba32f)
-    }
-    let buffers = inputs + intermediates + [output]
-    var descriptors = buffers.map {
-      BufferDescriptor(data: $0.data, rowBytes: Int64($0.rowBytes), width: Int32($0.width), height: Int32($0.height))
-    }
+    let width = output.width, height = output.height
+    let fixed = (inputs + [output]).map(Self.descriptor)
     let values = uniforms.isEmpty ? [0] : uniforms
-    let height = output.height, width = output.width
-    descriptors.withUnsafeBytes { d in
-      values.withUnsafeBufferPointer { u in
-        let desc = d.baseAddress!, uni = u.baseAddress!
-        for pass in passes {
-          let bands = Swift.max(1, Swift.min(threads, height))
-          if bands == 1 {
-            pass(desc, uni, Int32(width), Int32(height), 0, Int32(height))
-          } else {
-            // Bands of 16 rows, taken in turn, so uneven rows cost (a wave, a vignette) spread evenly.
-            let rows = 16, chunks = (height + rows - 1) / rows
-            DispatchQueue.concurrentPerform(iterations: bands) { t in
-              var c = t
-              while c < chunks {
-                pass(desc, uni, Int32(width), Int32(height), Int32(c * rows), Int32(Swift.min(height, (c + 1) * rows)))
-                c += bands
+    let bands = Swift.max(1, Swift.min(threads, (height + Self.stripRows - 1) / Self.stripRows))
+    let intermediateBytes = width * PixelFormat.rgba32f.bytesPerPixel
+
+    if let lookahead = plan.lookahead {
+      // Line buffers: each band owns a ring of rows per intermediate.
+      let ringRows = kernel.intermediates.indices.map { Self.ringRows(lookahead[passWriting(inputCountOffset: $0)]) }
+      let perBand = { (band: Int) in
+        let y0 = band * height / bands, y1 = (band + 1) * height / bands
+        let rings = ringRows.map { self.pool.take(byteCount: $0 * intermediateBytes) }
+        defer { for (r, rows) in zip(rings, ringRows) { self.pool.give(r, byteCount: rows * intermediateBytes) } }
+        var descriptors = Array(fixed.dropLast())
+        for (r, rows) in zip(rings, ringRows) {
+          descriptors.append(
+            BufferDescriptor(data: r, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), rowMask: Int32(rows - 1)))
+        }
+        descriptors.append(fixed.last!)
+        var done = lookahead.map { Swift.max(0, y0 - $0) }
+        done[done.count - 1] = y0
+        descriptors.withUnsafeBytes { d in
+          values.withUnsafeBufferPointer { u in
+            var strip = y0
+            while strip < y1 {
+              let end = Swift.min(y1, strip + Self.stripRows)
+              for (i, pass) in self.passes.enumerated() {
+                let target = i == self.passes.count - 1 ? end : Swift.min(height, end + lookahead[i])
+                if target > done[i] {
+                  pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(target))
+                  done[i] = target
+                }
               }
+              strip = end
             }
           }
         }
       }
+      if bands == 1 { perBand(0) } else { DispatchQueue.concurrentPerform(iterations: bands, execute: perBand) }
+    } else {
+      // Whole-image intermediates, each pass over all bands before the next.
+      let buffers = kernel.intermediates.map { _ in pool.take(byteCount: intermediateBytes * height) }
+      defer { for b in buffers { pool.give(b, byteCount: intermediateBytes * height) } }
+      var descriptors = Array(fixed.dropLast())
+      for b in buffers {
+        descriptors.append(BufferDescriptor(data: b, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height)))
+      }
+      descriptors.append(fixed.last!)
+      descriptors.withUnsafeBytes { d in
+        values.withUnsafeBufferPointer { u in
+          for pass in passes {
+            let run = { (band: Int) in
+              pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(band * height / bands), Int32((band + 1) * height / bands))
+            }
+            if bands == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: bands, execute: run) }
+          }
+        }
+      }
     }
-    withExtendedLifetime(buffers) {}
+    withExtendedLifetime((inputs, output)) {}
   }
+
+  /// Rows per strip of the line-buffer schedule.
+  static let stripRows = 8
+
+  /// Rows of a ring holding a strip plus `lookahead` rows on either side, a power of two.
+  static func ringRows(_ lookahead: Int) -> Int {
+    var n = 1
+    while n < stripRows + 2 * lookahead + 1 { n *= 2 }
+    return n
+  }
+
+  /// The pass that writes intermediate number `i` (buffer `inputCount + i`).
+  func passWriting(inputCountOffset i: Int) -> Int {
+    kernel.passes.firstIndex { $0.output == kernel.inputCount + i }!
+  }
+
+  static func descriptor(_ b: ImageBuffer) -> BufferDescriptor {
+    BufferDescriptor(data: b.data, rowBytes: Int64(b.rowBytes), width: Int32(b.width), height: Int32(b.height))
+  }
+
+  /// How far ahead of the output row each pass must have computed its rows
+  /// (0 for the last pass), or nil when some intermediate is read at
+  /// data-dependent rows (then intermediates are whole images).
+  struct Plan {
+    var lookahead: [Int]?
+
+    init(_ kernel: Kernel) {
+      let reach = kernel.passes.map { PassEmitter.rowReach($0.program) }
+      var lookahead = [Int](repeating: 0, count: kernel.passes.count)
+      for i in stride(from: kernel.passes.count - 2, through: 0, by: -1) {
+        let buffer = kernel.passes[i].output
+        for j in (i + 1)..<kernel.passes.count {
+          guard let r = reach[j][buffer] else { continue }
+          guard let r else { self.lookahead = nil; return }
+          lookahead[i] = Swift.max(lookahead[i], lookahead[j] + Int(r))
+        }
+      }
+      self.lookahead = kernel.intermediates.isEmpty ? nil : lookahead
+    }
+  }
+}
+
+/// Reuses large scratch buffers between runs, so intermediates cost neither an
+/// allocation nor fresh page faults each time. Thread-safe.
+final class BufferPool: @unchecked Sendable {
+  private var free: [Int: [UnsafeMutableRawPointer]] = [:]
+  private let lock = NSLock()
+
+  func take(byteCount: Int) -> UnsafeMutableRawPointer {
+    lock.lock()
+    defer { lock.unlock() }
+    if let p = free[byteCount]?.popLast() { return p }
+    return UnsafeMutableRawPointer.allocate(byteCount: Swift.max(byteCount, 64), alignment: 64)
+  }
+
+  func give(_ p: UnsafeMutableRawPointer, byteCount: Int) {
+    lock.lock()
+    defer { lock.unlock() }
+    // Keep a few per size; a long batch of one size reuses them.
+    if free[byteCount, default: []].count < 8 { free[byteCount, default: []].append(p) } else { p.deallocate() }
+  }
+
+  deinit { for list in free.values { for p in list { p.deallocate() } } }
 }

@@ -21,13 +21,17 @@ public struct KernelLayout: Hashable, Sendable {
   }
 }
 
-/// The C view of one buffer that a pass function receives (24 bytes):
-/// `{ void *data; int64 rowBytes; int32 width; int32 height; }`.
+/// The C view of one buffer that a pass function receives (32 bytes):
+/// `{ void *data; int64 rowBytes; int32 width; int32 height; int32 rowMask; }`.
+/// Row `y` lives at `data + (y & rowMask)·rowBytes`: `rowMask` is all ones for
+/// a whole image, `2^n − 1` for a ring of `2^n` rows (a line buffer).
 struct BufferDescriptor {
   var data: UnsafeMutableRawPointer
   var rowBytes: Int64
   var width: Int32
   var height: Int32
+  var rowMask: Int32 = -1
+  var padding: Int32 = 0
 }
 
 /// Emits the LLVM IR of a ``Kernel``: one function per pass,
@@ -72,7 +76,7 @@ struct PassEmitter {
   var uniformsArg: LLVMValueRef!
   var width: LLVMValueRef!
   var height: LLVMValueRef!
-  var headers: [Int: (data: LLVMValueRef, rowBytes: LLVMValueRef, width: LLVMValueRef, height: LLVMValueRef)] = [:]
+  var headers: [Int: (data: LLVMValueRef, rowBytes: LLVMValueRef, width: LLVMValueRef, height: LLVMValueRef, rowMask: LLVMValueRef)] = [:]
   var uniforms: [Int: LLVMValueRef] = [:]
 
   init(module: KernelModule, builder: LLVMBuilderRef, lanes: Int, formats: [PixelFormat], pass: Kernel.Pass) {
@@ -91,7 +95,7 @@ struct PassEmitter {
     self.varies = varies
     var offsets = [Int32?](repeating: nil, count: program.count)
     for (i, n) in program.nodes.enumerated() where live[i] {
-      if case .load = n.op, !varies[Int(n.args[1].index)] { offsets[i] = Self.clampedOffset(n.args[0], program) }
+      if case .load = n.op, !varies[Int(n.args[1].index)] { offsets[i] = Self.clampedOffset(n.args[0], program, .x) }
     }
     denseOffsets = offsets
   }
@@ -108,18 +112,39 @@ struct PassEmitter {
     return (min(ks.min()!, 0), max(ks.max()!, 0))
   }
 
-  /// `k` when `id` is `min(max(pixelX + k, 0), width − 1)` or `pixelX` (k = 0).
-  static func clampedOffset(_ id: NodeID, _ p: Program) -> Int32? {
+  /// `k` when `id` is `min(max(pixel + k, 0), extent − 1)` or `pixel` (k = 0),
+  /// with pixel/extent = pixelX/width or pixelY/height: the clamp-to-edge index
+  /// LowerToKernel emits for a whole-pixel tap.
+  static func clampedOffset(_ id: NodeID, _ p: Program, _ axis: PixelOffset.Axis) -> Int32? {
+    let (pixel, extent): (Op, Op) = axis == .x ? (.pixelX, .width) : (.pixelY, .height)
     let n = p[id]
-    if n.op == .pixelX { return 0 }
-    guard n.op == .min, p[n.args[1]].op == .sub, p[p[n.args[1]].args[0]].op == .width,
+    if n.op == pixel { return 0 }
+    guard n.op == .min, p[n.args[1]].op == .sub, p[p[n.args[1]].args[0]].op == extent,
       p.constantValue(p[n.args[1]].args[1]) == .int(1)
     else { return nil }
     let inner = p[n.args[0]]
     guard inner.op == .max, p.constantValue(inner.args[1]) == .int(0) else { return nil }
     let sum = p[inner.args[0]]
-    guard sum.op == .add, p[sum.args[0]].op == .pixelX, case .int(let k)? = p.constantValue(sum.args[1]) else { return nil }
+    guard sum.op == .add, p[sum.args[0]].op == pixel, case .int(let k)? = p.constantValue(sum.args[1]) else { return nil }
     return k
+  }
+
+  /// For each buffer that `program` loads, the largest |row offset| of its
+  /// loads, when every load's row is `pixelY + k` clamped (else the buffer maps
+  /// to nil: rows are data-dependent).
+  public static func rowReach(_ program: Program) -> [Int: Int32?] {
+    var reach: [Int: Int32?] = [:]
+    let live = program.live()
+    for (i, n) in program.nodes.enumerated() where live[i] {
+      guard case .load(let b, _) = n.op else { continue }
+      let k = clampedOffset(n.args[1], program, .y)
+      switch (reach[b], k) {
+      case (nil, _): reach[b] = .some(k.map(abs))
+      case (.some(.some(let r)), .some(let k)): reach[b] = .some(max(r, abs(k)))
+      default: reach[b] = .some(nil)
+      }
+    }
+    return reach
   }
 
   var vf: LLVMTypeRef { t.vector(t.float, w) }
@@ -261,12 +286,15 @@ struct PassEmitter {
       }
     }
     for k in used.sorted() {
-      let base = gep(t.i8, buffersArg, LLVMConstInt(t.i64, UInt64(24 * k), 0))
+      let base = gep(t.i8, buffersArg, LLVMConstInt(t.i64, UInt64(MemoryLayout<BufferDescriptor>.stride * k), 0))
       func field(_ offset: Int, _ type: LLVMTypeRef, _ name: String) -> LLVMValueRef {
         let p = gep(t.i8, base, LLVMConstInt(t.i64, UInt64(offset), 0))
         return LLVMBuildLoad2(b, type, p, "b\(k).\(name)")!
       }
-      headers[k] = (field(0, t.ptr, "data"), field(8, t.i64, "rowBytes"), field(16, t.i32, "width"), field(20, t.i32, "height"))
+      headers[k] = (
+        field(0, t.ptr, "data"), field(8, t.i64, "rowBytes"), field(16, t.i32, "width"), field(20, t.i32, "height"),
+        field(24, t.i32, "rowMask")
+      )
     }
   }
 }

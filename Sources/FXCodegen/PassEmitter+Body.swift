@@ -163,7 +163,8 @@ extension PassEmitter {
   /// Address of pixel (x, y), scalars.
   func pixelAddress(_ buffer: Int, x: LLVMValueRef, y: LLVMValueRef) -> LLVMValueRef {
     let h = headers[buffer]!
-    let row = LLVMBuildMul(b, LLVMBuildSExt(b, y, t.i64, ""), h.rowBytes, "")!
+    let ring = LLVMBuildAnd(b, y, h.rowMask, "")!
+    let row = LLVMBuildMul(b, LLVMBuildSExt(b, ring, t.i64, ""), h.rowBytes, "")!
     let col = LLVMBuildMul(b, LLVMBuildSExt(b, x, t.i64, ""), LLVMConstInt(t.i64, UInt64(formats[buffer].bytesPerPixel), 0), "")!
     return gep(t.i8, h.data, LLVMBuildAdd(b, row, col, "")!)
   }
@@ -180,7 +181,8 @@ extension PassEmitter {
   func addresses(_ buffer: Int, _ ix: LLVMValueRef, _ iy: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
     let h = headers[buffer]!
     let v64 = t.vector(t.i64, w)
-    let row = LLVMBuildMul(b, LLVMBuildSExt(b, iy, v64, ""), splat(h.rowBytes), "")!
+    let ring = LLVMBuildAnd(b, iy, splat(h.rowMask), "")!
+    let row = LLVMBuildMul(b, LLVMBuildSExt(b, ring, v64, ""), splat(h.rowBytes), "")!
     let col = LLVMBuildMul(b, LLVMBuildSExt(b, ix, v64, ""), splat(LLVMConstInt(t.i64, UInt64(formats[buffer].bytesPerPixel), 0)), "")!
     var off = LLVMBuildAdd(b, row, col, "")!
     if offset != 0 { off = LLVMBuildAdd(b, off, splat(LLVMConstInt(t.i64, UInt64(offset), 0)), "")! }

@@ -17,6 +17,7 @@ struct BenchCommand {
   var threads: Int
   var json: Bool
   var budget: Double
+  let allThreads = ProcessInfo.processInfo.activeProcessorCount
 
   init(_ argv: [String]) throws {
     var args = CommandLineArguments(argv)
@@ -63,34 +64,42 @@ struct BenchCommand {
     let mpix = Double(input.width * input.height) / 1e6
     if !json {
       print("image: \(path) (\(input.width)×\(input.height), \(input.format)); CPU: \(Pipeline.hostSummary)")
-      print("chain".padding(toLength: 58, withPad: " ", startingAt: 0) + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads")
+      print("chain".padding(toLength: 58, withPad: " ", startingAt: 0) + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads  all thr.  memcpy")
     }
     let pipelines = try chains.map { try pipeline(chain: $0).0 }  // every chain checked before any timing
+    // The bandwidth yardstick, measured in this run: a copy of the same bytes
+    // (input read + output written), as pixels per second.
+    let copy = try ImageBuffer(width: input.width, height: input.height, format: input.format)
+    let memcpyRate = mpix / (try bestTime(budget: budget) { copy.data.copyMemory(from: input.data, byteCount: input.byteCount) })
+    if !json { print("memcpy of the same bytes: \(fixed(memcpyRate)) Mpix/s") }
     for (chain, pipeline) in zip(chains, pipelines) {
       let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format)
       guard compiled.backend == .jit else { throw CommandFailure(description: "LLVM could not compile '\(chain)'") }
       let (interpPixels, interp) = try timeInterpreter(pipeline, input)
-      let jit = try bestTime(budget: budget) { _ = try compiled.run([input], threads: threads) }
-      let interpRate = Double(interpPixels) / 1e6 / interp, jitRate = mpix / jit
+      let output = try ImageBuffer(width: input.width, height: input.height, format: input.format)
+      let jit = try bestTime(budget: budget) { try compiled.run([input], into: output, threads: threads) }
+      let jitAll = try bestTime(budget: budget) { try compiled.run([input], into: output, threads: allThreads) }
+      let interpRate = Double(interpPixels) / 1e6 / interp, jitRate = mpix / jit, jitAllRate = mpix / jitAll
       // A chain with a split convolution is also timed unsplit, side by side.
       var unsplitRate: Double? = nil
       if compiled.kernel.passes.count > pipeline.lower(unsplitOptions).0.passes.count {
         let unsplit = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: unsplitOptions)
-        unsplitRate = mpix / (try bestTime(budget: budget) { _ = try unsplit.run([input], threads: threads) })
+        unsplitRate = mpix / (try bestTime(budget: budget) { try unsplit.run([input], into: output, threads: threads) })
       }
       if json {
         let fields: [(String, String)] = [
           ("chain", jsonString(chain)), ("width", "\(input.width)"),
           ("height", "\(input.height)"), ("interp_mpix_s", fixed(interpRate, 3)), ("jit_mpix_s", fixed(jitRate, 3)),
           ("ratio", fixed(jitRate / interpRate, 2)), ("compile_ms", fixed(compiled.compileMilliseconds, 2)),
-          ("threads", "\(threads)"), ("cpu", jsonString(Pipeline.hostSummary)),
+          ("threads", "\(threads)"), ("jit_mpix_s_all_threads", fixed(jitAllRate, 3)), ("all_threads", "\(allThreads)"),
+          ("memcpy_mpix_s", fixed(memcpyRate, 3)), ("percent_of_memcpy", fixed(100 * jitRate / memcpyRate, 1)), ("cpu", jsonString(Pipeline.hostSummary)),
           ("vector_width", "\(Pipeline.hostVectorWidth)"),
         ] + (unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(jitRate / $0, 2))] } ?? [])
         print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
       } else {
         print(
           (chain.count < 58 ? chain.padding(toLength: 58, withPad: " ", startingAt: 0) : chain + "\n" + String(repeating: " ", count: 58))
-            + String(format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d", interpRate, jitRate, jitRate / interpRate, compiled.compileMilliseconds, threads)
+            + String(format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d  %9.1f  %5.1f%%", interpRate, jitRate, jitRate / interpRate, compiled.compileMilliseconds, threads, jitAllRate, 100 * jitRate / memcpyRate)
             + (unsplitRate.map { String(format: "   (unsplit %.1f Mpix/s: split %.1f× faster)", $0, jitRate / $0) } ?? ""))
       }
     }

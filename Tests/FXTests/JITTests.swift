@@ -31,11 +31,21 @@ struct JITTests {
     #expect(maxDifference(reference, out) <= 1.0 / 255 + 1e-6)
   }
 
-  @Test func threadCountsGiveIdenticalOutput() throws {
-    let pipeline = try Pipeline(gaussianBlur(sigma: 1) | sepia() | vignette())
-    let input = randomImage(70, 53, seed: 3)
-    let compiled = try pipeline.compile()
+  /// Line-buffered schedules (blur → blur), whole-image intermediates (a
+  /// distortion reading a blur at data-dependent rows) and plain chains give the
+  /// interpreter's pixels, identically for every thread count.
+  @Test(arguments: [
+    "gaussianBlur(sigma: 1) | sepia | vignette",
+    "gaussianBlur(sigma: 1.5) | gaussianBlur(sigma: 1) | contrast(amount: 1.3)",
+    "gaussianBlur(sigma: 1) | wave(amplitude: 5, wavelength: 9)",
+    "unsharpMask(sigma: 1, amount: 1)",
+  ])
+  func threadCountsGiveIdenticalOutput(_ chain: String) throws {
+    let pipeline = try Pipeline(try ChainSyntax.parse(chain).resolve().effect)
+    let input = randomImage(70, 53, seed: 3, format: .rgba32f)
+    let compiled = try pipeline.compile(inputFormats: [.rgba32f], outputFormat: .rgba32f)
     let one = try compiled.run([input], threads: 1)
+    #expect(maxDifference(try Interpreter.runStaged(pipeline.graph, inputs: [input]), one) <= 1e-4)
     for threads in [2, 3, 16] {
       let many = try compiled.run([input], threads: threads)
       #expect(memcmp(one.data, many.data, one.byteCount) == 0, "\(threads) threads")
