@@ -5,3 +5,4 @@
 @_exported import FXImage
 @_exported import FXInterpreter
 @_exported import FXPasses
+@_exported import FXCodegen

@@ -38,17 +38,32 @@ public struct Pipeline: Sendable {
   /// Lowers and compiles for inputs stored as `inputFormats`, writing `outputFormat`.
   /// With `.jit`, an LLVM failure falls back to the interpreter (reported by
   /// ``CompiledPipeline/backend``).
+  /// - Parameter cache: where compiled kernels are looked up and stored
+  ///   (``KernelCache/standard``: memory and `~/.cache/fxc`); nil compiles afresh.
   public func compile(
     inputFormats: [PixelFormat]? = nil, outputFormat: PixelFormat = .rgba8, backend: Backend = .jit,
-    options: LoweringOptions = LoweringOptions()
+    options: LoweringOptions = LoweringOptions(), cache: KernelCache? = .standard
   ) throws -> CompiledPipeline {
+    let start = DispatchTime.now().uptimeNanoseconds
     let (kernel, _) = lower(options)
     let formats = inputFormats ?? Array(repeating: .rgba8, count: kernel.inputCount)
     let layout = KernelLayout(inputs: formats, output: outputFormat)
-    if backend == .jit, let compiled = try? CompiledKernel(kernel, layout: layout) {
-      return CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: compiled)
+    var result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: nil, source: nil)
+    if backend == .jit {
+      do {
+        if let cache {
+          let (compiled, source) = try CompiledKernel.cached(kernel, layout: layout, cache: cache)
+          result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: compiled, source: source)
+        } else {
+          let compiled = try CompiledKernel(kernel, layout: layout)
+          result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: compiled, source: .compiled)
+        }
+      } catch {
+        result.fallbackReason = "\(error)"
+      }
     }
-    return CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: nil)
+    result.compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    return result
   }
 
   /// Compiles for `image`'s format and applies the pipeline to it: a new image of the same size and format.
@@ -69,18 +84,27 @@ public final class CompiledPipeline: @unchecked Sendable {
   public let kernel: Kernel
   public let layout: KernelLayout
   private let compiled: CompiledKernel?
+  /// Where the machine code came from (nil for the interpreter).
+  public let kernelSource: KernelSource?
+  /// Why the JIT was asked for but the interpreter is used (an LLVM error), if so.
+  public internal(set) var fallbackReason: String?
+  /// Wall time of ``Pipeline/compile(inputFormats:outputFormat:backend:options:cache:)``
+  /// in milliseconds: lowering plus LLVM, or plus a cache load.
+  public internal(set) var compileMilliseconds: Double = 0
 
-  init(graph: EffectGraph, kernel: Kernel, layout: KernelLayout, compiled: CompiledKernel?) {
+  init(graph: EffectGraph, kernel: Kernel, layout: KernelLayout, compiled: CompiledKernel?, source: KernelSource?) {
     self.graph = graph
     self.kernel = kernel
     self.layout = layout
     self.compiled = compiled
+    self.kernelSource = source
   }
 
   /// The backend actually in use.
   public var backend: Backend { compiled == nil ? .interpreter : .jit }
-  /// LLVM time (emit + O3 + machine code) in milliseconds; 0 for the interpreter.
-  public var compileMilliseconds: Double { compiled?.compileMilliseconds ?? 0 }
+  /// Time LLVM spent (emit + O3 + machine code, or linking a cached object), in
+  /// milliseconds, when this pipeline's kernel was made; 0 for a memory-cache hit.
+  public var llvmMilliseconds: Double { kernelSource == .memoryCache ? 0 : compiled?.compileMilliseconds ?? 0 }
 
   /// Applies the pipeline to `inputs` (input 0 sets the output size).
   /// - Parameters:

@@ -23,18 +23,39 @@ public final class CompiledKernel: @unchecked Sendable {
   private let plan: Plan
   private let pool = BufferPool()
 
-  /// Emits, optimises at O3 for the host CPU and JIT-compiles `kernel`.
+  /// The ELF object of the code, when compiled with `keepObject` (for the disk cache).
+  let object: [UInt8]?
+
+  /// Emits, optimises at O3 for the host CPU and JIT-compiles `kernel`; with
+  /// `keepObject`, code generation goes through an ELF object that is kept for
+  /// the disk cache (one code generation either way).
+  /// With `object`, links that machine code instead (a disk-cache hit): no LLVM
+  /// optimisation or code generation.
   /// - Throws: ``LLVMError`` if LLVM rejects the module (a compiler bug; the
   ///   interpreter remains available as a fallback).
-  public init(_ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host) throws {
+  public init(
+    _ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host, keepObject: Bool = false, object: [UInt8]? = nil
+  ) throws {
     guard layout.inputs.count == kernel.inputCount else {
       throw LLVMError("the kernel reads \(kernel.inputCount) inputs, the layout names \(layout.inputs.count)")
     }
     let start = DispatchTime.now().uptimeNanoseconds
-    let module = try KernelEmitter.emit(kernel, layout: layout, target: target)
-    try module.optimize("default<O3>")
     let jit = try JIT()
-    try jit.add(module)
+    if let object {
+      try jit.addObject(object)
+      self.object = object
+    } else {
+      let module = try KernelEmitter.emit(kernel, layout: layout, target: target)
+      try module.optimize("default<O3>")
+      if keepObject {
+        let bytes = try module.objectCode()
+        try jit.addObject(bytes)
+        self.object = bytes
+      } else {
+        try jit.add(module)
+        self.object = nil
+      }
+    }
     passes = try kernel.passes.indices.map { unsafeBitCast(try jit.lookup("fxc_pass\($0)"), to: PassFunction.self) }
     compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     self.jit = jit

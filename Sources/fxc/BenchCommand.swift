@@ -64,7 +64,7 @@ struct BenchCommand {
     let mpix = Double(input.width * input.height) / 1e6
     if !json {
       print("image: \(path) (\(input.width)×\(input.height), \(input.format)); CPU: \(Pipeline.hostSummary)")
-      print("chain".padding(toLength: 58, withPad: " ", startingAt: 0) + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads  all thr.  memcpy")
+      print("chain".padding(toLength: 58, withPad: " ", startingAt: 0) + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads  all thr.  memcpy  cached ms")
     }
     let pipelines = try chains.map { try pipeline(chain: $0).0 }  // every chain checked before any timing
     // The bandwidth yardstick, measured in this run: a copy of the same bytes
@@ -73,8 +73,18 @@ struct BenchCommand {
     let memcpyRate = mpix / (try bestTime(budget: budget) { copy.data.copyMemory(from: input.data, byteCount: input.byteCount) })
     if !json { print("memcpy of the same bytes: \(fixed(memcpyRate)) Mpix/s") }
     for (chain, pipeline) in zip(chains, pipelines) {
-      let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format)
-      guard compiled.backend == .jit else { throw CommandFailure(description: "LLVM could not compile '\(chain)'") }
+      // Cold: lowering + LLVM, no cache. Cached: the same kernel's object loaded from a disk cache.
+      let scratch = NSTemporaryDirectory() + "fxc-bench-cache-\(getpid())"
+      defer { try? FileManager.default.removeItem(atPath: scratch) }
+      let diskOnly = KernelCache(directory: scratch, useMemory: false)
+      let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, cache: diskOnly)
+      guard compiled.backend == .jit else {
+        throw CommandFailure(description: "error: LLVM could not compile '\(chain)': \(compiled.fallbackReason ?? "")")
+      }
+      let cached = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, cache: diskOnly)
+      guard cached.kernelSource == .diskCache else {
+        throw CommandFailure(description: "error: the kernel cache did not return '\(chain)' (\(cached.kernelSource.map(\.rawValue) ?? "none"))")
+      }
       let (interpPixels, interp) = try timeInterpreter(pipeline, input)
       let output = try ImageBuffer(width: input.width, height: input.height, format: input.format)
       let jit = try bestTime(budget: budget) { try compiled.run([input], into: output, threads: threads) }
@@ -91,16 +101,19 @@ struct BenchCommand {
           ("chain", jsonString(chain)), ("width", "\(input.width)"),
           ("height", "\(input.height)"), ("interp_mpix_s", fixed(interpRate, 3)), ("jit_mpix_s", fixed(jitRate, 3)),
           ("ratio", fixed(jitRate / interpRate, 2)), ("compile_ms", fixed(compiled.compileMilliseconds, 2)),
+          ("compile_ms_cold", fixed(compiled.compileMilliseconds, 2)), ("compile_ms_cached", fixed(cached.compileMilliseconds, 2)),
           ("threads", "\(threads)"), ("jit_mpix_s_all_threads", fixed(jitAllRate, 3)), ("all_threads", "\(allThreads)"),
           ("memcpy_mpix_s", fixed(memcpyRate, 3)), ("percent_of_memcpy", fixed(100 * jitRate / memcpyRate, 1)), ("cpu", jsonString(Pipeline.hostSummary)),
           ("vector_width", "\(Pipeline.hostVectorWidth)"),
         ] + (unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(jitRate / $0, 2))] } ?? [])
         print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
       } else {
-        print(
-          (chain.count < 58 ? chain.padding(toLength: 58, withPad: " ", startingAt: 0) : chain + "\n" + String(repeating: " ", count: 58))
-            + String(format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d  %9.1f  %5.1f%%", interpRate, jitRate, jitRate / interpRate, compiled.compileMilliseconds, threads, jitAllRate, 100 * jitRate / memcpyRate)
-            + (unsplitRate.map { String(format: "   (unsplit %.1f Mpix/s: split %.1f× faster)", $0, jitRate / $0) } ?? ""))
+        let name: String = chain.count < 58 ? chain.padding(toLength: 58, withPad: " ", startingAt: 0) : chain + "\n" + String(repeating: " ", count: 58)
+        var line = name
+        line += String(format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d", interpRate, jitRate, jitRate / interpRate, compiled.compileMilliseconds, threads)
+        line += String(format: "  %9.1f  %5.1f%%  %9.1f", jitAllRate, 100 * jitRate / memcpyRate, cached.compileMilliseconds)
+        if let u = unsplitRate { line += String(format: "   (unsplit %.1f Mpix/s: split %.1f× faster)", u, jitRate / u) }
+        print(line)
       }
     }
   }

@@ -1,0 +1,133 @@
+import CLLVM
+import Foundation
+import FXIR
+import FXImage
+import FXPasses
+
+/// Where compiled kernels are kept between compiles (DESIGN §7): in memory for
+/// this process, and on disk as ELF objects, so a second `fxc run` of a chain
+/// does no LLVM optimisation or code generation at all.
+///
+/// The key hashes everything the machine code depends on: the optimised
+/// kernel (every node, constants by bit pattern), the buffer layout, the target
+/// triple, CPU and feature string, and the compiler version (fxc and LLVM).
+/// The hash is two FNV-1a 64-bit hashes with different offsets (128 bits): a
+/// cache key, not a security boundary — a cache directory writable by others
+/// could inject code, like any compiler cache (ccache, Halide's).
+public struct KernelCache: Sendable {
+  /// The on-disk directory, or nil for memory only.
+  public var directory: String?
+
+  /// `$FXC_CACHE_DIR`, else `$XDG_CACHE_HOME/fxc`, else `~/.cache/fxc`.
+  public static var defaultDirectory: String {
+    let env = ProcessInfo.processInfo.environment
+    if let dir = env["FXC_CACHE_DIR"], !dir.isEmpty { return dir }
+    if let xdg = env["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/fxc" }
+    return NSHomeDirectory() + "/.cache/fxc"
+  }
+
+  /// Memory and disk, in ``defaultDirectory``.
+  public static let standard = KernelCache(directory: defaultDirectory)
+  /// Memory only (nothing is written to disk).
+  public static let memoryOnly = KernelCache(directory: nil)
+
+  /// Whether the process-wide memory cache is consulted (off to measure disk loads).
+  public var useMemory = true
+
+  public init(directory: String?, useMemory: Bool = true) {
+    self.directory = directory
+    self.useMemory = useMemory
+  }
+
+  /// The compiler's identity: LLVM's version and the running executable's size
+  /// and modification time, so any rebuild of fxc (a changed code generator)
+  /// misses the cache instead of loading stale machine code.
+  public static let compilerVersion: String = {
+    var st = stat()
+    let exe = stat("/proc/self/exe", &st) == 0 ? "\(st.st_size)-\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)" : "unknown"
+    return "fxc/llvm-\(fxc_llvm_version_major())/exe-\(exe)"
+  }()
+
+  /// The cache key of `kernel` compiled for `layout` on `target`.
+  public static func key(_ kernel: Kernel, _ layout: KernelLayout, _ target: HostTarget) -> String {
+    var text = "\(compilerVersion)\n\(target.triple)\n\(target.cpuName)\n\(target.features)\n"
+    text += layout.inputs.map(\.rawValue).joined(separator: ",") + "->" + layout.output.rawValue + "\n"
+    text += "inputs \(kernel.inputCount) intermediates \(kernel.intermediates) uniforms \(kernel.uniformCount)\n"
+    for pass in kernel.passes {
+      text += "pass → \(pass.output)\n"
+      for n in pass.program.nodes { text += "\(n.op) \(n.kind) \(n.args.map(\.index))\n" }
+      text += "out \(pass.program.outputs.map(\.index))\n"
+    }
+    func fnv(_ offset: UInt64) -> UInt64 {
+      var h = offset
+      for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+      return h
+    }
+    return String(format: "%016llx%016llx", fnv(0xcbf2_9ce4_8422_2325), fnv(0x6c62_272e_07bb_0142))
+  }
+
+  // The process-wide memory cache.
+  nonisolated(unsafe) private static var memory: [String: CompiledKernel] = [:]
+  private static let lock = NSLock()
+
+  static func lookup(_ key: String) -> CompiledKernel? {
+    lock.lock()
+    defer { lock.unlock() }
+    return memory[key]
+  }
+
+  static func remember(_ key: String, _ kernel: CompiledKernel) {
+    lock.lock()
+    defer { lock.unlock() }
+    memory[key] = kernel
+  }
+
+  /// The object file for `key`, if it is on disk.
+  func load(_ key: String) -> [UInt8]? {
+    guard let directory, let data = FileManager.default.contents(atPath: "\(directory)/\(key).o") else { return nil }
+    return [UInt8](data)
+  }
+
+  /// Stores an object file, atomically (temporary file, then rename); failures
+  /// (a read-only home, a full disk) only cost the next run a compile.
+  func store(_ key: String, _ object: [UInt8]) {
+    guard let directory else { return }
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      let tmp = "\(directory)/.\(key).\(getpid()).tmp"
+      try Data(object).write(to: URL(fileURLWithPath: tmp))
+      if rename(tmp, "\(directory)/\(key).o") != 0 { try? FileManager.default.removeItem(atPath: tmp) }
+    } catch {}
+  }
+}
+
+/// Where a compiled kernel's machine code came from.
+public enum KernelSource: String, Sendable {
+  /// LLVM ran: emit, O3, code generation.
+  case compiled
+  /// An object file from the disk cache, linked into a fresh JIT.
+  case diskCache = "disk cache"
+  /// Already compiled in this process.
+  case memoryCache = "memory cache"
+}
+
+extension CompiledKernel {
+  /// The compiled kernel for `kernel` and `layout`, from the memory cache, the
+  /// disk cache, or LLVM (then stored in both).
+  /// - Throws: ``LLVMError`` when LLVM rejects the kernel or a cached object is unusable
+  ///   (a corrupt cached object is ignored and recompiled).
+  public static func cached(
+    _ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host, cache: KernelCache = .standard
+  ) throws -> (CompiledKernel, KernelSource) {
+    let key = KernelCache.key(kernel, layout, target)
+    if cache.useMemory, let hit = KernelCache.lookup(key) { return (hit, .memoryCache) }
+    if let object = cache.load(key), let loaded = try? CompiledKernel(kernel, layout: layout, target: target, object: object) {
+      if cache.useMemory { KernelCache.remember(key, loaded) }
+      return (loaded, .diskCache)
+    }
+    let compiled = try CompiledKernel(kernel, layout: layout, target: target, keepObject: cache.directory != nil)
+    if let object = compiled.object { cache.store(key, object) }
+    if cache.useMemory { KernelCache.remember(key, compiled) }
+    return (compiled, .compiled)
+  }
+}

@@ -1,0 +1,50 @@
+import FX
+import Foundation
+import Testing
+
+/// The kernel cache: a second compile of the same chain does no LLVM work and
+/// gives the same pixels; a damaged cache file is recompiled, not trusted.
+struct KernelCacheTests {
+  func scratch() -> String {
+    let dir = NSTemporaryDirectory() + "fxc-cache-test-\(UUID().uuidString)"
+    return dir
+  }
+
+  @Test func diskCacheHitGivesTheSamePixels() throws {
+    let dir = scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let cache = KernelCache(directory: dir, useMemory: false)
+    let pipeline = try Pipeline(sepia(amount: 0.4) | wave(amplitude: 2, wavelength: 13) | vignette())
+    let first = try pipeline.compile(cache: cache)
+    #expect(first.kernelSource == .compiled)
+    let second = try pipeline.compile(cache: cache)
+    #expect(second.kernelSource == .diskCache)
+    let input = randomImage(29, 11, seed: 6)
+    let a = try first.run([input]), b = try second.run([input])
+    #expect(memcmp(a.data, b.data, a.byteCount) == 0)
+    // Another chain, another key.
+    #expect(try Pipeline(sepia(amount: 0.5)).compile(cache: cache).kernelSource == .compiled)
+  }
+
+  @Test func memoryCacheHit() throws {
+    let pipeline = try Pipeline(brightness(amount: 0.123) | contrast(amount: 1.1))
+    let cache = KernelCache.memoryOnly
+    _ = try pipeline.compile(cache: cache)
+    #expect(try pipeline.compile(cache: cache).kernelSource == .memoryCache)
+  }
+
+  @Test func corruptCacheFileIsRecompiled() throws {
+    let dir = scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let cache = KernelCache(directory: dir, useMemory: false)
+    let pipeline = try Pipeline(saturation(amount: 0.7))
+    _ = try pipeline.compile(cache: cache)
+    for file in try FileManager.default.contentsOfDirectory(atPath: dir) {
+      try Data("not an object".utf8).write(to: URL(fileURLWithPath: dir + "/" + file))
+    }
+    let again = try pipeline.compile(cache: cache)
+    #expect(again.kernelSource == .compiled)
+    let input = randomImage(9, 4, seed: 1)
+    #expect(maxDifference(try again.run([input]), try pipeline.compile(cache: nil).run([input])) == 0)
+  }
+}
