@@ -79,8 +79,8 @@ extension PassEmitter {
     case .floor: return try call("llvm.floor", [vf], a)
     case .ceil: return try call("llvm.ceil", [vf], a)
     case .sqrt: return try call("llvm.sqrt", [vf], a)
-    case .sin: return try call("llvm.sin", [vf], a)
-    case .cos: return try call("llvm.cos", [vf], a)
+    case .sin: return try sineOrCosine(a[0], cosine: false)
+    case .cos: return try sineOrCosine(a[0], cosine: true)
     case .exp: return try call("llvm.exp", [vf], a)
     case .log: return try call("llvm.log", [vf], a)
     case .pow: return try call("llvm.pow", [vf], a)
@@ -116,6 +116,59 @@ extension PassEmitter {
     case .toFloatUnsigned: return LLVMBuildUIToFP(b, a[0], vf, "")!
     case .select: return LLVMBuildSelect(b, a[0], a[1], a[2], "")!
     }
+  }
+
+  /// Vectorised sin/cos: Cephes `sinf`/`cosf` (S. Moshier, Cephes Math Library
+  /// 2.2): octant reduction with π/4 split in three parts (exact for |x| ≤ 8192),
+  /// then a degree-7 odd or degree-8 even polynomial on |r| ≤ π/4; error about
+  /// 1e-7 absolute. A vector with any lane outside ±8192 (or NaN, ±∞) takes
+  /// libm lane by lane instead, so every input gets libm's meaning.
+  func sineOrCosine(_ x: LLVMValueRef, cosine: Bool) throws -> LLVMValueRef {
+    let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
+    let ctx = m.context
+    let fast = LLVMAppendBasicBlockInContext(ctx, fn, cosine ? "cos.fast" : "sin.fast")!
+    let slow = LLVMAppendBasicBlockInContext(ctx, fn, cosine ? "cos.libm" : "sin.libm")!
+    let merge = LLVMAppendBasicBlockInContext(ctx, fn, cosine ? "cos.done" : "sin.done")!
+    let ax = try call("llvm.fabs", [vf], [x])
+    let inRange = LLVMBuildFCmp(b, LLVMRealOLE, ax, splat(f32(8192)), "")!
+    let all = try call("llvm.vector.reduce.and", [vb], [inRange])
+    LLVMBuildCondBr(b, all, fast, slow)
+
+    LLVMPositionBuilderAtEnd(b, fast)
+    func mul(_ p: LLVMValueRef, _ q: LLVMValueRef) -> LLVMValueRef { LLVMBuildFMul(b, p, q, "")! }
+    func add(_ p: LLVMValueRef, _ q: LLVMValueRef) -> LLVMValueRef { LLVMBuildFAdd(b, p, q, "")! }
+    func sub(_ p: LLVMValueRef, _ q: LLVMValueRef) -> LLVMValueRef { LLVMBuildFSub(b, p, q, "")! }
+    func c(_ v: Float) -> LLVMValueRef { splat(f32(v)) }
+    var j = LLVMBuildFPToSI(b, mul(ax, c(1.27323954473516)), vi, "")!
+    j = LLVMBuildAnd(b, LLVMBuildAdd(b, j, splat(i32(1)), ""), splat(i32(~1)), "")!
+    let y = LLVMBuildSIToFP(b, j, vf, "")!
+    let r = sub(sub(sub(ax, mul(y, c(0.78515625))), mul(y, c(2.4187564849853515625e-4))), mul(y, c(3.77489497744594108e-8)))
+    let z = mul(r, r)
+    let cosPoly = add(sub(mul(mul(add(mul(sub(mul(c(2.443315711809948e-5), z), c(1.388731625493765e-3)), z), c(4.166664568298827e-2)), z), z), mul(c(0.5), z)), c(1))
+    let sinPoly = add(mul(mul(sub(mul(add(mul(c(-1.9515295891e-4), z), c(8.3321608736e-3)), z), c(1.6666654611e-1)), z), r), r)
+    let q = cosine ? LLVMBuildAdd(b, j, splat(i32(2)), "")! : j
+    let zero = LLVMConstNull(vi)
+    let useCos = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, q, splat(i32(2)), ""), zero, "")!
+    var negate = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, q, splat(i32(4)), ""), zero, "")!
+    if !cosine { negate = LLVMBuildXor(b, negate, LLVMBuildFCmp(b, LLVMRealOLT, x, LLVMConstNull(vf), "")!, "")! }
+    let v = LLVMBuildSelect(b, useCos, cosPoly, sinPoly, "")!
+    let fastResult = LLVMBuildSelect(b, negate, LLVMBuildFNeg(b, v, "")!, v, "")!
+    let fastEnd = LLVMGetInsertBlock(b)!
+    LLVMBuildBr(b, merge)
+
+    LLVMPositionBuilderAtEnd(b, slow)
+    let slowResult = libmPerLane(cosine ? "cosf" : "sinf", [x])
+    let slowEnd = LLVMGetInsertBlock(b)!
+    LLVMBuildBr(b, merge)
+
+    LLVMPositionBuilderAtEnd(b, merge)
+    let phi = LLVMBuildPhi(b, vf, "")!
+    var values: [LLVMValueRef?] = [fastResult, slowResult]
+    var blocks: [LLVMBasicBlockRef?] = [fastEnd, slowEnd]
+    values.withUnsafeMutableBufferPointer { v in
+      blocks.withUnsafeMutableBufferPointer { bl in LLVMAddIncoming(phi, v.baseAddress, bl.baseAddress, 2) }
+    }
+    return phi
   }
 
   func compare(_ isFloat: Bool, _ f: LLVMRealPredicate, _ i: LLVMIntPredicate, _ a: [LLVMValueRef]) -> LLVMValueRef {
