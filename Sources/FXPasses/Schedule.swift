@@ -34,7 +34,7 @@ public struct Schedule: Sendable {
     if case .stage(let out) = graph.output { evaluations[out] = 1 }
     var notes: [String] = []
     for s in stride(from: n - 1, through: 0, by: -1) {
-      let own = graph.stages[s].program.liveCount
+      let own = cost(of: graph.stages[s].program)
       let e = evaluations[s]
       let isOutput = graph.output == .stage(s)
       let root =
@@ -52,6 +52,16 @@ public struct Schedule: Sendable {
       }
     }
     return Schedule(materialised: (0..<n).filter { isRoot[$0] }, notes: notes.reversed())
+  }
+
+  /// Arithmetic of one evaluation of `program`, in IR nodes: its own nodes plus
+  /// what its reads expand to (a whole-pixel tap is a load and an index clamp;
+  /// a filtered sample at a computed position is four loads, the address mode
+  /// and the bilinear weights, about 40 nodes).
+  static func cost(of program: Program) -> Int {
+    let samples = taps(of: program)
+    let reads = samples.values.reduce(0, +)
+    return program.liveCount + Int(reads) * 10
   }
 
   /// Texel evaluations of each image that one evaluation of `program` makes.
