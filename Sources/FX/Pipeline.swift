@@ -105,6 +105,8 @@ public final class CompiledPipeline: @unchecked Sendable {
   /// Time LLVM spent (emit + O3 + machine code, or linking a cached object), in
   /// milliseconds, when this pipeline's kernel was made; 0 for a memory-cache hit.
   public var llvmMilliseconds: Double { kernelSource == .memoryCache ? 0 : compiled?.compileMilliseconds ?? 0 }
+  /// LLVM's compile time by phase ("emit", "optimise"), when this pipeline compiled.
+  public var llvmPhases: [String: Double] { kernelSource == .compiled ? compiled?.phaseMilliseconds ?? [:] : [:] }
 
   /// Applies the pipeline to `inputs` (input 0 sets the output size).
   /// - Parameters:

@@ -23,6 +23,13 @@ public final class CompiledKernel: @unchecked Sendable {
   private let plan: Plan
   private let pool = BufferPool()
 
+  /// LLVM's new-pass-manager pipeline for kernels.
+  public static let optimisationPipeline = "default<O3>"
+
+  /// Milliseconds spent in each phase of the compile ("emit", "optimise"; the
+  /// rest of ``compileMilliseconds`` is machine-code generation and linking).
+  public let phaseMilliseconds: [String: Double]
+
   /// The ELF object of the code, when compiled with `keepObject` (for the disk cache).
   let object: [UInt8]?
 
@@ -40,13 +47,17 @@ public final class CompiledKernel: @unchecked Sendable {
       throw LLVMError("the kernel reads \(kernel.inputCount) inputs, the layout names \(layout.inputs.count)")
     }
     let start = DispatchTime.now().uptimeNanoseconds
+    var phases: [String: Double] = [:]
     let jit = try JIT()
     if let object {
       try jit.addObject(object)
       self.object = object
     } else {
       let module = try KernelEmitter.emit(kernel, layout: layout, target: target)
-      try module.optimize("default<O3>")
+      let emitted = DispatchTime.now().uptimeNanoseconds
+      try module.optimize(Self.optimisationPipeline)
+      phases["emit"] = Double(emitted - start) / 1e6
+      phases["optimise"] = Double(DispatchTime.now().uptimeNanoseconds - emitted) / 1e6
       if keepObject {
         let bytes = try module.objectCode()
         try jit.addObject(bytes)
@@ -58,6 +69,7 @@ public final class CompiledKernel: @unchecked Sendable {
     }
     passes = try kernel.passes.indices.map { unsafeBitCast(try jit.lookup("fxc_pass\($0)"), to: PassFunction.self) }
     compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    phaseMilliseconds = phases
     self.jit = jit
     self.plan = Plan(kernel)
     self.kernel = kernel
