@@ -23,6 +23,9 @@ public struct Program: Sendable, CustomStringConvertible {
   public private(set) var nodes: [Node] = []
   private var index: [Node: NodeID] = [:]
   public var outputs: [NodeID] = []
+  /// How many computations adding found already present and shared (common
+  /// subexpressions merged by hash-consing), since the program was created.
+  public private(set) var merged = 0
 
   public init() {}
 
@@ -41,7 +44,10 @@ public struct Program: Sendable, CustomStringConvertible {
   }
 
   private mutating func insert(_ node: Node) -> NodeID {
-    if let id = index[node] { return id }
+    if let id = index[node] {
+      if node.op.isPure && !node.args.isEmpty { merged += 1 }
+      return id
+    }
     let id = NodeID(nodes.count)
     nodes.append(node)
     index[node] = id

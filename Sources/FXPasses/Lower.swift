@@ -43,6 +43,14 @@ public enum Lower {
         .init(pass: "simplify stages", summary: "folded \(total.folded) nodes, rewrote \(total.rewritten)", ir: g.description))
     }
 
+    if options.simplify {
+      let (pruned, stats) = DeadCode.run(g)
+      g = pruned
+      verify(g.stages.map(\.program), after: "dead code")
+      log.entries.append(
+        .init(pass: "dead code", summary: "removed \(stats.identities) identity stage\(stats.identities == 1 ? "" : "s"), \(stats.unreachable) unreachable", ir: g.description))
+    }
+
     if options.splitSeparable {
       let (split, notes) = SeparableSplit.run(g)
       let count = split.stages.count - g.stages.count
@@ -59,7 +67,9 @@ public enum Lower {
 
     var kernel = LowerToKernel.run(g, schedule)
     verify(kernel.passes.map(\.program), after: "lower to kernel")
-    log.entries.append(.init(pass: "lower to kernel", summary: "\(kernel.passes.count) passes", ir: kernel.description))
+    let merged = kernel.passes.reduce(0) { $0 + $1.program.merged }
+    log.entries.append(
+      .init(pass: "lower to kernel", summary: "\(kernel.passes.count) pass\(kernel.passes.count == 1 ? "" : "es"), CSE merged \(merged) repeated computations across fused stages", ir: kernel.description))
 
     if options.simplify {
       var total = Simplify.Stats()
