@@ -71,8 +71,8 @@ extension PassEmitter {
     case .sub: return isFloat ? LLVMBuildFSub(b, a[0], a[1], "")! : LLVMBuildSub(b, a[0], a[1], "")!
     case .mul: return isFloat ? LLVMBuildFMul(b, a[0], a[1], "")! : LLVMBuildMul(b, a[0], a[1], "")!
     case .neg: return isFloat ? LLVMBuildFNeg(b, a[0], "")! : LLVMBuildSub(b, LLVMConstNull(vi), a[0], "")!
-    case .min: return try call(isFloat ? "llvm.minnum" : "llvm.smin", [v], a)
-    case .max: return try call(isFloat ? "llvm.maxnum" : "llvm.smax", [v], a)
+    case .min: return isFloat ? fminmax(a[0], a[1], LLVMRealOLT) : try call("llvm.smin", [v], a)
+    case .max: return isFloat ? fminmax(a[0], a[1], LLVMRealOGT) : try call("llvm.smax", [v], a)
     case .abs:
       return isFloat ? try call("llvm.fabs", [vf], a) : try call("llvm.abs", [vi], [a[0], LLVMConstInt(t.i1, 0, 0)])
     case .div: return LLVMBuildFDiv(b, a[0], a[1], "")!
@@ -169,6 +169,14 @@ extension PassEmitter {
       blocks.withUnsafeMutableBufferPointer { bl in LLVMAddIncoming(phi, v.baseAddress, bl.baseAddress, 2) }
     }
     return phi
+  }
+
+  /// Semantics.min / max exactly: `isnan(a) ? b : (b ⋖ a ? b : a)`, so a NaN
+  /// operand yields the other and equal operands (±0) yield `a` — which
+  /// `llvm.minnum` does not promise. x86 matches the inner select with one minps.
+  func fminmax(_ a: LLVMValueRef, _ b: LLVMValueRef, _ predicate: LLVMRealPredicate) -> LLVMValueRef {
+    let pick = LLVMBuildSelect(self.b, LLVMBuildFCmp(self.b, predicate, b, a, "")!, b, a, "")!
+    return LLVMBuildSelect(self.b, LLVMBuildFCmp(self.b, LLVMRealUNO, a, a, "")!, b, pick, "")!
   }
 
   func compare(_ isFloat: Bool, _ f: LLVMRealPredicate, _ i: LLVMIntPredicate, _ a: [LLVMValueRef]) -> LLVMValueRef {

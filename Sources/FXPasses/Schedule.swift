@@ -96,7 +96,9 @@ public enum PixelOffset {
     func integral(_ a: NodeID) -> Int32? {
       guard case .float(let bits)? = p.constantValue(a) else { return nil }
       let v = Float(bitPattern: bits)
-      return v == v.rounded() && abs(v) < 8_388_608 ? Int32(v) : nil
+      // |k| < 2^22 keeps `i + 0.5 + k` exact in fp32 for every index i < 2^20
+      // (ImageBuffer.maxDimension), so the sample is exactly texel i + k.
+      return v == v.rounded() && abs(v) < 4_194_304 ? Int32(v) : nil
     }
     if p[node.args[0]].op == pos, let k = integral(node.args[1]) { return node.op == .add ? k : -k }
     if node.op == .add, p[node.args[1]].op == pos, let k = integral(node.args[0]) { return k }

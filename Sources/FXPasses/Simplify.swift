@@ -3,10 +3,10 @@ import FXIR
 /// Constant folding and algebraic simplification, one forward sweep over a
 /// program (operands precede users, so each node sees simplified operands).
 ///
-/// Every rule holds for all inputs including NaN and ±∞: `x·0` is *not*
-/// rewritten (∞·0 is NaN), `x + 0` is (−0 + 0 differs only in sign of zero,
-/// which no output distinguishes after quantisation… and which the
-/// tolerance of DESIGN §4 covers).
+/// Every rule holds for all inputs, NaN, ±∞ and the sign of zero included:
+/// `x·0` is *not* rewritten (∞·0 is NaN), nor `x + 0` (−0 + 0 is +0, and the
+/// sign of a zero reaches outputs through `1/x` or `atan2`); `x + (−0)` and
+/// `x − 0` are.
 public enum Simplify {
   public struct Stats: Sendable { public var folded = 0, rewritten = 0, removed = 0 }
 
@@ -40,14 +40,16 @@ public enum Simplify {
 
   /// The algebraic rules; nil when none applies.
   static func rewrite(_ op: Op, _ a: [NodeID], _ c: [Scalar?], _ p: inout Program) -> NodeID? {
+    /// Constant `v` exactly, sign of zero included (ints: any zero).
     func isConst(_ i: Int, _ v: Float) -> Bool {
-      if case .float(let b)? = c[i] { return Float(bitPattern: b) == v && !(v == 0 && Float(bitPattern: b).sign == .minus) }
+      if case .float(let b)? = c[i] { return b == v.bitPattern }
       if case .int(let n)? = c[i] { return Float(n) == v }
       return false
     }
     switch op {
-    case .add where isConst(1, 0): return a[0]
-    case .add where isConst(0, 0): return a[1]
+    // x + (−0) = x and x − (+0) = x for every x, −0 included; x + (+0) is not (−0 + 0 = +0).
+    case .add where isConst(1, -0.0) || (p[a[0]].kind == .int && isConst(1, 0)): return a[0]
+    case .add where isConst(0, -0.0) || (p[a[1]].kind == .int && isConst(0, 0)): return a[1]
     case .sub where isConst(1, 0): return a[0]
     case .mul where isConst(1, 1): return a[0]
     case .mul where isConst(0, 1): return a[1]
