@@ -42,7 +42,9 @@ struct BufferDescriptor {
 /// width), every scalar IR node becoming one `<W x T>` value: structure of
 /// arrays in registers. Loads at `pixelX` of a row-invariant row are dense
 /// vector loads deinterleaved by shuffles; other loads are gathers of whole
-/// pixels. The last partial vector runs the same body with `pixelX` clamped to
+/// pixels; intermediates are stored planar (a row of each channel in turn), so
+/// passes read and write them without shuffles. The last partial vector runs
+/// the same body with `pixelX` clamped to
 /// the row (so every index stays in bounds) and a masked store.
 public enum KernelEmitter {
   public static func emit(_ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host) throws -> KernelModule {
@@ -50,7 +52,9 @@ public enum KernelEmitter {
     let formats = layout.formats(kernel)
     for (k, pass) in kernel.passes.enumerated() {
       try module.withBuilder { builder in
-        var e = PassEmitter(module: module, builder: builder, lanes: target.vectorWidth, formats: formats, pass: pass)
+        let planar = Set(kernel.inputCount..<kernel.outputBuffer)
+        var e = PassEmitter(
+          module: module, builder: builder, lanes: target.vectorWidth, formats: formats, planar: planar, pass: pass)
         try e.emitFunction(named: "fxc_pass\(k)")
       }
     }
@@ -70,6 +74,8 @@ struct PassEmitter {
   let live: [Bool]
   /// Nodes whose value changes along a row (depend on `pixelX`).
   let varies: [Bool]
+  /// Buffers stored planar (the intermediates).
+  let planar: Set<Int>
 
   // Function arguments and values hoisted into the entry block.
   var buffersArg: LLVMValueRef!
@@ -79,7 +85,8 @@ struct PassEmitter {
   var headers: [Int: (data: LLVMValueRef, rowBytes: LLVMValueRef, width: LLVMValueRef, height: LLVMValueRef, rowMask: LLVMValueRef)] = [:]
   var uniforms: [Int: LLVMValueRef] = [:]
 
-  init(module: KernelModule, builder: LLVMBuilderRef, lanes: Int, formats: [PixelFormat], pass: Kernel.Pass) {
+  init(module: KernelModule, builder: LLVMBuilderRef, lanes: Int, formats: [PixelFormat], planar: Set<Int>, pass: Kernel.Pass) {
+    self.planar = planar
     m = module
     b = builder
     t = module.types

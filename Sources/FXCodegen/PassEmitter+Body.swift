@@ -54,6 +54,20 @@ extension PassEmitter {
     case .load(let buffer, let channel):
       let key = PixelKey(buffer: buffer, x: node.args[0], y: node.args[1])
       let ix = program[node.args[0]], rowInvariant = !varies[Int(node.args[1].index)]
+      if isPlanar(buffer) {
+        // Planar intermediates: each channel is a row of floats; a dense read is one vector load.
+        var offset: Int32? = nil
+        if dense && ix.op == .pixelX && rowInvariant { offset = 0 }
+        if interior, let k = denseOffsets[id] { offset = k }
+        if let offset {
+          let y = LLVMBuildExtractElement(b, a[1], i32(0), "")!
+          let x = LLVMBuildAdd(b, LLVMBuildExtractElement(b, xs, i32(0), "")!, i32(Int(offset)), "")!
+          let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, x: x, y: y, channel: channel), "")!
+          LLVMSetAlignment(load, 4)
+          return load
+        }
+        return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
+      }
       if dense && ix.op == .pixelX && rowInvariant {
         if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: xs) }
         return channelOfDense(pixels[key]!, buffer, channel)
@@ -278,7 +292,45 @@ extension PassEmitter {
 
   /// Converts the four channels to the output format (DESIGN §1: NaN → 0,
   /// clamp to 0…1, round to nearest), interleaves and stores them at (x, y).
+  /// Intermediates are stored planar: row `y` holds `width` reds, then greens,
+  /// blues and alphas (structure of arrays), so a pass reads a channel of W
+  /// pixels with one vector load and writes without interleaving.
+  func isPlanar(_ buffer: Int) -> Bool { planar.contains(buffer) }
+
+  /// Scalar address of channel `c` of pixel (x, y) in a planar buffer.
+  func planarAddress(_ buffer: Int, x: LLVMValueRef, y: LLVMValueRef, channel c: Int) -> LLVMValueRef {
+    let h = headers[buffer]!
+    let ring = LLVMBuildAnd(b, y, h.rowMask, "")!
+    let row = LLVMBuildMul(b, LLVMBuildSExt(b, ring, t.i64, ""), h.rowBytes, "")!
+    let column = LLVMBuildAdd(b, LLVMBuildMul(b, h.width, i32(c), ""), x, "")!
+    let offset = LLVMBuildAdd(b, row, LLVMBuildMul(b, LLVMBuildSExt(b, column, t.i64, ""), LLVMConstInt(t.i64, 4, 0), ""), "")!
+    return gep(t.i8, h.data, offset)
+  }
+
+  /// Per-lane addresses of channel `c` of pixels (ix, iy) in a planar buffer.
+  func planarAddresses(_ buffer: Int, _ ix: LLVMValueRef, _ iy: LLVMValueRef, channel c: Int) -> LLVMValueRef {
+    let h = headers[buffer]!
+    let v64 = t.vector(t.i64, w)
+    let ring = LLVMBuildAnd(b, iy, splat(h.rowMask), "")!
+    let row = LLVMBuildMul(b, LLVMBuildSExt(b, ring, v64, ""), splat(h.rowBytes), "")!
+    let column = LLVMBuildAdd(b, splat(LLVMBuildMul(b, h.width, i32(c), "")!), ix, "")!
+    let offset = LLVMBuildAdd(b, row, LLVMBuildMul(b, LLVMBuildSExt(b, column, v64, ""), splat(LLVMConstInt(t.i64, 4, 0)), ""), "")!
+    return gep(t.i8, h.data, offset)
+  }
+
   func store(_ rgba: [LLVMValueRef], x: LLVMValueRef, y: LLVMValueRef, tailCount: LLVMValueRef?) throws {
+    if isPlanar(pass.output) {
+      for (c, v) in rgba.enumerated() {
+        let p = planarAddress(pass.output, x: x, y: y, channel: c)
+        if let tailCount {
+          let mask = LLVMBuildICmp(b, LLVMIntSLT, constVector((0..<w).map { i32($0) }), splat(tailCount), "")!
+          _ = try call("llvm.masked.store", [vf, t.ptr], [v, p, i32(4), mask])
+        } else {
+          LLVMSetAlignment(LLVMBuildStore(b, v, p)!, 4)
+        }
+      }
+      return
+    }
     let f = formats[pass.output]
     var channels = rgba
     if f != .rgba32f {
