@@ -10,7 +10,7 @@ import FXPasses
 /// own intermediates).
 public final class CompiledKernel: @unchecked Sendable {
   public typealias PassFunction = @convention(c) (
-    UnsafeRawPointer, UnsafePointer<Float>, Int32, Int32, Int32, Int32
+    UnsafeRawPointer, UnsafePointer<Float>, Int32, Int32, Int32, Int32, Int32, Int32
   ) -> Void
 
   public let kernel: Kernel
@@ -114,6 +114,17 @@ public final class CompiledKernel: @unchecked Sendable {
     if let lookahead = plan.lookahead {
       // Line buffers: each band owns a ring of rows per intermediate.
       let ringRows = kernel.intermediates.indices.map { Self.ringRows(lookahead[passWriting(inputCountOffset: $0)]) }
+      let columnLookahead = plan.columnLookahead
+      // Tiles as wide as keep every ring's rows of the tile within ~256 KiB (L2),
+      // a multiple of the vector width; the whole row when columns are read at
+      // data-dependent offsets.
+      let rowsInFlight = ringRows.reduce(0, +)
+      var tileWidth = width
+      if columnLookahead != nil && rowsInFlight > 0 {
+        let fit = Self.tileCacheBytes / (PixelFormat.rgba32f.bytesPerPixel * rowsInFlight)
+        let lanes = target.vectorWidth
+        tileWidth = Swift.min(width, Swift.max(4 * lanes, fit / lanes * lanes))
+      }
       let perBand = { (band: Int) in
         let y0 = band * height / bands, y1 = (band + 1) * height / bands
         let rings = ringRows.map { self.pool.take(byteCount: $0 * intermediateBytes) }
@@ -124,21 +135,26 @@ public final class CompiledKernel: @unchecked Sendable {
             BufferDescriptor(data: r, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), rowMask: Int32(rows - 1)))
         }
         descriptors.append(fixed.last!)
-        var done = lookahead.map { Swift.max(0, y0 - $0) }
-        done[done.count - 1] = y0
         descriptors.withUnsafeBytes { d in
           values.withUnsafeBufferPointer { u in
-            var strip = y0
-            while strip < y1 {
-              let end = Swift.min(y1, strip + Self.stripRows)
-              for (i, pass) in self.passes.enumerated() {
-                let target = i == self.passes.count - 1 ? end : Swift.min(height, end + lookahead[i])
-                if target > done[i] {
-                  pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(target))
+            // Column tiles keep the rows a pass reads in cache (Halide's tile
+            // schedule); each tile slides down the band on its own.
+            for tx in stride(from: 0, to: width, by: tileWidth) {
+              var done = lookahead.map { Swift.max(0, y0 - $0) }
+              done[done.count - 1] = y0
+              var strip = y0
+              while strip < y1 {
+                let end = Swift.min(y1, strip + Self.stripRows)
+                for (i, pass) in self.passes.enumerated() {
+                  let target = i == self.passes.count - 1 ? end : Swift.min(height, end + lookahead[i])
+                  guard target > done[i] else { continue }
+                  let halo = columnLookahead?[i] ?? 0
+                  let x0 = Swift.max(0, tx - halo), x1 = Swift.min(width, tx + tileWidth + halo)
+                  pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(target), Int32(x0), Int32(x1))
                   done[i] = target
                 }
+                strip = end
               }
-              strip = end
             }
           }
         }
@@ -157,7 +173,9 @@ public final class CompiledKernel: @unchecked Sendable {
         values.withUnsafeBufferPointer { u in
           for pass in passes {
             let run = { (band: Int) in
-              pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(band * height / bands), Int32((band + 1) * height / bands))
+              pass(
+                d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(band * height / bands),
+                Int32((band + 1) * height / bands), 0, Int32(width))
             }
             if bands == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: bands, execute: run) }
           }
@@ -166,6 +184,11 @@ public final class CompiledKernel: @unchecked Sendable {
     }
     withExtendedLifetime((inputs, output)) {}
   }
+
+  /// The cache size column tiles are sized for (bytes of intermediate rows in
+  /// flight per tile; ~L2). Changing it changes speed, never pixels (tests make
+  /// it tiny to exercise many tiles).
+  public nonisolated(unsafe) static var tileCacheBytes = 256 * 1024
 
   /// Rows per strip of the line-buffer schedule.
   static let stripRows = 8
@@ -191,19 +214,27 @@ public final class CompiledKernel: @unchecked Sendable {
   /// data-dependent rows (then intermediates are whole images).
   struct Plan {
     var lookahead: [Int]?
+    /// Columns each pass must compute beyond a tile's edges, or nil when some
+    /// intermediate is read at data-dependent columns (then tiles are whole rows).
+    var columnLookahead: [Int]?
 
     init(_ kernel: Kernel) {
-      let reach = kernel.passes.map { PassEmitter.rowReach($0.program) }
+      columnLookahead = Self.lookahead(kernel, kernel.passes.map { PassEmitter.columnReach($0.program) })
+      lookahead = Self.lookahead(kernel, kernel.passes.map { PassEmitter.rowReach($0.program) })
+      if kernel.intermediates.isEmpty { lookahead = nil }
+    }
+
+    static func lookahead(_ kernel: Kernel, _ reach: [[Int: Int32?]]) -> [Int]? {
       var lookahead = [Int](repeating: 0, count: kernel.passes.count)
       for i in stride(from: kernel.passes.count - 2, through: 0, by: -1) {
         let buffer = kernel.passes[i].output
         for j in (i + 1)..<kernel.passes.count {
           guard let r = reach[j][buffer] else { continue }
-          guard let r else { self.lookahead = nil; return }
+          guard let r else { return nil }
           lookahead[i] = Swift.max(lookahead[i], lookahead[j] + Int(r))
         }
       }
-      self.lookahead = kernel.intermediates.isEmpty ? nil : lookahead
+      return lookahead
     }
   }
 }

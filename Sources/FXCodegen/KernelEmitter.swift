@@ -36,7 +36,9 @@ struct BufferDescriptor {
 
 /// Emits the LLVM IR of a ``Kernel``: one function per pass,
 /// `void fxc_pass<k>(BufferDescriptor *buffers, float *uniforms, i32 width,
-/// i32 height, i32 y0, i32 y1)`, computing rows `y0..<y1`.
+/// i32 height, i32 y0, i32 y1, i32 x0, i32 x1)`, computing columns `x0..<x1`
+/// of rows `y0..<y1` (every index the body computes stays inside the image
+/// whatever the range; a range is only the work to do).
 ///
 /// Each row is processed `W` pixels at a time (W = the host's fp32 vector
 /// width), every scalar IR node becoming one `<W x T>` value: structure of
@@ -136,6 +138,23 @@ struct PassEmitter {
     return k
   }
 
+  /// For each buffer that `program` loads, the largest |column offset| of its
+  /// loads, when every load's column is `pixelX + k` clamped (else nil).
+  public static func columnReach(_ program: Program) -> [Int: Int32?] {
+    var reach: [Int: Int32?] = [:]
+    let live = program.live()
+    for (i, n) in program.nodes.enumerated() where live[i] {
+      guard case .load(let b, _) = n.op else { continue }
+      let k = clampedOffset(n.args[0], program, .x)
+      switch (reach[b], k) {
+      case (nil, _): reach[b] = .some(k.map(abs))
+      case (.some(.some(let r)), .some(let k)): reach[b] = .some(max(r, abs(k)))
+      default: reach[b] = .some(nil)
+      }
+    }
+    return reach
+  }
+
   /// For each buffer that `program` loads, the largest |row offset| of its
   /// loads, when every load's row is `pixelY + k` clamped (else the buffer maps
   /// to nil: rows are data-dependent).
@@ -196,8 +215,8 @@ struct PassEmitter {
   // MARK: the function and its loops
 
   mutating func emitFunction(named name: String) throws {
-    var params: [LLVMTypeRef?] = [t.ptr, t.ptr, t.i32, t.i32, t.i32, t.i32]
-    let fnType = params.withUnsafeMutableBufferPointer { LLVMFunctionType(t.void, $0.baseAddress, 6, 0)! }
+    var params: [LLVMTypeRef?] = [t.ptr, t.ptr, t.i32, t.i32, t.i32, t.i32, t.i32, t.i32]
+    let fnType = params.withUnsafeMutableBufferPointer { LLVMFunctionType(t.void, $0.baseAddress, 8, 0)! }
     let fn = LLVMAddFunction(m.module, name, fnType)!
     let ctx = m.context
     let entry = LLVMAppendBasicBlockInContext(ctx, fn, "entry")!
@@ -215,6 +234,7 @@ struct PassEmitter {
     width = LLVMGetParam(fn, 2)
     height = LLVMGetParam(fn, 3)
     let y0 = LLVMGetParam(fn, 4)!, y1 = LLVMGetParam(fn, 5)!
+    let x0 = LLVMGetParam(fn, 6)!, x1 = LLVMGetParam(fn, 7)!
     hoistHeaders()
     let entryEnd = LLVMGetInsertBlock(b)!
     LLVMBuildBr(b, yHead)
@@ -226,7 +246,7 @@ struct PassEmitter {
     LLVMPositionBuilderAtEnd(b, xHead)
     let x = LLVMBuildPhi(b, t.i32, "x")!
     let xEnd = LLVMBuildAdd(b, x, i32(w), "")!
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLE, xEnd, width, ""), xBody, tailCheck)
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLE, xEnd, x1, ""), xBody, tailCheck)
 
     LLVMPositionBuilderAtEnd(b, xBody)
     let xNext = LLVMAppendBasicBlockInContext(ctx, fn, "x.next")!
@@ -250,10 +270,10 @@ struct PassEmitter {
     LLVMBuildBr(b, xHead)
 
     LLVMPositionBuilderAtEnd(b, tailCheck)
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, x, width, ""), tail, yLatch)
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, x, x1, ""), tail, yLatch)
 
     LLVMPositionBuilderAtEnd(b, tail)
-    try emitBody(x: x, y: y, tailCount: LLVMBuildSub(b, width, x, ""))
+    try emitBody(x: x, y: y, tailCount: LLVMBuildSub(b, x1, x, ""))
     let tailEnd = LLVMGetInsertBlock(b)!
     LLVMBuildBr(b, yLatch)
 
@@ -266,7 +286,7 @@ struct PassEmitter {
     LLVMBuildRetVoid(b)
 
     addIncoming(y, [(y0, entryEnd), (yNext, yLatch)])
-    addIncoming(x, [(i32(0), yHead), (xEnd, xBodyEnd)])
+    addIncoming(x, [(x0, yHead), (xEnd, xBodyEnd)])
     _ = tailEnd
   }
 

@@ -15,7 +15,7 @@ let usage = """
     dump     print the graph, every pass, the kernel, LLVM IR and assembly of a chain
              fxc dump --chain CHAIN [--passes] [--ir] [--asm]
     bench    time the interpreter and the JIT on the same chain and image
-             fxc bench [--chain CHAIN]... [--image FILE] [--threads N] [--json]
+             fxc bench [--chain CHAIN]... [--image FILE] [--threads N] [--json] [--clock wall|cpu]
 
   Chains are effects separated by '|', applied left to right; see 'fxc effects'.
   """

@@ -50,6 +50,14 @@ struct JITTests {
       let many = try compiled.run([input], threads: threads)
       #expect(memcmp(one.data, many.data, one.byteCount) == 0, "\(threads) threads")
     }
+    // Narrow column tiles (many tiles, halos at every edge) give the same pixels.
+    let saved = CompiledKernel.tileCacheBytes
+    CompiledKernel.tileCacheBytes = 1
+    defer { CompiledKernel.tileCacheBytes = saved }
+    for threads in [1, 3] {
+      let tiled = try compiled.run([input], threads: threads)
+      #expect(memcmp(one.data, tiled.data, one.byteCount) == 0, "narrow tiles, \(threads) threads")
+    }
   }
 }
 
