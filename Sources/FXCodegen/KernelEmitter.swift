@@ -221,10 +221,7 @@ struct PassEmitter {
     let ctx = m.context
     let entry = LLVMAppendBasicBlockInContext(ctx, fn, "entry")!
     let yHead = LLVMAppendBasicBlockInContext(ctx, fn, "row")!
-    let xHead = LLVMAppendBasicBlockInContext(ctx, fn, "x")!
-    let xBody = LLVMAppendBasicBlockInContext(ctx, fn, "vector")!
-    let tailCheck = LLVMAppendBasicBlockInContext(ctx, fn, "tail.check")!
-    let tail = LLVMAppendBasicBlockInContext(ctx, fn, "tail")!
+    let rowBody = LLVMAppendBasicBlockInContext(ctx, fn, "row.body")!
     let yLatch = LLVMAppendBasicBlockInContext(ctx, fn, "row.next")!
     let exit = LLVMAppendBasicBlockInContext(ctx, fn, "exit")!
 
@@ -241,40 +238,33 @@ struct PassEmitter {
 
     LLVMPositionBuilderAtEnd(b, yHead)
     let y = LLVMBuildPhi(b, t.i32, "y")!
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, y, y1, ""), xHead, exit)
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, y, y1, ""), rowBody, exit)
 
-    LLVMPositionBuilderAtEnd(b, xHead)
-    let x = LLVMBuildPhi(b, t.i32, "x")!
-    let xEnd = LLVMBuildAdd(b, x, i32(w), "")!
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLE, xEnd, x1, ""), xBody, tailCheck)
-
-    LLVMPositionBuilderAtEnd(b, xBody)
-    let xNext = LLVMAppendBasicBlockInContext(ctx, fn, "x.next")!
-    if let (lo, hi) = offsetRange {
-      // Interior vectors, where every x + k of a tap is inside the row, load
-      // taps densely; vectors near the left/right edges gather clamped texels.
-      let interior = LLVMAppendBasicBlockInContext(ctx, fn, "vector.interior")!
-      let border = LLVMAppendBasicBlockInContext(ctx, fn, "vector.border")!
-      let left = LLVMBuildICmp(b, LLVMIntSGE, LLVMBuildAdd(b, x, i32(Int(lo)), ""), i32(0), "")!
-      let right = LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, xEnd, i32(Int(hi)), ""), width, "")!
-      LLVMBuildCondBr(b, LLVMBuildAnd(b, left, right, ""), interior, border)
-      LLVMPositionBuilderAtEnd(b, interior)
-      try emitBody(x: x, y: y, tailCount: nil, interior: true)
-      LLVMBuildBr(b, xNext)
-      LLVMPositionBuilderAtEnd(b, border)
+    LLVMPositionBuilderAtEnd(b, rowBody)
+    var x = x0
+    func fits(_ x: LLVMValueRef, _ limit: LLVMValueRef) -> LLVMValueRef {
+      LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, x, i32(w), "")!, limit, "")!
     }
-    try emitBody(x: x, y: y, tailCount: nil)
-    LLVMBuildBr(b, xNext)
-    LLVMPositionBuilderAtEnd(b, xNext)
-    let xBodyEnd = xNext
-    LLVMBuildBr(b, xHead)
+    if let (lo, hi) = offsetRange {
+      // Three loops, so each body stays separate (merged, LLVM would sink their
+      // common arithmetic behind a phi per tap and spill): vectors near the left
+      // edge gather clamped texels, interior vectors — where every x + k of a tap
+      // is inside the row — load taps densely, vectors near the right edge gather.
+      let interiorStart = LLVMBuildSub(b, i32(0), i32(Int(lo)), "")!
+      let interiorEnd = LLVMBuildSub(b, width, i32(Int(hi)), "")!
+      x = try loop("left", from: x) { x in
+        LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, x, interiorStart, "")!, fits(x, x1), "")!
+      } body: { x in try emitBody(x: x, y: y, tailCount: nil) }
+      x = try loop("interior", from: x) { x in
+        LLVMBuildAnd(b, fits(x, interiorEnd), fits(x, x1), "")!
+      } body: { x in try emitBody(x: x, y: y, tailCount: nil, interior: true) }
+    }
+    x = try loop("vector", from: x) { x in fits(x, x1) } body: { x in try emitBody(x: x, y: y, tailCount: nil) }
 
-    LLVMPositionBuilderAtEnd(b, tailCheck)
+    let tail = LLVMAppendBasicBlockInContext(ctx, fn, "tail")!
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, x, x1, ""), tail, yLatch)
-
     LLVMPositionBuilderAtEnd(b, tail)
     try emitBody(x: x, y: y, tailCount: LLVMBuildSub(b, x1, x, ""))
-    let tailEnd = LLVMGetInsertBlock(b)!
     LLVMBuildBr(b, yLatch)
 
     LLVMPositionBuilderAtEnd(b, yLatch)
@@ -286,8 +276,31 @@ struct PassEmitter {
     LLVMBuildRetVoid(b)
 
     addIncoming(y, [(y0, entryEnd), (yNext, yLatch)])
-    addIncoming(x, [(x0, yHead), (xEnd, xBodyEnd)])
-    _ = tailEnd
+  }
+
+  /// `while condition(x) { body(x); x += W }` from the current block; returns the
+  /// final x, with the builder in the loop's exit block.
+  func loop(
+    _ name: String, from start: LLVMValueRef, while condition: (LLVMValueRef) -> LLVMValueRef,
+    body: (LLVMValueRef) throws -> Void
+  ) throws -> LLVMValueRef {
+    let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
+    let before = LLVMGetInsertBlock(b)!
+    let head = LLVMAppendBasicBlockInContext(m.context, fn, name)!
+    let bodyBlock = LLVMAppendBasicBlockInContext(m.context, fn, name + ".body")!
+    let done = LLVMAppendBasicBlockInContext(m.context, fn, name + ".done")!
+    LLVMBuildBr(b, head)
+    LLVMPositionBuilderAtEnd(b, head)
+    let x = LLVMBuildPhi(b, t.i32, "x")!
+    LLVMBuildCondBr(b, condition(x), bodyBlock, done)
+    LLVMPositionBuilderAtEnd(b, bodyBlock)
+    try body(x)
+    let next = LLVMBuildAdd(b, x, i32(w), "")!
+    let end = LLVMGetInsertBlock(b)!
+    LLVMBuildBr(b, head)
+    addIncoming(x, [(start, before), (next, end)])
+    LLVMPositionBuilderAtEnd(b, done)
+    return x
   }
 
   func addIncoming(_ phi: LLVMValueRef, _ edges: [(LLVMValueRef, LLVMBasicBlockRef)]) {
