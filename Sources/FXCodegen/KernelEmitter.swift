@@ -76,6 +76,33 @@ struct PassEmitter {
   let live: [Bool]
   /// Nodes whose value changes along a row (depend on `pixelX`).
   let varies: [Bool]
+  /// The live nodes in the order the body emits them: depth first from each
+  /// output in turn, operands just before their first use. A blur's four
+  /// channel sums are then computed one after another, instead of every tap's
+  /// four channels being loaded first and held (which spills registers).
+  let emissionOrder: [Int]
+
+  static func depthFirstOrder(_ p: Program) -> [Int] {
+    var order: [Int] = []
+    var state = [UInt8](repeating: 0, count: p.count)  // 0 new, 1 open, 2 done
+    for out in p.outputs {
+      var stack = [Int(out.index)]
+      while let top = stack.last {
+        if state[top] == 2 { stack.removeLast(); continue }
+        if state[top] == 1 {
+          state[top] = 2
+          order.append(top)
+          stack.removeLast()
+          continue
+        }
+        state[top] = 1
+        // Push operands in reverse so the first operand is emitted first.
+        for a in p.nodes[top].args.reversed() where state[Int(a.index)] == 0 { stack.append(Int(a.index)) }
+      }
+    }
+    return order
+  }
+
   /// Buffers stored planar (the intermediates).
   let planar: Set<Int>
 
@@ -102,6 +129,7 @@ struct PassEmitter {
       varies[i] = n.op == .pixelX || n.args.contains { varies[Int($0.index)] }
     }
     self.varies = varies
+    emissionOrder = Self.depthFirstOrder(program)
     var offsets = [Int32?](repeating: nil, count: program.count)
     for (i, n) in program.nodes.enumerated() where live[i] {
       if case .load = n.op, !varies[Int(n.args[1].index)] { offsets[i] = Self.clampedOffset(n.args[0], program, .x) }

@@ -17,7 +17,8 @@ extension PassEmitter {
       let last = splat(LLVMBuildSub(b, width, i32(1), "")!)
       xs = try call("llvm.smin", [vi], [xs, last])
     }
-    for (i, node) in program.nodes.enumerated() where live[i] {
+    for i in emissionOrder {
+      let node = program.nodes[i]
       let a = node.args.map { values[Int($0.index)]! }
       values[i] = try emit(node, a, id: i, xs: xs, y: y, dense: tailCount == nil, interior: interior, &pixels)
     }
