@@ -62,6 +62,11 @@ final class BatchRunner: @unchecked Sendable {
   private var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
 
   func run() -> Outcome {
+    // Image-sized buffers straight from mmap, returned to the system when freed:
+    // otherwise glibc raises its threshold as they come and go, and the heap
+    // creeps up with the number of files (measured: 351 → 369 MB for 50 → 300
+    // photos; with this, 222 MB for both).
+    Self.setMallocMmapThreshold(1 << 20)
     let sources = [SIGINT, SIGTERM].map(watch)
     defer { sources.forEach { $0.cancel() } }
     let workers = max(1, min(settings.threads, jobs.count))
@@ -85,6 +90,14 @@ final class BatchRunner: @unchecked Sendable {
       progress?.clear()
       return Outcome(counts: counts, seconds: elapsed, stoppedBy: stoppedBy, signal: signal)
     }
+  }
+
+  /// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)`; <malloc.h> is not in Swift's Glibc module.
+  private static func setMallocMmapThreshold(_ bytes: Int32) {
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+    let M_MMAP_THRESHOLD: Int32 = -3
+    _ = unsafeBitCast(symbol, to: Mallopt.self)(M_MMAP_THRESHOLD, bytes)
   }
 
   private func work(kernelThreads: Int) {

@@ -19,7 +19,7 @@ struct RunCommand {
       FILE | DIR | 'GLOB'     files; directories (their PNG/JPEG files; all depths with -r);
                               quoted globs, '**' for any depth ('photos/**/*.jpg')
       -r, --recursive         walk directories to any depth
-      --manifest FILE|-       one input path per line ('-': standard input)
+      --manifest FILE|-       one input path per line ('-', or '-' as an input: standard input)
       --to FILE               second image for a transition (the same size as each input);
                               without it, a transition goes to a transparent image
     outputs
@@ -108,6 +108,12 @@ struct RunCommand {
     frames = try args.intOption("--frames", range: 1...1_000_000)
     to = try args.option("--to")
     arguments = try args.remaining()
+    // `-` among the inputs: a manifest on standard input.
+    if arguments.contains("-") {
+      guard manifest == nil || manifest == "-" else { throw UsageError("'-' reads the manifest from standard input; --manifest gives another") }
+      manifest = "-"
+      arguments.removeAll { $0 == "-" }
+    }
 
     guard !arguments.isEmpty || manifest != nil else { throw UsageError("fxc run needs at least one input file") }
     guard (output == nil) != (outDir == nil) else { throw UsageError("give exactly one of -o OUT (one input) or --out-dir DIR") }
@@ -182,7 +188,7 @@ struct RunCommand {
     if options.skipExisting || options.overwrite { BatchPlanner.removeStaleTemporaries(of: jobs) }
     try checkWritable(jobs, planner)
 
-    print("chain: \(resolved.effect.name)")
+    say("chain: \(resolved.effect.name)")
     let processor = BatchProcessor(
       pipeline: pipeline, options: options, inputCount: inputCount, second: second, shared: shared)
     let report = try reportPath.map { try BatchReport(path: $0, chain: chain, shard: shard, threads: threads) }
@@ -295,7 +301,7 @@ struct RunCommand {
       line += " of \(total) file\(total == 1 ? "" : "s") in \(fixed(o.seconds, 2)) s"
       line += " (\(fixed(Double(c.written) / max(o.seconds, 1e-9), 2)) files/s, \(fixed(c.megapixels / max(o.seconds, 1e-9))) Mpixel/s"
       line += ", \(threads) thread\(threads == 1 ? "" : "s"))"
-      print(line)
+      say(line)
     }
     if let stoppedBy = o.stoppedBy, o.signal != nil {
       throw CommandFailure(
@@ -310,3 +316,6 @@ struct RunCommand {
     }
   }
 }
+
+/// A line on standard output, unbuffered like the workers' lines, so that the order holds in a pipe.
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
