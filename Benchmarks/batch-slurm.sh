@@ -38,16 +38,16 @@ stop() {
 }
 trap stop EXIT
 
-# munge: a key of our own, a daemon with its own socket.
-mkdir -p "$work/munge"
-$sudo dd if=/dev/urandom of="$work/munge/munge.key" bs=1k count=1 status=none
-$sudo chown -R munge:munge "$work/munge"
-$sudo chmod 700 "$work/munge" && $sudo chmod 400 "$work/munge/munge.key"
+# munge: a key of our own (in a private directory), a daemon with its own socket.
+mkdir -p "$work/munge" "$work/munge-key"
+$sudo dd if=/dev/urandom of="$work/munge-key/munge.key" bs=1k count=1 status=none
+$sudo chown -R munge:munge "$work/munge" "$work/munge-key"
+$sudo chmod 755 "$work/munge" && $sudo chmod 700 "$work/munge-key" && $sudo chmod 400 "$work/munge-key/munge.key"
 socket=$work/munge/munge.socket
 as_munge() { if [ "$(id -u)" -eq 0 ]; then runuser -u munge -- "$@"; else sudo -u munge "$@"; fi; }
-as_munge /usr/sbin/munged --key-file="$work/munge/munge.key" --socket="$socket" \
-  --pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" --seed-file="$work/munge/seed"
-$sudo cat "$work/munge/munged.pid" >"$work/munged.pid"
+as_munge /usr/sbin/munged --key-file="$work/munge-key/munge.key" --socket="$socket" \
+  --pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" --seed-file="$work/munge-key/seed"
+cp "$work/munge/munged.pid" "$work/munged.pid"
 
 host=$(hostname -s)
 mkdir -p "$work/state" "$work/spool"
