@@ -1,142 +1,321 @@
 import FX
 import Foundation
 
-/// `fxc run`: applies a chain to files. One bad file is reported and the batch
-/// goes on; the exit status is 1 when any file failed. Inputs are never
-/// overwritten; existing outputs only with `--overwrite`.
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `fxc run`: applies a chain to files — one, or thousands in a batch.
+///
+/// Every destination is decided before any work; an input is never
+/// overwritten, an existing output only with `--overwrite`; each output is
+/// written atomically. A bad file is reported and the batch goes on; the exit
+/// status is 1 when any file failed, 128 + N when signal N stopped it.
 struct RunCommand {
+  static let help = """
+    usage: fxc run --chain CHAIN INPUT... (-o OUT | --out-dir DIR) [options]
+
+    inputs
+      FILE | DIR | 'GLOB'     files; directories (their PNG/JPEG files; all depths with -r);
+                              quoted globs, '**' for any depth ('photos/**/*.jpg')
+      -r, --recursive         walk directories to any depth
+      --manifest FILE|-       one input path per line ('-', or '-' as an input: standard input)
+      --to FILE               second image for a transition (the same size as each input);
+                              without it, a transition goes to a transparent image
+    outputs
+      -o OUT                  the output of a single input
+      --out-dir DIR           outputs mirror the input tree under DIR (created when missing)
+      --name TEMPLATE         output name: {name} {stem} {ext} {index} [{frame}]; default {stem}.{ext}
+      --format png|jpeg       output format (default: by extension)
+      --quality 1…100         JPEG quality (default 90)
+      --compression 0…9       PNG zlib level (default 6)
+      --overwrite             replace existing outputs (never an input)
+      --skip-existing         leave existing outputs as they are: resumes a batch
+      --keep-orientation      do not apply JPEG EXIF orientation
+    parameters and animation
+      --param NAME=VALUE      set a parameter at run time (NAME: effect.parameter, or the
+                              parameter alone when one effect has it); repeatable
+      --frames N              write N frames ({frame} in the name; default frame_0001.png …),
+                              sweeping each --param NAME=A...B linearly from A to B
+    running
+      -j, --threads N         worker threads (default: all cores)
+      --shard K/N             process only shard K of N (0 ≤ K < N), by a stable hash of each
+                              input's path relative to its root: same split on every machine
+      --fail-fast             stop at the first failed file
+      --report FILE.json      per-file status, sizes and timings, and a summary
+      -v, --verbose           a line per file written
+      --backend jit|interp    --check: compare each output with the interpreter
+    """
+
+  struct ParamSetting {
+    var name: String
+    var from: Double
+    var to: Double?
+  }
+
   var chain: String
-  var inputs: [String]
+  var arguments: [String]
+  var manifest: String?
+  var recursive: Bool
   var output: String?
   var outDir: String?
+  var nameTemplate: String?
   var threads: Int
-  var backend: Backend
   var format: ImageFileFormat?
-  var quality: Int
-  var overwrite: Bool
-  var check: Bool
+  var options = BatchProcessor.Options()
+  var failFast: Bool
+  var verbose: Bool
+  var shard: Shard?
+  var reportPath: String?
+  var params: [ParamSetting] = []
+  var frames: Int?
+  var to: String?
 
   init(_ argv: [String]) throws {
     var args = CommandLineArguments(argv)
+    if args.flag("-h", "--help") {
+      print(Self.help)
+      exit(0)
+    }
     guard let chain = try args.option("--chain", "-c") else { throw UsageError("fxc run needs --chain 'effect | effect …'") }
     self.chain = chain
     output = try args.option("-o", "--output")
     outDir = try args.option("--out-dir")
+    nameTemplate = try args.option("--name")
     threads = try threadCount(&args)
     let backendName = try args.option("--backend") ?? "jit"
     guard let b = Backend(rawValue: backendName) else {
       throw UsageError("unknown backend '\(backendName)' (valid: jit, interp)")
     }
-    backend = b
+    options.backend = b
     if let f = try args.option("--format") {
       guard let parsed = ImageFileFormat(pathExtension: f) else { throw UsageError("unknown format '\(f)' (valid: png, jpeg)") }
       format = parsed
     }
-    quality = try args.intOption("--quality", range: 1...100) ?? 90
-    overwrite = args.flag("--overwrite")
-    check = args.flag("--check")
-    inputs = try args.remaining()
-    guard !inputs.isEmpty else { throw UsageError("fxc run needs at least one input file") }
+    options.quality = try args.intOption("--quality", range: 1...100) ?? 90
+    options.compression = try args.intOption("--compression", range: 0...9) ?? 6
+    options.overwrite = args.flag("--overwrite")
+    options.skipExisting = args.flag("--skip-existing")
+    options.check = args.flag("--check")
+    options.keepOrientation = args.flag("--keep-orientation")
+    recursive = args.flag("-r", "--recursive")
+    manifest = try args.option("--manifest")
+    failFast = args.flag("--fail-fast")
+    verbose = args.flag("-v", "--verbose") || options.check
+    shard = try args.option("--shard").map(Shard.init)
+    reportPath = try args.option("--report")
+    params = try args.options("--param").map(Self.parseParam)
+    frames = try args.intOption("--frames", range: 1...1_000_000)
+    to = try args.option("--to")
+    arguments = try args.remaining()
+    // `-` among the inputs: a manifest on standard input.
+    if arguments.contains("-") {
+      guard manifest == nil || manifest == "-" else { throw UsageError("'-' reads the manifest from standard input; --manifest gives another") }
+      manifest = "-"
+      arguments.removeAll { $0 == "-" }
+    }
+
+    guard !arguments.isEmpty || manifest != nil else { throw UsageError("fxc run needs at least one input file") }
     guard (output == nil) != (outDir == nil) else { throw UsageError("give exactly one of -o OUT (one input) or --out-dir DIR") }
-    if output != nil && inputs.count > 1 { throw UsageError("-o takes one input; use --out-dir DIR for \(inputs.count) inputs") }
+    if output != nil && arguments.count > 1 && frames == nil {
+      throw UsageError("-o takes one input; use --out-dir DIR for \(arguments.count) inputs")
+    }
+    if output != nil && nameTemplate != nil { throw UsageError("--name names the files in --out-dir; -o names the one output itself") }
+    if options.overwrite && options.skipExisting { throw UsageError("--overwrite and --skip-existing contradict each other; give one") }
+    if frames == nil, let sweep = params.first(where: { $0.to != nil }) {
+      throw UsageError("'--param \(sweep.name)=A...B' sweeps a value across frames: add --frames N")
+    }
   }
 
-  func destination(for input: String) -> String {
-    if let output { return output }
-    let url = URL(fileURLWithPath: input)
-    let ext = format.map { $0 == .png ? "png" : "jpg" } ?? url.pathExtension
-    return URL(fileURLWithPath: outDir!).appendingPathComponent(url.deletingPathExtension().lastPathComponent + "." + ext).path
-  }
-
-  /// A path with `.`/`..` and symlinks resolved, to compare files.
-  static func canonical(_ path: String) -> String {
-    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+  /// `NAME=VALUE` or `NAME=A...B`.
+  static func parseParam(_ text: String) throws -> ParamSetting {
+    guard let equals = text.firstIndex(of: "="), equals > text.startIndex else {
+      throw UsageError("--param expects NAME=VALUE or NAME=A...B, like vignette.intensity=0.5, got '\(text)'")
+    }
+    let name = String(text[..<equals]), value = String(text[text.index(after: equals)...])
+    func number(_ s: String) throws -> Double {
+      guard let v = Double(s.trimmingCharacters(in: .whitespaces)), v.isFinite else {
+        throw UsageError("--param \(name): '\(s)' is not a finite number")
+      }
+      return v
+    }
+    if let dots = value.range(of: "...") {
+      return ParamSetting(
+        name: name, from: try number(String(value[..<dots.lowerBound])), to: try number(String(value[dots.upperBound...])))
+    }
+    return ParamSetting(name: name, from: try number(value), to: nil)
   }
 
   func execute() throws {
-    let (pipeline, effect) = try pipeline(chain: chain)
-    // Decide every destination before any work: an output may never be an
-    // input of this batch, nor the output of another of its files.
-    var destinations: [String] = []
-    let inputSet = Set(inputs.map(Self.canonical))
-    var claimed: [String: String] = [:]
-    for input in inputs {
-      let path = destination(for: input)
-      let ext = URL(fileURLWithPath: path).pathExtension
-      guard format != nil || ImageFileFormat(pathExtension: ext) != nil else {
-        throw UsageError("cannot tell the output format of '\(path)' from its extension; use .png, .jpg or --format png|jpeg")
-      }
-      if let other = claimed[Self.canonical(path)] {
-        throw UsageError("'\(other)' and '\(input)' would both be written to \(path)")
-      }
-      claimed[Self.canonical(path)] = input
-      destinations.append(path)
+    let resolved = try resolve()
+    let pipeline: Pipeline
+    do {
+      pipeline = try Pipeline(resolved.effect)
+    } catch let e as GraphError {
+      throw CommandFailure(description: "error: \(e)")
     }
-    print("chain: \(effect.name)")
-    var compiled: [PixelFormat: CompiledPipeline] = [:]
-    var failures = 0
-    for (input, path) in zip(inputs, destinations) {
-      do {
-        if inputSet.contains(Self.canonical(path)) {
-          throw CommandFailure(description: "\(input): refusing to overwrite the input \(path)")
+    let inputCount = max(pipeline.graph.inputs.count, 1)
+    guard inputCount <= 2 else {
+      throw CommandFailure(description: "error: the chain reads \(inputCount) images; fxc run gives at most 2 (the input and --to)")
+    }
+    if to != nil && inputCount == 1 {
+      throw UsageError("--to gives the second image of a transition, but this chain reads one image")
+    }
+
+    let listing = try InputListing(recursive: recursive).list(arguments, manifest: manifest)
+    guard !listing.isEmpty else {
+      throw CommandFailure(description: "error: no input files found (directories are read one level deep unless -r is given)")
+    }
+    let planner = try makePlanner()
+    let second = try to.map { try LoadedImage.load($0, keepOrientation: options.keepOrientation) }
+    var shared: LoadedImage? = nil
+    var all: [BatchJob]
+    if let frames {
+      guard listing.count == 1 else { throw UsageError("--frames animates one input; \(listing.count) were given") }
+      shared = try LoadedImage.load(listing[0].path, keepOrientation: options.keepOrientation)
+      all = try frameJobs(listing[0], frames: frames, planner, resolved)
+    } else {
+      if output != nil && listing.count != 1 { throw UsageError("-o takes one input; use --out-dir DIR for \(listing.count) inputs") }
+      all = try batchJobs(listing, planner, resolved)
+    }
+    try BatchPlanner.checkClashes(all)
+    if let reportPath, all.contains(where: { InputListing.normalized($0.destination) == InputListing.normalized(reportPath) }) {
+      throw UsageError("the report \(reportPath) would overwrite an output")
+    }
+
+    var jobs = shard.map { s in all.filter { s.contains($0.input.relativePath) } } ?? all
+    planner.decide(&jobs, allInputs: listing + (to.map { [BatchInput(path: $0, relativePath: "")] } ?? []))
+    if options.skipExisting || options.overwrite { BatchPlanner.removeStaleTemporaries(of: jobs) }
+    try checkWritable(jobs, planner)
+
+    say("chain: \(resolved.effect.name)")
+    let processor = BatchProcessor(
+      pipeline: pipeline, options: options, inputCount: inputCount, second: second, shared: shared)
+    let report = try reportPath.map { try BatchReport(path: $0, chain: chain, shard: shard, threads: threads) }
+    let settings = BatchRunner.Settings(
+      threads: threads, failFast: failFast, verbose: verbose, progress: ProgressBar.isTerminal && jobs.count > 1)
+    let outcome = BatchRunner(jobs: jobs, settings: settings, processor: processor, report: report).run()
+    try finish(outcome, total: jobs.count, report: report)
+  }
+
+  /// The chain with the `--param` parameters made uniform.
+  typealias Resolved = (effect: Effect, uniforms: [String: (ResolvedChain.Uniform, ParamSetting)])
+
+  func resolve() throws -> Resolved {
+    let syntax = try ChainSyntax.parse(chain)
+    var settings: [String: ParamSetting] = [:]
+    for var p in params {
+      p.name = try Self.fullName(p.name, in: syntax)
+      if settings[p.name] != nil { throw UsageError("--param \(p.name) is given twice") }
+      settings[p.name] = p
+    }
+    let resolved = try syntax.resolve(uniforms: Set(settings.keys))
+    var uniforms: [String: (ResolvedChain.Uniform, ParamSetting)] = [:]
+    for (name, setting) in settings {
+      let uniform = resolved.uniform(named: name)!
+      for v in [setting.from] + (setting.to.map { [$0] } ?? []) {
+        if let message = uniform.parameter.rejection(of: v, in: uniform.effect.name) {
+          throw UsageError("--param \(name): \(message)")
         }
-        try process(input, to: path, pipeline, &compiled)
-      } catch let e as ImageFileError where e.path == input {
-        failures += 1
-        FileHandle.standardError.write("error: \(e)\n".data(using: .utf8)!)
-      } catch let e as CommandFailure {
-        failures += 1
-        FileHandle.standardError.write("error: \(e)\n".data(using: .utf8)!)
-      } catch {
-        failures += 1
-        FileHandle.standardError.write("error: \(input): \(error)\n".data(using: .utf8)!)
       }
+      uniforms[name] = (uniform, setting)
     }
-    if failures > 0 {
-      throw CommandFailure(description: "error: \(failures) of \(inputs.count) file(s) failed")
+    return (resolved.effect, uniforms)
+  }
+
+  /// `effect.parameter` for a `--param` name; a bare parameter name must belong to exactly one effect of the chain.
+  static func fullName(_ name: String, in syntax: ChainSyntax) throws -> String {
+    if name.contains(".") { return name }
+    let specs = syntax.calls.compactMap { Catalogue.spec(named: $0.name) }
+    var owners: [String] = []
+    for spec in specs where spec.parameter(named: name) != nil && !owners.contains(spec.name) { owners.append(spec.name) }
+    switch owners.count {
+    case 1: return owners[0] + "." + name
+    case 0:
+      var all: [String] = []
+      for spec in specs { for p in spec.parameters where !all.contains("\(spec.name).\(p.name)") { all.append("\(spec.name).\(p.name)") } }
+      throw UsageError("--param \(name): no effect in the chain has a parameter '\(name)' (parameters: \(all.joined(separator: ", ")))")
+    default:
+      throw UsageError("--param \(name): several effects have it (\(owners.map { "\($0).\(name)" }.joined(separator: ", "))); name one")
     }
   }
 
-  func process(_ input: String, to path: String, _ pipeline: Pipeline, _ cache: inout [PixelFormat: CompiledPipeline]) throws {
-    if !overwrite && FileManager.default.fileExists(atPath: path) {
-      throw CommandFailure(description: "\(input): \(path) exists (use --overwrite to replace it)")
-    }
-    var image: ImageBuffer!, info: ImageFileInfo!
-    let readTime = try seconds { (image, info) = try ImageFile.read(input) }
-    var compileMs = 0.0
-    if cache[image.format] == nil {
-      let c = try pipeline.compile(inputFormats: [image.format], outputFormat: image.format, backend: backend)
-      compileMs = c.compileMilliseconds
-      cache[image.format] = c
-    }
-    let kernel = cache[image.format]!
-    var result: ImageBuffer!
-    let runTime = try seconds { result = try kernel.run([image], threads: threads) }
-    let layout: ChannelLayout = [.grayAlpha, .rgba].contains(info.layout) ? .rgba : .rgb
-    let outFormat = format ?? ImageFileFormat(pathExtension: URL(fileURLWithPath: path).pathExtension)
-    let depth = outFormat == .png ? info.bitDepth : 8
-    let writeTime = try seconds {
-      try ImageFile.write(result, to: path, format: outFormat, layout: layout, bitDepth: depth, jpegQuality: quality)
-    }
-    let mpix = Double(image.width * image.height) / 1e6
-    var line = "\(input) → \(path): \(image.width)×\(image.height), \(kernel.backend.rawValue) \(fixed(mpix / runTime)) Mpixel/s"
-    line += " (kernel \(fixed(runTime * 1000, 2)) ms on \(threads) thread\(threads == 1 ? "" : "s")"
-    if compileMs > 0 { line += ", compile \(fixed(compileMs)) ms" }
-    line += ", read \(fixed(readTime * 1000)) ms, write \(fixed(writeTime * 1000)) ms)"
-    print(line)
-    if check {
-      let reference = try Interpreter.runStaged(pipeline.graph, inputs: [image]).copy(as: result.format)
-      var worst: Float = 0
-      for y in 0..<image.height {
-        for x in 0..<image.width {
-          let diff = reference[x, y] - result[x, y]
-          let d = Swift.max(Swift.max(Swift.abs(diff.x), Swift.abs(diff.y)), Swift.max(Swift.abs(diff.z), Swift.abs(diff.w)))
-          worst = max(worst, d)
-        }
+  /// Where outputs go. With --frames, `-o dir/f_{frame}.png` is a name template in its directory.
+  func makePlanner() throws -> BatchPlanner {
+    var outDir = outDir, output = output, template = nameTemplate
+    if frames != nil, let o = output {
+      guard o.contains("{frame") else {
+        throw UsageError("with --frames, -o needs '{frame}' in its name (like -o frames/f_{frame}.png), or use --out-dir")
       }
-      let lsb: Float = result.format == .rgba8 ? 1.0 / 255 : result.format == .rgba16 ? 1.0 / 65535 : 1e-4
-      print("  check: max difference from the staged interpreter \(worst) (tolerance \(lsb)): \(worst <= lsb + 1e-6 ? "ok" : "MISMATCH")")
-      if worst > lsb + 1e-6 { throw CommandFailure(description: "\(input): output differs from the interpreter by \(worst)") }
+      let (directory, name) = BatchPlanner.split(o)
+      (outDir, output, template) = (directory, nil, name)
+    }
+    let text = template ?? (frames != nil ? NameTemplate.framesDefault : NameTemplate.batchDefault)
+    return BatchPlanner(
+      outDir: outDir, output: output, template: try NameTemplate(text, frames: frames != nil), format: format,
+      overwrite: options.overwrite, skipExisting: options.skipExisting)
+  }
+
+  private func batchJobs(_ listing: [BatchInput], _ planner: BatchPlanner, _ resolved: Resolved) throws -> [BatchJob] {
+    let uniforms = Dictionary(uniqueKeysWithValues: resolved.uniforms.values.map { ($0.0.param, Float($0.1.from)) })
+    return try listing.enumerated().map { i, input in
+      let (destination, format) = try planner.destination(of: input, number: i + 1)
+      return BatchJob(number: i + 1, input: input, destination: destination, format: format, uniforms: uniforms)
+    }
+  }
+
+  private func frameJobs(_ input: BatchInput, frames: Int, _ planner: BatchPlanner, _ resolved: Resolved) throws -> [BatchJob] {
+    return try (1...frames).map { frame in
+      let t = frames == 1 ? 0 : Double(frame - 1) / Double(frames - 1)
+      let uniforms = Dictionary(
+        uniqueKeysWithValues: resolved.uniforms.values.map { u, s in (u.param, Float(s.from + ((s.to ?? s.from) - s.from) * t)) })
+      let (destination, format) = try planner.destination(of: input, number: 1, frame: frame, frameCount: frames)
+      // A frame's place in the tree is its own name, so --shard splits frames too.
+      let relative = String(destination.split(separator: "/").last ?? "")
+      return BatchJob(
+        number: frame, input: BatchInput(path: input.path, relativePath: relative), destination: destination, format: format,
+        frame: frame, uniforms: uniforms)
+    }
+  }
+
+  /// Fails before any work when the output directory cannot be written at all
+  /// (rather than once per file); a read-only directory deeper in the tree
+  /// fails its files one by one.
+  private func checkWritable(_ jobs: [BatchJob], _ planner: BatchPlanner) throws {
+    guard jobs.contains(where: { $0.disposition == .process }) else { return }
+    let directory = planner.outDir ?? BatchPlanner.split(planner.output ?? ".").directory
+    guard FileKind.of(directory) == .directory, access(directory, W_OK | X_OK) != 0 else { return }
+    let reason = errno == EROFS ? "read-only file system" : "permission denied"
+    throw CommandFailure(description: "error: cannot write to the output directory \(directory): \(reason); nothing was written")
+  }
+
+  private func finish(_ o: BatchRunner.Outcome, total: Int, report: BatchReport?) throws {
+    let c = o.counts
+    var status: Int32 = 0
+    if let signal = o.signal { status = 128 + signal } else if c.failed > 0 { status = 1 }
+    try report?.finish(c, total: total, seconds: o.seconds, interrupted: o.stoppedBy, exitStatus: status)
+    if total > 1 || o.stoppedBy != nil {
+      var line = shard.map { "shard \($0): " } ?? ""
+      line += "\(c.written) written, \(c.skipped) skipped, \(c.failed) failed"
+      if c.cancelled + c.notRun > 0 { line += ", \(c.cancelled + c.notRun) not done" }
+      line += " of \(total) file\(total == 1 ? "" : "s") in \(fixed(o.seconds, 2)) s"
+      line += " (\(fixed(Double(c.written) / max(o.seconds, 1e-9), 2)) files/s, \(fixed(c.megapixels / max(o.seconds, 1e-9))) Mpixel/s"
+      line += ", \(threads) thread\(threads == 1 ? "" : "s"))"
+      say(line)
+    }
+    if let stoppedBy = o.stoppedBy, o.signal != nil {
+      throw CommandFailure(
+        description: "fxc: stopped by \(stoppedBy): \(c.written) written, \(c.cancelled + c.notRun) not done;"
+          + " run the same command with --skip-existing to finish",
+        status: status)
+    }
+    if c.failed > 0 {
+      var text = "error: \(c.failed) of \(total) file(s) failed"
+      if o.stoppedBy == "--fail-fast" { text += "; stopped at the first (--fail-fast): \(c.cancelled + c.notRun) not done" }
+      throw CommandFailure(description: text)
     }
   }
 }
+
+/// A line on standard output, unbuffered like the workers' lines, so that the order holds in a pipe.
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }

@@ -485,13 +485,13 @@ struct CommandLineArgumentsTests {
     #expect(try threads([]) == nil)
     #expect(
       usageError { _ = try threads(["--threads", "0"]) }
-        == "option '--threads' expects an integer in 1...64, got '0'")
+        == "option '--threads' expects an integer in 1…64, got '0'")
     #expect(
       usageError { _ = try threads(["-j", "two"]) }
-        == "option '-j' expects an integer in 1...64, got 'two'")
+        == "option '-j' expects an integer in 1…64, got 'two'")
     #expect(
       usageError { _ = try threads(["-j", "1.5"]) }
-        == "option '-j' expects an integer in 1...64, got '1.5'")
+        == "option '-j' expects an integer in 1…64, got '1.5'")
   }
 
   @Test func doubleRange() throws {
@@ -502,7 +502,7 @@ struct CommandLineArgumentsTests {
     #expect(try intensity(["--intensity", "0.25"]) == 0.25)
     #expect(
       usageError { _ = try intensity(["--intensity=1.5"]) }
-        == "option '--intensity' expects a number in 0.0...1.0, got '1.5'")
+        == "option '--intensity' expects a number in 0…1, got '1.5'")
     #expect(
       usageError { _ = try intensity(["--intensity", "nan"], range: nil) }
         == "option '--intensity' expects a finite number, got 'nan'")

@@ -418,8 +418,9 @@ struct CommandLineTests {
       try dir.write(Data("not an image".utf8), to: "broken.png")
       try dir.image("third.jpg", opaque: true)
       try dir.mkdir("out")
+      // -v: a batch prints a line per file only when asked (its summary always).
       let result = try fxc(
-        ["run", "-c", "sepia | vignette", "first.png", "broken.png", "third.jpg", "--out-dir", "out", "-j", "2"],
+        ["run", "-c", "sepia | vignette", "first.png", "broken.png", "third.jpg", "--out-dir", "out", "-j", "2", "-v"],
         in: dir.path)
       #expect(result.status == 1, "\(result)")
       #expect(result.stderr.contains("broken.png"), "\(result)")

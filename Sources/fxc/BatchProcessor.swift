@@ -1,0 +1,192 @@
+import FX
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A decoded input, turned upright.
+struct LoadedImage {
+  var image: ImageBuffer
+  var info: ImageFileInfo
+  /// The EXIF orientation applied (2…8), if any.
+  var orientation: Int?
+  var fileBytes: Int?
+
+  /// Reads `path`, applying its EXIF orientation unless `keepOrientation`.
+  static func load(_ path: String, keepOrientation: Bool) throws -> LoadedImage {
+    let (image, info) = try ImageFile.read(path)
+    var loaded = LoadedImage(image: image, info: info, orientation: nil, fileBytes: nil)
+    var s = stat()
+    if stat(path, &s) == 0 { loaded.fileBytes = Int(s.st_size) }
+    if info.format == .jpeg, !keepOrientation, let o = ExifOrientation.read(path: path), o != 1 {
+      loaded.image = try ExifOrientation.apply(o, to: image)
+      loaded.orientation = o
+    }
+    return loaded
+  }
+}
+
+/// Does one job: decode, run the kernel, encode and write atomically. Shared
+/// by every worker; the kernel is compiled once per distinct input layout
+/// (pixel formats) and reused by all.
+final class BatchProcessor: @unchecked Sendable {
+  struct Options {
+    var backend: Backend = .jit
+    var keepOrientation = false
+    var overwrite = false
+    var skipExisting = false
+    var check = false
+    var quality = 90
+    var compression = 6
+  }
+
+  let pipeline: Pipeline
+  let options: Options
+  /// Images the graph reads: 1, or 2 for a transition.
+  let inputCount: Int
+  /// `--to`: the second input, decoded once.
+  let second: LoadedImage?
+  /// `--frames`: the one input, decoded once for every frame.
+  let shared: LoadedImage?
+
+  private let lock = NSLock()
+  private var kernels: [[PixelFormat]: CompiledPipeline] = [:]
+  private var directories = Set<String>()
+
+  init(pipeline: Pipeline, options: Options, inputCount: Int, second: LoadedImage?, shared: LoadedImage?) {
+    self.pipeline = pipeline
+    self.options = options
+    self.inputCount = inputCount
+    self.second = second
+    self.shared = shared
+  }
+
+  /// The compiled kernel for these input formats and whether this call compiled it.
+  func kernel(for formats: [PixelFormat]) throws -> (CompiledPipeline, compiled: Bool) {
+    lock.lock()
+    defer { lock.unlock() }
+    if let k = kernels[formats] { return (k, false) }
+    let k = try pipeline.compile(inputFormats: formats, outputFormat: formats[0], backend: options.backend)
+    kernels[formats] = k
+    return (k, true)
+  }
+
+  /// Processes `job` with `threads` threads for its kernel; never throws: a
+  /// failure is the result. `stopping` is asked between stages, so a stop
+  /// abandons work in progress before anything is written.
+  func process(_ job: BatchJob, threads: Int, stopping: () -> Bool, writing: (Bool) -> Void) -> (FileResult, String?) {
+    var r = FileResult(job: job, status: .failed)
+    switch job.disposition {
+    case .skip: r.status = .skipped; return (r, nil)
+    case .fail(let reason): r.error = reason; return (r, nil)
+    case .process: break
+    }
+    do {
+      var line: String? = nil
+      try run(&r, threads: threads, stopping: stopping, writing: writing, line: &line)
+      return (r, line)
+    } catch let e as ImageFileError {
+      r.error = e.path == job.input.path ? e.description : "\(job.input.path): \(e)"
+    } catch let e as CommandFailure {
+      r.error = e.description
+    } catch {
+      r.error = "\(job.input.path): \(error)"
+    }
+    r.status = .failed
+    return (r, nil)
+  }
+
+  private func run(
+    _ r: inout FileResult, threads: Int, stopping: () -> Bool, writing: (Bool) -> Void, line: inout String?
+  ) throws {
+    let job = r.job
+    var loaded: LoadedImage!
+    r.decodeSeconds = try seconds { loaded = try shared ?? LoadedImage.load(job.input.path, keepOrientation: options.keepOrientation) }
+    let image = loaded.image
+    (r.width, r.height, r.orientation, r.inputBytes) = (image.width, image.height, loaded.orientation, loaded.fileBytes)
+    var inputs = [image]
+    var hasAlpha = loaded.info.layout.hasAlpha
+    if inputCount == 2 {
+      if let second {
+        guard second.image.width == image.width, second.image.height == image.height else {
+          throw CommandFailure(
+            description: "\(job.input.path): is \(image.width)×\(image.height) but --to \(second.info.width)×\(second.info.height)"
+              + " (after orientation: \(second.image.width)×\(second.image.height)); a transition needs two images of the same size")
+        }
+        inputs.append(second.image)
+        hasAlpha = hasAlpha || second.info.layout.hasAlpha
+      } else {
+        // No --to: the transition goes to transparent.
+        inputs.append(try ImageBuffer(width: image.width, height: image.height, format: image.format))
+        hasAlpha = true
+      }
+    }
+    if stopping() { r.status = .cancelled; return }
+    let (kernel, compiled) = try kernel(for: inputs.map(\.format))
+    var result: ImageBuffer!
+    r.kernelSeconds = try seconds { result = try kernel.run(inputs, uniforms: job.uniforms, threads: threads) }
+    let checked = options.check ? try check(result, inputs: inputs, uniforms: job.uniforms, input: job.input.path) : nil
+    if stopping() { r.status = .cancelled; return }
+
+    try makeDirectory(BatchPlanner.split(job.destination).directory)
+    // Checked again at the last moment: another process may have written it since the plan.
+    if !options.overwrite, FileIdentity(job.destination) != nil {
+      if options.skipExisting { r.status = .skipped; return }
+      throw CommandFailure(description: "\(job.input.path): \(job.destination) exists (use --overwrite to replace it)")
+    }
+    let depth = job.format == .png ? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
+    let layout: ChannelLayout = hasAlpha ? .rgba : .rgb
+    writing(true)
+    defer { writing(false) }
+    r.encodeSeconds = try seconds {
+      try ImageFile.write(
+        result, to: job.destination, format: job.format, layout: layout, bitDepth: depth,
+        jpegQuality: options.quality, pngCompressionLevel: options.compression)
+    }
+    var s = stat()
+    if stat(job.destination, &s) == 0 { r.outputBytes = Int(s.st_size) }
+    r.status = .ok
+
+    let mpix = Double(image.width * image.height) / 1e6
+    var text = "\(job.input.path) → \(job.destination): \(image.width)×\(image.height), \(kernel.backend.rawValue)"
+    text += " \(fixed(mpix / r.kernelSeconds)) Mpixel/s (kernel \(fixed(r.kernelSeconds * 1000, 2)) ms"
+    text += " on \(threads) thread\(threads == 1 ? "" : "s")"
+    if compiled && kernel.compileMilliseconds > 0 { text += ", compile \(fixed(kernel.compileMilliseconds)) ms" }
+    text += ", read \(fixed(r.decodeSeconds * 1000)) ms, write \(fixed(r.encodeSeconds * 1000)) ms)"
+    if let frame = job.frame { text += " frame \(frame)" }
+    if let o = r.orientation { text += " [EXIF orientation \(o) applied]" }
+    line = text + (checked.map { "\n" + $0 } ?? "")
+  }
+
+  private func makeDirectory(_ directory: String) throws {
+    lock.lock()
+    defer { lock.unlock() }
+    guard !directories.contains(directory) else { return }
+    if FileKind.of(directory) != .directory {
+      do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      } catch {
+        throw ImageFileError(path: directory, reason: "cannot create the output directory: \(error.localizedDescription)")
+      }
+    }
+    directories.insert(directory)
+  }
+
+  /// `--check`: the largest difference from the staged interpreter, within one step of the output format.
+  private func check(_ result: ImageBuffer, inputs: [ImageBuffer], uniforms: [Param: Float], input: String) throws -> String {
+    let values = pipeline.graph.uniforms.map { uniforms[$0] ?? $0.value }
+    let reference = try Interpreter.runStaged(pipeline.graph, inputs: inputs, uniforms: values).copy(as: result.format)
+    var worst: Float = 0
+    for y in 0..<result.height {
+      for x in 0..<result.width {
+        let d = reference[x, y] - result[x, y]
+        worst = max(worst, max(max(abs(d.x), abs(d.y)), max(abs(d.z), abs(d.w))))
+      }
+    }
+    let lsb: Float = result.format == .rgba8 ? 1.0 / 255 : result.format == .rgba16 ? 1.0 / 65535 : 1e-4
+    let ok = worst <= lsb + 1e-6
+    if !ok { throw CommandFailure(description: "\(input): output differs from the interpreter by \(worst) (tolerance \(lsb))") }
+    return "  check: \(input): max difference from the staged interpreter \(worst) (tolerance \(lsb)): ok"
+  }
+}
