@@ -152,6 +152,10 @@ public final class CompiledPipeline: @unchecked Sendable {
     }
   }
 
+  /// How the compiled kernel holds intermediates at run time (line buffers and
+  /// tiles, or whole images), for `fxc dump`.
+  public var runtimeSchedule: String { compiled?.runtimeSchedule ?? "interpreter: whole-image rasters" }
+
   /// The LLVM IR of the optimised module and the host assembly, for `fxc dump`.
   public func dumpNative() throws -> (ir: String, assembly: String) {
     let module = try KernelEmitter.emit(kernel, layout: layout)

@@ -185,6 +185,25 @@ public final class CompiledKernel: @unchecked Sendable {
     withExtendedLifetime((inputs, output)) {}
   }
 
+  /// How intermediates are held at run time, for `fxc dump`.
+  public var runtimeSchedule: String {
+    guard !kernel.intermediates.isEmpty else { return "no intermediates: one fused pass" }
+    guard let lookahead = plan.lookahead else {
+      return "whole-image intermediates (some stage reads an intermediate at data-dependent rows), rows split across threads per pass"
+    }
+    var lines = ["line buffers: each thread streams its band of rows in strips of \(Self.stripRows), every pass computed just ahead of its consumers"]
+    for (i, pass) in kernel.passes.enumerated() {
+      var line = "  pass \(i) '\(pass.name)': \(lookahead[i]) rows ahead"
+      if pass.output != kernel.outputBuffer {
+        line += ", ring of \(Self.ringRows(lookahead[i])) rows"
+      }
+      if let c = plan.columnLookahead { line += ", \(c[i]) columns of halo" }
+      lines.append(line)
+    }
+    lines.append(plan.columnLookahead == nil ? "  whole-row tiles (columns read at data-dependent offsets)" : "  column tiles sized so the rows in flight fit in \(Self.tileCacheBytes / 1024) KiB")
+    return lines.joined(separator: "\n")
+  }
+
   /// The cache size column tiles are sized for (bytes of intermediate rows in
   /// flight per tile; ~L2). Changing it changes speed, never pixels (tests make
   /// it tiny to exercise many tiles).

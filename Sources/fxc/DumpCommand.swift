@@ -31,8 +31,9 @@ struct DumpCommand {
     } else {
       print("\n## kernel\n\(kernel)")
     }
+    let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8)
+    print("\n## run-time schedule\n\(compiled.runtimeSchedule)")
     if ir || asm || showAll {
-      let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8)
       let native = try compiled.dumpNative()
       print("\n## target: \(Pipeline.hostSummary), buffers RGBA8 → RGBA8")
       if ir || showAll { print("\n## LLVM IR (after O3)\n\(native.ir)") }
