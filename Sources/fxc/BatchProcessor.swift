@@ -39,6 +39,8 @@ final class BatchProcessor: @unchecked Sendable {
     var check = false
     var quality = 90
     var compression = 6
+    /// `--depth`: PNG bits per channel; `nil` keeps the input's (16-bit stays 16-bit).
+    var depth: Int? = nil
   }
 
   let pipeline: Pipeline
@@ -135,7 +137,7 @@ final class BatchProcessor: @unchecked Sendable {
       if options.skipExisting { r.status = .skipped; return }
       throw CommandFailure(description: "\(job.input.path): \(job.destination) exists (use --overwrite to replace it)")
     }
-    let depth = job.format == .png ? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
+    let depth = job.format == .png ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
     let layout: ChannelLayout = hasAlpha ? .rgba : .rgb
     writing(true)
     defer { writing(false) }

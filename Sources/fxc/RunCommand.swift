@@ -29,6 +29,7 @@ struct RunCommand {
       --format png|jpeg       output format (default: by extension)
       --quality 1…100         JPEG quality (default 90)
       --compression 0…9       PNG zlib level (default 6)
+      --depth 8|16            PNG bits per channel (default: the input's; JPEG is always 8)
       --overwrite             replace existing outputs (never an input)
       --skip-existing         leave existing outputs as they are: resumes a batch
       --keep-orientation      do not apply JPEG EXIF orientation
@@ -94,6 +95,8 @@ struct RunCommand {
     }
     options.quality = try args.intOption("--quality", range: 1...100) ?? 90
     options.compression = try args.intOption("--compression", range: 0...9) ?? 6
+    options.depth = try args.intOption("--depth", range: 8...16)
+    if let d = options.depth, d != 8 && d != 16 { throw UsageError("option '--depth' expects 8 or 16, got '\(d)'") }
     options.overwrite = args.flag("--overwrite")
     options.skipExisting = args.flag("--skip-existing")
     options.check = args.flag("--check")

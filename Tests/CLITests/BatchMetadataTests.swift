@@ -88,7 +88,7 @@ struct BatchMetadataTests {
     }
   }
 
-  /// 16-bit PNGs stay 16-bit; written as JPEG they are 8-bit, as JPEG must be.
+  /// 16-bit PNGs stay 16-bit unless --depth says otherwise; written as JPEG they are 8-bit, as JPEG must be.
   @Test func sixteenBitPNGsStaySixteenBit() throws {
     let dir = try BatchScratch()
     try dir.image("in/deep.png", bitDepth: 16)
@@ -100,5 +100,10 @@ struct BatchMetadataTests {
     let jpeg = try BatchFXC.run(["run", "-c", "vignette", "in/deep.png", "--out-dir", "jpeg", "--format", "jpeg"], in: dir.path)
     #expect(jpeg.status == 0, "\(jpeg)")
     #expect(try ImageFile.read(dir.file("jpeg/deep.jpg")).1.bitDepth == 8)
+    let asked = try BatchFXC.run(["run", "-c", "vignette", "in", "--out-dir", "asked", "--depth", "8"], in: dir.path)
+    let deeper = try BatchFXC.run(["run", "-c", "vignette", "in", "--out-dir", "deeper", "--depth", "16"], in: dir.path)
+    #expect(asked.status == 0 && deeper.status == 0, "\(asked)\n\(deeper)")
+    #expect(try ImageFile.read(dir.file("asked/deep.png")).1.bitDepth == 8, "--depth 8 asks otherwise")
+    #expect(try ImageFile.read(dir.file("deeper/shallow.png")).1.bitDepth == 16)
   }
 }
