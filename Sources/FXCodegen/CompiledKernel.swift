@@ -55,7 +55,8 @@ public final class CompiledKernel: @unchecked Sendable {
     } else {
       let module = try KernelEmitter.emit(kernel, layout: layout, target: target)
       let emitted = DispatchTime.now().uptimeNanoseconds
-      try module.optimize(Self.optimisationPipeline)
+      let large = kernel.passes.contains { $0.program.liveCount > PassEmitter.largePass }
+      try module.optimize(large ? "default<O1>" : Self.optimisationPipeline)
       phases["emit"] = Double(emitted - start) / 1e6
       phases["optimise"] = Double(DispatchTime.now().uptimeNanoseconds - emitted) / 1e6
       if keepObject {

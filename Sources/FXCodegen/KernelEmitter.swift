@@ -76,6 +76,10 @@ struct PassEmitter {
   let live: [Bool]
   /// Nodes whose value changes along a row (depend on `pixelX`).
   let varies: [Bool]
+  /// Passes with more live nodes than this are compiled for size: one vector
+  /// body and LLVM's O1 pipeline.
+  static let largePass = 4000
+
   /// The live nodes in the order the body emits them: depth first from each
   /// output in turn, operands just before their first use. A blur's four
   /// channel sums are then computed one after another, instead of every tap's
@@ -144,6 +148,9 @@ struct PassEmitter {
 
   /// The smallest and largest offset of loads that need the interior/border split, if any is not 0.
   var offsetRange: (Int32, Int32)? {
+    // A huge pass (an unsplit blur of thousands of taps) gets one vector body,
+    // not three: LLVM's time grows faster than linearly with code size.
+    guard live.lazy.filter({ $0 }).count <= PassEmitter.largePass else { return nil }
     let ks = denseOffsets.compactMap { $0 }
     guard ks.contains(where: { $0 != 0 }) else { return nil }
     return (min(ks.min()!, 0), max(ks.max()!, 0))

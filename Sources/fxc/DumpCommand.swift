@@ -7,12 +7,15 @@ struct DumpCommand {
   var passes: Bool
   var ir: Bool
   var asm: Bool
+  var options: LoweringOptions
 
   init(_ argv: [String]) throws {
     var args = CommandLineArguments(argv)
     guard let chain = try args.option("--chain", "-c") else { throw UsageError("fxc dump needs --chain 'effect | effect …'") }
     self.chain = chain
     passes = args.flag("--passes")
+    options = LoweringOptions()
+    options.splitSeparable = !args.flag("--no-split")
     ir = args.flag("--ir")
     asm = args.flag("--asm")
     let rest = try args.remaining()
@@ -23,7 +26,7 @@ struct DumpCommand {
     let (pipeline, effect) = try pipeline(chain: chain)
     let showAll = !passes && !ir && !asm
     print("# chain: \(effect.name)")
-    let (kernel, log) = pipeline.lower()
+    let (kernel, log) = pipeline.lower(options)
     if passes || showAll {
       for entry in log.entries {
         print("\n## pass: \(entry.pass) — \(entry.summary)\n\(entry.ir)")
@@ -31,7 +34,8 @@ struct DumpCommand {
     } else {
       print("\n## kernel\n\(kernel)")
     }
-    let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8)
+    let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8, options: options, cache: nil)
+    print("\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms)")
     print("\n## run-time schedule\n\(compiled.runtimeSchedule)")
     if ir || asm || showAll {
       let native = try compiled.dumpNative()
