@@ -75,7 +75,7 @@ struct BenchCommand {
     // The bandwidth yardstick, measured in this run: a copy of the same bytes
     // (input read + output written), as pixels per second.
     let copy = try ImageBuffer(width: input.width, height: input.height, format: input.format)
-    let memcpyRate = mpix / (try bestTime(budget: budget, clock: clock) { copy.data.copyMemory(from: input.data, byteCount: input.byteCount) })
+    let memcpyRate = mpix / bestTime(budget: budget, clock: clock) { copy.data.copyMemory(from: input.data, byteCount: input.byteCount) }
     if !json { print("memcpy of the same bytes: \(fixed(memcpyRate)) Mpix/s") }
     for (chain, pipeline) in zip(chains, pipelines) {
       // Cold: lowering + LLVM, no cache. Cached: the same kernel's object loaded from a disk cache.

@@ -95,3 +95,18 @@ struct LanguageTests {
     #expect(maxDifference(a, b) <= 1e-6)
   }
 }
+
+/// The README's second library snippet (chain text, uniform per run) compiles and runs.
+struct ReadmeSnippetTests {
+  @Test func chainTextAndUniformSweep() throws {
+    let photo = randomImage(12, 8, seed: 4)
+    let graded = try Pipeline(ChainSyntax.parse("sepia | vignette(intensity: 0.8)").resolve().effect)
+    #expect(try graded.apply(to: photo).width == 12)
+    let amount = Param.uniform("amount", 0)
+    let fade = try Pipeline(sepia(amount: amount.expr)).compile(inputFormats: [photo.format], outputFormat: photo.format)
+    let first = try fade.run([photo], uniforms: [amount: 0])
+    let last = try fade.run([photo], uniforms: [amount: 1])
+    #expect(maxDifference(first, photo) == 0)
+    #expect(maxDifference(last, try Pipeline(sepia(amount: 1)).apply(to: photo)) <= 1.0 / 255)
+  }
+}
