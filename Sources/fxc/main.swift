@@ -16,6 +16,7 @@ let usage = """
              fxc dump --chain CHAIN [--passes] [--ir] [--asm] [--no-split]
     bench    time the interpreter and the JIT on the same chain and image
              fxc bench [--chain CHAIN]... [--image FILE] [--threads N] [--json] [--clock wall|cpu]
+    fuzz     random graphs, interpreter vs lowered vs JIT: fxc fuzz --graphs N [--seed S] [--case SEED]
 
   Chains are effects separated by '|', applied left to right; see 'fxc effects'.
   """
@@ -39,6 +40,7 @@ do {
   case "effects": try EffectsCommand(arguments).execute()
   case "dump": try DumpCommand(arguments).execute()
   case "bench": try BenchCommand(arguments).execute()
+  case "fuzz": try FuzzCommand(arguments).execute()
   case "-h", "--help", "help": print(usage)
   default:
     let hint = ChainSyntax.suggestion(for: command, among: ["run", "effects", "dump", "bench"]).map { " — did you mean '\($0)'?" } ?? ""

@@ -1,0 +1,195 @@
+import Dispatch
+import FX
+import Foundation
+
+/// `fxc fuzz`: differential testing on random graphs (the long mode of
+/// Tests/FXTests/DifferentialTests). Every graph is evaluated by the staged
+/// interpreter (the oracle), by the interpreter on the lowered kernel with each
+/// schedule, and by the JIT; a disagreement is shrunk to a small reproducer,
+/// printed as Swift source. Exit status 1 when any graph disagrees.
+///
+///     fxc fuzz --graphs 10000 [--seed S] [--threads N] [--no-jit | --jit-only] [--keep-going]
+///              [--no-large-offsets] [--shrink-attempts N] [--reports N]
+///     fxc fuzz --case SEED          # one case by its own seed: print, check, shrink
+struct FuzzCommand {
+  var graphs: Int
+  var seed: UInt64
+  var jobs: Int
+  var jit: Bool
+  var jitOnly: Bool
+  var keepGoing: Bool
+  var single: UInt64?
+  var showCase: Bool
+  var shrinkAttempts: Int
+  var largeOffsets: Bool
+  var maxReports: Int
+
+  init(_ argv: [String]) throws {
+    var args = CommandLineArguments(argv)
+    graphs = try args.intOption("--graphs", "-n", range: 1...100_000_000) ?? 1000
+    seed = try Self.seed(args.option("--seed"), "--seed") ?? 1
+    single = try Self.seed(args.option("--case"), "--case")
+    jobs = try threadCount(&args)
+    jit = !args.flag("--no-jit")
+    jitOnly = args.flag("--jit-only")
+    keepGoing = args.flag("--keep-going")
+    showCase = args.flag("--print")
+    largeOffsets = !args.flag("--no-large-offsets")
+    maxReports = try args.intOption("--reports", range: 1...100_000) ?? 10
+    shrinkAttempts = try args.intOption("--shrink-attempts", range: 0...1_000_000) ?? 2000
+    let rest = try args.remaining()
+    if !rest.isEmpty { throw UsageError("fxc fuzz takes no positional arguments (got \(rest.joined(separator: " ")))") }
+  }
+
+  static func seed(_ text: String?, _ name: String) throws -> UInt64? {
+    guard let text else { return nil }
+    let value = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+    guard let value else { throw UsageError("option '\(name)' expects an unsigned 64-bit integer, got '\(text)'") }
+    return value
+  }
+
+  func generator(_ seed: UInt64) -> RandomGraph {
+    var g = RandomGraph(seed: seed)
+    g.largeOffsets = largeOffsets
+    return g
+  }
+
+  var evaluations: [Differential.Evaluation] {
+    jitOnly ? [.jit] : Differential.Evaluation.interpreted + (jit ? [.jit] : [])
+  }
+
+  func execute() throws {
+    CrashReport.install()
+    if let single { return try runSingle(single) }
+    print("fxc fuzz: \(graphs) graphs, seed \(seed), \(jobs) job\(jobs == 1 ? "" : "s"), "
+      + (jit ? "JIT on \(Pipeline.hostSummary)" : "interpreter only"))
+    let lock = NSLock()
+    var next = 0, done = 0
+    var failures: [(index: Int, c: FuzzCase, d: Differential.Disagreement)] = []
+    var stop = false
+    var slowest: [(Double, UInt64)] = []
+    let start = DispatchTime.now().uptimeNanoseconds
+    func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    let step = Swift.max(1, Swift.min(1000, graphs / 20))
+    CrashReport.slots(jobs)
+    DispatchQueue.concurrentPerform(iterations: jobs) { worker in
+      while true {
+        let index: Int? = lock.withLock {
+          guard !stop, next < graphs else { return nil }
+          next += 1
+          return next - 1
+        }
+        guard let index else { return }
+        let caseSeed = SplitMix64.derive(seed, index)
+        CrashReport.running(caseSeed, worker: worker)
+        let c = generator(caseSeed).make()
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        let d = Differential.check(c, evaluations: evaluations)
+        let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+        CrashReport.running(0, worker: worker)
+        lock.withLock {
+          done += 1
+          slowest.append((ms, caseSeed))
+          if slowest.count > 20 {
+            slowest.sort { $0.0 > $1.0 }
+            slowest.removeLast(slowest.count - 5)
+          }
+          if let d {
+            failures.append((index, c, d))
+            print("graph \(index) (--case \(caseSeed)): \(d)")
+            fflush(stdout)
+            if !keepGoing { stop = true }
+          }
+          if done % step == 0 {
+            print("[\(done)/\(graphs)] \(failures.count) disagreeing, \(fixed(elapsed()))s, \(fixed(Double(done) / elapsed())) graphs/s")
+            fflush(stdout)
+          }
+        }
+      }
+    }
+    let total = elapsed()
+    print("fxc fuzz: \(done) graphs in \(fixed(total))s (\(fixed(1000 * total / Double(Swift.max(done, 1)))) ms per graph), "
+      + "\(failures.count) disagreeing")
+    print("slowest: " + slowest.sorted { $0.0 > $1.0 }.prefix(5).map { "--case \($0.1) (\(fixed($0.0, 0)) ms)" }.joined(separator: ", "))
+    guard !failures.isEmpty else { return }
+    let cache = Differential.PipelineCache()
+    for f in failures.sorted(by: { $0.index < $1.index }).prefix(keepGoing ? maxReports : 1) {
+      let seed = SplitMix64.derive(self.seed, f.index)
+      report(seed, f.c, f.d, cache)
+    }
+    fflush(stdout)
+    throw CommandFailure(description: "fxc fuzz: \(failures.count) of \(done) graphs disagree with the staged interpreter")
+  }
+
+  func runSingle(_ caseSeed: UInt64) throws {
+    CrashReport.slots(1)
+    CrashReport.running(caseSeed, worker: 0)
+    let c = generator(caseSeed).make()
+    if showCase { print(c, "\n") }
+    guard let d = Differential.check(c, evaluations: evaluations) else {
+      print("case \(caseSeed): every evaluation agrees with the staged interpreter")
+      return
+    }
+    report(caseSeed, c, d, Differential.PipelineCache())
+    fflush(stdout)
+    throw CommandFailure(description: "fxc fuzz: case \(caseSeed) disagrees with the staged interpreter")
+  }
+
+  func report(_ caseSeed: UInt64, _ c: FuzzCase, _ d: Differential.Disagreement, _ cache: Differential.PipelineCache) {
+    print("\n=== case \(caseSeed): \(d)")
+    let start = DispatchTime.now().uptimeNanoseconds
+    let (small, failure) = Differential.shrink(c, failing: d, maxAttempts: shrinkAttempts, cache: cache)
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    print("shrunk in \(fixed(seconds))s to:\n\n\(small)\n\n\(failure)\n")
+  }
+}
+
+/// On a trap (a failed precondition in the compiler) the seeds of the cases
+/// being run are printed, so that `fxc fuzz --case SEED` reproduces it.
+enum CrashReport {
+  nonisolated(unsafe) static var seeds = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+  nonisolated(unsafe) static var count = 0
+  nonisolated(unsafe) static var digits = UnsafeMutablePointer<UInt8>.allocate(capacity: 32)
+
+  static func slots(_ n: Int) {
+    let p = UnsafeMutablePointer<UInt64>.allocate(capacity: n)
+    p.initialize(repeating: 0, count: n)
+    seeds = p
+    count = n
+  }
+
+  static func running(_ seed: UInt64, worker: Int) { seeds[worker] = seed }
+
+  static func install() {
+    for sig in [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT] {
+      signal(sig) { s in
+        CrashReport.write("\nfxc fuzz: crashed (signal ")
+        CrashReport.write(UInt64(s))
+        CrashReport.write(") while running:")
+        for i in 0..<CrashReport.count where CrashReport.seeds[i] != 0 {
+          CrashReport.write(" fxc fuzz --case ")
+          CrashReport.write(CrashReport.seeds[i])
+          CrashReport.write(";")
+        }
+        CrashReport.write("\n")
+        signal(s, SIG_DFL)
+        raise(s)
+      }
+    }
+  }
+
+  /// Async-signal-safe writes (no allocation).
+  static func write(_ s: StaticString) {
+    _ = Foundation.write(2, s.utf8Start, s.utf8CodeUnitCount)
+  }
+
+  static func write(_ v: UInt64) {
+    var n = v, i = 32
+    repeat {
+      i -= 1
+      digits[i] = UInt8(48 + n % 10)
+      n /= 10
+    } while n > 0
+    _ = Foundation.write(2, digits + i, 32 - i)
+  }
+}

@@ -1,0 +1,126 @@
+import FX
+import Testing
+
+/// Disagreements that `fxc fuzz` found, each shrunk to a small graph. The staged
+/// interpreter is the meaning (DESIGN §4); each test also pins the oracle's own
+/// value, so that a fix that changes the oracle instead is a deliberate choice.
+struct FuzzRegressionTests {
+  /// Every evaluation of `output` against the staged interpreter, one expectation each.
+  func expectAgreement(
+    _ output: Image, _ inputs: [ImageBuffer], sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    for e in Differential.Evaluation.interpreted + [.jit] {
+      let d = Differential.check(output, inputs: inputs, evaluations: [e])
+      #expect(d == nil, "\(d.map(\.description) ?? "")", sourceLocation: sourceLocation)
+    }
+  }
+
+  func staged(_ output: Image, _ inputs: [ImageBuffer]) throws -> ImageBuffer {
+    try Interpreter.runStaged(EffectGraph(output: output), inputs: inputs)
+  }
+
+  // MARK: sign of zero: `x + 0` is not `x`
+
+  /// Simplify rewrites `x + 0` and `0 + x` to `x`, but `-0 + 0` is `+0`: the sign
+  /// reaches the output through `1/x`, `atan2`, `pow(x, -1)`. Found as
+  /// `pow(mix(0, c, -0), -1)` (`mix(a, b, t)` is `a + (b − a)·t`: with `a = 0` the
+  /// product's −0 is kept), and as `atan2(0 + x / -7.11, -1)` (a tiny x
+  /// underflowing to −0). The lowered kernel (default schedule, any schedule
+  /// with simplification) and the JIT give −∞ / −π; staged gives +∞ / +π.
+  @Test func addingZeroMakesNegativeZeroPositive() throws {
+    let input = ImageBuffer.pixels(1, 1, .rgba32f, [(-0.0, -0.0, 0, 1)])
+    let right = Effect.color("x + 0") { _, color in float4(1.0 / (color.r + 0.0)) }(.input(0))
+    let left = Effect.color("0 + x") { _, color in float4(1.0 / (0.0 + color.r)) }(.input(0))
+    #expect(try staged(right, [input])[0, 0].x == .infinity)
+    #expect(try staged(left, [input])[0, 0].x == .infinity)
+    expectAgreement(right, [input])
+    expectAgreement(left, [input])
+  }
+
+  @Test func mixFromZeroWithNegativeZeroWeight() throws {
+    let input = ImageBuffer.pixels(1, 1, .rgba8, [(0, 0, 0, 0)])
+    let out = Effect.color("s0") { _, color in
+      pow(float4(float3(0.0), mix(0.0, color.y, Expr(-0.0))), -1.0)
+    }(.input(0))
+    #expect(try staged(out, [input])[0, 0].w == .infinity)
+    expectAgreement(out, [input])
+  }
+
+  // MARK: dense taps far from the pixel
+
+  /// `position.x + k` is treated as the exact texel `i + k` (a dense tap) for
+  /// any integer |k| < 2^23 (`PixelOffset.of`), but `i + 0.5 + k` is only exact
+  /// in fp32 while it stays below 2^23 with its half: at k = 8388607, pixel 1's
+  /// position is 8388608.5, which rounds to 8388608, so staged evaluation
+  /// blends texels 8388607 and 8388608 (mod 3 under `repeat`: texels 1 and 2,
+  /// half each) where the kernel reads texel 8388608 alone. Every lowered
+  /// schedule and the JIT disagree with staged; the bound must keep
+  /// `|k| + width + 0.5` exact (|k| ≤ 2^22 is safe for every image size ≤ 2^20).
+  @Test func denseTapAtLargeOffsetIsNotExact() throws {
+    let input = ImageBuffer.pixels(3, 1, .rgba32f, [(1, 0, 0, 1), (0, 1, 0, 1), (0, 0, 1, 1)])
+    let out = Effect.distortion("far", sampler: Sampler(filter: .linear, address: .repeat)) { position in
+      position + float2(8388607.0, 0.0)
+    }(.input(0))
+    #expect(try staged(out, [input])[1, 0] == SIMD4(0, 0.5, 0.5, 1))
+    expectAgreement(out, [input])
+  }
+
+  /// The same along y, nearest filter, mirror mode (a layer effect's own sampler).
+  @Test func denseTapAtLargeOffsetAlongY() throws {
+    let input = ImageBuffer.pixels(1, 3, .rgba32f, [(0, 0, 0, 1), (0, 0, 0, 0), (0, 0, 0, 0)])
+    let out = Effect.layer("far") { position, layer in
+      layer.sample(position - float2(0.0, -8388607.0), Sampler(filter: .nearest, address: .repeat))
+    }(.input(0))
+    #expect(try staged(out, [input])[0, 2].w == 0)
+    expectAgreement(out, [input])
+  }
+
+  // MARK: min / max of ±0 in the JIT
+
+  /// `Semantics.min/max` (Metal's fmin/fmax as the IR defines them) return the
+  /// first operand when the two compare equal, so `max(-0, +0)` is −0. The JIT
+  /// emits `llvm.maxnum` / `llvm.minnum`, which may return either zero; with a
+  /// constant operand it returns the constant. So `saturate(-0)` is −0 staged
+  /// and +0 in the JIT, and `1 / saturate(x)` is −∞ against +∞. Found as
+  /// `pow(saturate(layer.sample(position)), -1)` on a −0 pixel. The
+  /// interpreter on every lowered schedule agrees with staged; the JIT does not.
+  @Test func jitMinMaxOfSignedZeros() throws {
+    let negative = ImageBuffer.pixels(1, 1, .rgba32f, [(-0.0, -0.0, -0.0, -0.0)])
+    let positive = ImageBuffer.pixels(1, 1, .rgba32f, [(0, 0, 0, 0)])
+    let cases: [(String, (Expr) -> Expr, ImageBuffer, Float)] = [
+      ("max(x, 0)", { max($0, 0.0) }, negative, -.infinity),
+      ("min(x, 0)", { min($0, 0.0) }, negative, -.infinity),
+      ("saturate(x)", { saturate($0) }, negative, -.infinity),
+      ("max(x, -0)", { max($0, Expr(-0.0)) }, positive, .infinity),
+      ("min(x, -0)", { min($0, Expr(-0.0)) }, positive, .infinity),
+    ]
+    for (name, f, input, expected) in cases {
+      let out = Effect.color(name) { _, color in float4(1.0 / f(color.r)) }(.input(0))
+      #expect(try staged(out, [input])[0, 0].x == expected, "\(name)")
+      let d = Differential.check(out, inputs: [input])
+      #expect(d == nil, "\(name): \(d.map(\.description) ?? "")")
+    }
+  }
+
+  // MARK: an input of its own size as the output
+
+  /// A graph whose output is input 1 itself (no stage; found by shrinking, which
+  /// may bypass every stage). Staged evaluation returns input 1 unchanged, at
+  /// its own size (5×4); the kernel has one pass `load[b1] pixelX, pixelY` over
+  /// the output size, input 0's (3×2), with the indices not resolved against
+  /// input 1's size. So the sizes differ, and when input 1 is the smaller one
+  /// the loads are out of bounds: the kernel interpreter traps ("load outside
+  /// buffer") and the JIT reads outside the buffer — against `Kernel`'s "loads
+  /// are in bounds by construction". (Not run with a smaller input 1 here, as
+  /// that would trap the test process.) Either the output of such a graph is
+  /// resampled to the output size like any stage's read, or the graph is rejected.
+  @Test func outputIsAnotherInputUnchanged() throws {
+    let in0 = ImageBuffer.pixels(3, 2, .rgba32f, Array(repeating: (0, 0, 0, 1), count: 6))
+    let in1 = ImageBuffer.pixels(5, 4, .rgba32f, (0..<20).map { (Float($0), 0, 0, 1) })
+    let out = Image.input(1)
+    let s = try staged(out, [in0, in1])
+    #expect((s.width, s.height) == (5, 4))
+    let d = Differential.check(out, inputs: [in0, in1])
+    #expect(d == nil, "\(d.map(\.description) ?? "")")
+  }
+}
