@@ -20,8 +20,12 @@ public struct ResolvedChain {
     /// The 1-based column of the effect's name in the source.
     public var column: Int
     /// One parameter per entry of `spec.parameters`: a constant with the given
-    /// or default value, or a uniform whose initial value that is.
+    /// or default value, or a uniform whose initial value that is. For a
+    /// parameter that is not a number, a constant placeholder (a choice's index,
+    /// else 0); its value is in ``arguments``.
     public var params: [Param]
+    /// The values the effect was built from, one per parameter, in parameter order.
+    public var arguments: [ParameterValue]
     /// This call alone, as an effect.
     public var effect: Effect
 
@@ -74,15 +78,25 @@ extension ChainSyntax {
       let spec = binding.spec
       let params = zip(spec.parameters, binding.values).map { parameter, value in
         let name = "\(spec.name).\(parameter.name)"
-        guard uniforms.contains(name) else { return Param(name, value: value) }
+        let number: Float
+        switch value {
+        case .number(let e): number = e.constantValue ?? parameter.defaultValue
+        default: return Param(name, value: parameter.isNumber ? 0 : parameter.defaultValue)
+        }
+        guard uniforms.contains(name) else { return Param(name, value: number) }
         if let param = shared[name] { return param }
-        let param = Param.uniform(name, value)
+        let param = Param.uniform(name, number)
         shared[name] = param
         uniformList.append(ResolvedChain.Uniform(name: name, param: param, effect: spec, parameter: parameter))
         return param
       }
-      let effect = spec.make(params.map(\.expr))
-      resolved.append(ResolvedChain.Call(spec: spec, column: binding.call.column, params: params, effect: effect))
+      let arguments = zip(binding.values, params).map { value, param -> ParameterValue in
+        if case .number = value { return .number(param.expr) }
+        return value
+      }
+      let effect = spec.make(arguments)
+      resolved.append(
+        ResolvedChain.Call(spec: spec, column: binding.call.column, params: params, arguments: arguments, effect: effect))
     }
     // An empty chain (possible through `init(calls:)`, not from `parse`) is the identity.
     let chain = resolved.dropFirst().reduce(resolved.first?.effect ?? .identity) { $0 | $1.effect }
@@ -93,18 +107,29 @@ extension ChainSyntax {
   private struct Binding {
     var call: Call
     var spec: EffectSpec
-    var values: [Float]
+    var values: [ParameterValue]
   }
 
   /// Looks the call's effect up and binds its arguments to the parameters.
+  ///
+  /// Unlabelled arguments fill the parameters in order. A color-list parameter
+  /// takes every consecutive unlabelled color (and every argument with its
+  /// label, which may repeat); an unlabelled argument that is not a color moves
+  /// on to the next parameter.
   private func bind(_ call: Call) throws(ChainSyntaxError) -> Binding {
     guard let spec = Catalogue.spec(named: call.name) else {
       throw error(unknown("effect", call.name, among: Catalogue.names, prefix: "unknown effect"), at: call.column)
     }
     let names = spec.parameters.map(\.name)
+    func isList(_ index: Int) -> Bool {
+      if case .colors = spec.parameters[index].kind { return true }
+      return false
+    }
     var given: [Int: Argument] = [:]
+    var lists: [Int: [Argument]] = [:]
     var sawLabel = false
-    for (position, argument) in call.arguments.enumerated() {
+    var next = 0
+    for argument in call.arguments {
       let index: Int
       if let label = argument.label {
         guard let found = names.firstIndex(of: label) else {
@@ -119,12 +144,18 @@ extension ChainSyntax {
             "an unlabelled argument cannot follow a labelled one; add its label (parameters: \(list(names)))",
             at: argument.column)
         }
-        guard position < names.count else {
+        while next < names.count, isList(next), !argument.value.isColor { next += 1 }
+        guard next < names.count else {
           let count = names.count == 1 ? "1 argument" : "\(names.count) arguments"
           throw error(
             "too many arguments: '\(spec.name)' takes \(count) (\(list(names)))", at: argument.column)
         }
-        index = position
+        index = next
+        if !isList(index) { next += 1 }
+      }
+      if isList(index) {
+        lists[index, default: []].append(argument)
+        continue
       }
       if let first = given[index] {
         throw error(
@@ -133,26 +164,45 @@ extension ChainSyntax {
       }
       given[index] = argument
     }
-    let values = try spec.parameters.indices.map { (index) throws(ChainSyntaxError) -> Float in
-      guard let argument = given[index] else { return spec.parameters[index].defaultValue }
-      return try number(argument, for: spec.parameters[index], of: spec)
+    let values = try spec.parameters.indices.map { (index) throws(ChainSyntaxError) -> ParameterValue in
+      let parameter = spec.parameters[index]
+      if let arguments = lists[index] {
+        return .colors(try arguments.map { (a) throws(ChainSyntaxError) in try color(a, for: parameter, of: spec) })
+      }
+      guard let argument = given[index] else { return parameter.defaultArgument }
+      return try value(argument, for: parameter, of: spec)
     }
     return Binding(call: call, spec: spec, values: values)
   }
 
-  /// The argument's value, when it is a finite number in the parameter's range.
-  private func number(_ argument: Argument, for parameter: ParameterSpec, of spec: EffectSpec)
-    throws(ChainSyntaxError) -> Float
+  /// The argument's value, when it is of the parameter's kind (and a number in its range).
+  private func value(_ argument: Argument, for parameter: ParameterSpec, of spec: EffectSpec)
+    throws(ChainSyntaxError) -> ParameterValue
   {
-    switch argument.value {
-    case .number(let value):
+    switch (parameter.kind, argument.value) {
+    case (.number, .number(let value)):
       if let message = parameter.rejection(of: value, in: spec.name) { throw error(message, at: argument.column) }
-      return Float(value)
-    case .identifier(let word):
-      throw error("\(parameter.requirement(in: spec.name)), got identifier '\(word)'", at: argument.column)
-    case .color:
-      throw error("\(parameter.requirement(in: spec.name)), got color \(argument.value)", at: argument.column)
+      return .number(Expr(Float(value)))
+    case (.color, _):
+      return .color(try color(argument, for: parameter, of: spec))
+    case (.choice(let choices), .identifier(let word)) where choices.contains(word):
+      return .choice(word)
+    case (.choice(let choices), .identifier(let word)):
+      let guess = ChainSyntax.suggestion(for: word, among: choices).map { "; did you mean '\($0)'?" } ?? ""
+      throw error("\(parameter.requirement(in: spec.name)), got '\(word)'\(guess)", at: argument.column)
+    default:
+      throw error("\(parameter.requirement(in: spec.name)), got \(argument.value.kindAndValue)", at: argument.column)
     }
+  }
+
+  /// The argument's color, when it is one.
+  private func color(_ argument: Argument, for parameter: ParameterSpec, of spec: EffectSpec)
+    throws(ChainSyntaxError) -> Color
+  {
+    guard case .color(let rgba) = argument.value else {
+      throw error("\(parameter.requirement(in: spec.name)), got \(argument.value.kindAndValue)", at: argument.column)
+    }
+    return Color(rgba)
   }
 
   /// Checks that each listed uniform is named `effect.parameter`, where the
@@ -176,6 +226,11 @@ extension ChainSyntax {
           "parameter", parts[1], among: names, prefix: "uniform '\(name)': '\(binding.spec.name)' has no parameter")
         throw error(message, at: binding.call.column)
       }
+      guard parameter.isNumber else {
+        throw error(
+          "parameter '\(parameter.name)' of '\(binding.spec.name)' cannot be a uniform: only numbers can be uniforms",
+          at: binding.call.column)
+      }
       guard parameter.allowsUniform else {
         throw error(
           "parameter '\(parameter.name)' of '\(binding.spec.name)' cannot be a uniform: it shapes the kernel, so it must be a constant",
@@ -195,5 +250,21 @@ extension ChainSyntax {
 
   private func error(_ message: String, at column: Int) -> ChainSyntaxError {
     ChainSyntaxError(message: message, column: column, source: source)
+  }
+}
+
+extension ChainSyntax.Value {
+  fileprivate var isColor: Bool {
+    if case .color = self { return true }
+    return false
+  }
+
+  /// How a message quotes a value it did not expect: `3`, `identifier 'warm'`, `color #ff8000`.
+  fileprivate var kindAndValue: String {
+    switch self {
+    case .number: return description
+    case .identifier(let word): return "identifier '\(word)'"
+    case .color: return "color \(description)"
+    }
   }
 }

@@ -1,54 +1,152 @@
 import FXIR
 
 // The catalogue describes every effect as data — name, kind, parameters with
-// their defaults and ranges — so the command line resolves chains, checks
-// values and prints `fxc effects` from one table. The numbers here repeat the
-// effect functions' documentation; the CLI tests check that the two agree.
+// their kinds, defaults and ranges — so the command line resolves chains,
+// checks values, prints `fxc effects` and renders the contact sheet from one
+// table (CatalogueEntries.swift). The numbers there repeat the effect
+// functions' documentation; the catalogue tests check that the two agree.
 
 /// One parameter of an effect, as the command line shows and checks it.
 public struct ParameterSpec: Sendable, Hashable {
+  /// What kind of value the parameter takes.
+  public enum Kind: Sendable, Hashable {
+    /// A number in ``ParameterSpec/range``; the only kind that may be a uniform.
+    case number
+    /// A color, `#rrggbb` or `#rrggbbaa` (straight RGBA); the associated value is the default.
+    case color(Color)
+    /// One identifier of a fixed list (`direction: topToBottom`); the default is
+    /// `choices[Int(defaultValue)]`.
+    case choice([String])
+    /// Any number of colors, given as consecutive color arguments (or repeated
+    /// labels); the associated value is the default list.
+    case colors([Color])
+  }
+
   /// The argument label, as in the effect function: `intensity`.
   public var name: String
-  /// The value the effect function uses when the argument is left out.
+  /// What kind of value it takes.
+  public var kind: Kind
+  /// The default of a number (for a choice, the default's index).
   public var defaultValue: Float
-  /// The values the effect function accepts unclamped; the CLI rejects anything else.
+  /// The numbers the effect function accepts unclamped; the CLI rejects anything else.
   public var range: ClosedRange<Float>
-  /// The unit of the value: `"px"` for lengths in pixels, `""` for plain numbers.
+  /// For angles and times: the period after which the library folds the value
+  /// (`360` for degrees), instead of clamping it. The CLI still accepts only ``range``.
+  public var period: Float?
+  /// The unit of the value: `"px"` for lengths in pixels, `"°"` for angles, `"s"` for seconds, `""` for plain numbers.
   public var unit: String
   /// What the parameter does, in a few words, for `fxc effects`.
   public var summary: String
   /// Whether the parameter may be a uniform. `false` for a parameter that shapes
   /// the kernel itself (a blur's `sigma` sets its number of taps), which must be
-  /// known when the kernel is compiled.
+  /// known when the kernel is compiled, and for every parameter that is not a number.
   public var allowsUniform: Bool
 
-  /// Creates a parameter description.
+  /// Creates a number parameter.
   public init(
     name: String, defaultValue: Float, range: ClosedRange<Float>, unit: String = "", summary: String,
-    allowsUniform: Bool = true
+    allowsUniform: Bool = true, period: Float? = nil
   ) {
     self.name = name
+    self.kind = .number
     self.defaultValue = defaultValue
     self.range = range
+    self.period = period
     self.unit = unit
     self.summary = summary
     self.allowsUniform = allowsUniform
   }
 
-  /// The range as messages and `fxc effects` print it, with its unit: `0…1`, `1…10000 px`.
+  /// A number parameter: `.number("amount", 1, 0...1, "how much")`.
+  public static func number(
+    _ name: String, _ defaultValue: Float, _ range: ClosedRange<Float>, unit: String = "", _ summary: String,
+    uniform: Bool = true
+  ) -> ParameterSpec {
+    ParameterSpec(name: name, defaultValue: defaultValue, range: range, unit: unit, summary: summary, allowsUniform: uniform)
+  }
+
+  /// An angle in degrees: the CLI accepts −360…360, the library folds any finite value into one turn.
+  public static func angle(_ name: String, _ defaultValue: Float, _ summary: String) -> ParameterSpec {
+    ParameterSpec(name: name, defaultValue: defaultValue, range: -360...360, unit: "°", summary: summary, period: 360)
+  }
+
+  /// A color parameter.
+  public static func color(_ name: String, _ defaultColor: Color, _ summary: String) -> ParameterSpec {
+    var p = ParameterSpec(name: name, defaultValue: 0, range: 0...0, summary: summary, allowsUniform: false)
+    p.kind = .color(defaultColor)
+    return p
+  }
+
+  /// A choice among identifiers, `defaultChoice` one of them.
+  public static func choice(_ name: String, _ choices: [String], _ defaultChoice: String, _ summary: String)
+    -> ParameterSpec
+  {
+    let index = choices.firstIndex(of: defaultChoice) ?? 0
+    var p = ParameterSpec(
+      name: name, defaultValue: Float(index), range: 0...Float(choices.count - 1), summary: summary,
+      allowsUniform: false)
+    p.kind = .choice(choices)
+    return p
+  }
+
+  /// A list of colors.
+  public static func colors(_ name: String, _ defaultColors: [Color], _ summary: String) -> ParameterSpec {
+    var p = ParameterSpec(name: name, defaultValue: 0, range: 0...0, summary: summary, allowsUniform: false)
+    p.kind = .colors(defaultColors)
+    return p
+  }
+
+  /// Whether the parameter takes a number.
+  public var isNumber: Bool { kind == .number }
+
+  /// The value used when the argument is left out.
+  public var defaultArgument: ParameterValue {
+    switch kind {
+    case .number: .number(Expr(defaultValue))
+    case .color(let c): .color(c)
+    case .choice(let names): .choice(names[Int(defaultValue)])
+    case .colors(let list): .colors(list)
+    }
+  }
+
+  /// The default as `fxc effects` prints it: `0.75`, `#ff8000`, `topToBottom`, `#000000,#ffffff`.
+  public var defaultDescription: String {
+    switch kind {
+    case .number: formatted(defaultValue)
+    case .color(let c): c.description
+    case .choice(let names): names[Int(defaultValue)]
+    case .colors(let list): list.isEmpty ? "none" : list.map(\.description).joined(separator: ",")
+    }
+  }
+
+  /// The accepted values as messages and `fxc effects` print them: `0…1`,
+  /// `1…10000 px`, `#rrggbb[aa]`, `linear|easeIn|easeOut`.
   public var rangeDescription: String {
-    let bounds = "\(formatted(range.lowerBound))…\(formatted(range.upperBound))"
-    return unit.isEmpty ? bounds : "\(bounds) \(unit)"
+    switch kind {
+    case .number:
+      let bounds = "\(formatted(range.lowerBound))…\(formatted(range.upperBound))"
+      return unit.isEmpty ? bounds : unit == "°" ? bounds + "°" : "\(bounds) \(unit)"
+    case .color: return "#rrggbb[aa]"
+    case .choice(let names): return names.joined(separator: "|")
+    case .colors: return "#rrggbb[aa]…"
+    }
   }
 
   /// What the command line accepts for this parameter of `effect`, for messages:
   /// `parameter 'amount' of 'sepia' must be a finite number in 0…1`.
   public func requirement(in effect: String) -> String {
-    "parameter '\(name)' of '\(effect)' must be a finite number in \(rangeDescription)"
+    let what =
+      switch kind {
+      case .number: "a finite number in \(rangeDescription)"
+      case .color: "a color like #ff8000 or #ff800080"
+      case .choice(let names): "one of \(names.joined(separator: ", "))"
+      case .colors: "colors like #ff8000 or #ff800080"
+      }
+    return "parameter '\(name)' of '\(effect)' must be \(what)"
   }
 
-  /// Why the command line must reject `value` for this parameter of `effect`, or
-  /// `nil` when `value` is a finite number in ``range``.
+  /// Why the command line must reject the number `value` for this parameter of
+  /// `effect`, or `nil` when `value` is a finite number in ``range``.
   ///
   /// The library clamps out-of-range values and switches an effect off for a
   /// non-finite one (DESIGN §5); the command line refuses both instead, so a
@@ -56,8 +154,42 @@ public struct ParameterSpec: Sendable, Hashable {
   ///
   ///     parameter 'amount' of 'sepia' must be a finite number in 0…1, got nan
   public func rejection(of value: Double, in effect: String) -> String? {
-    if value.isFinite, Double(range.lowerBound) <= value, value <= Double(range.upperBound) { return nil }
+    if kind == .number, value.isFinite, Double(range.lowerBound) <= value, value <= Double(range.upperBound) {
+      return nil
+    }
     return "\(requirement(in: effect)), got \(formatted(value))"
+  }
+}
+
+/// One argument value given to a catalogue entry, of its parameter's kind.
+public enum ParameterValue {
+  /// A number: a constant, or a uniform `Param` as an `Expr`.
+  case number(Expr)
+  case color(Color)
+  case choice(String)
+  case colors([Color])
+}
+
+extension Array where Element == ParameterValue {
+  /// The number at `index` (0 when that argument is not a number).
+  public func number(_ index: Int) -> Expr {
+    if case .number(let e) = self[index] { return e }
+    return 0
+  }
+  /// The color at `index` (black when that argument is not a color).
+  public func color(_ index: Int) -> Color {
+    if case .color(let c) = self[index] { return c }
+    return .black
+  }
+  /// The colors at `index` (none when that argument is not a color list).
+  public func colors(_ index: Int) -> [Color] {
+    if case .colors(let list) = self[index] { return list }
+    return []
+  }
+  /// The choice at `index` as a value of `T` (its first case when it is not one of them).
+  public func choice<T: RawRepresentable & CaseIterable>(_ index: Int, as: T.Type) -> T where T.RawValue == String {
+    if case .choice(let word) = self[index], let value = T(rawValue: word) { return value }
+    return T.allCases.first!
   }
 }
 
@@ -65,108 +197,54 @@ public struct ParameterSpec: Sendable, Hashable {
 public struct EffectSpec: Sendable {
   /// The name a chain uses, the same as the Swift function's: `gaussianBlur`.
   public var name: String
-  /// Color, distortion or layer effect (DESIGN §2).
+  /// Color, distortion or layer effect (DESIGN §2); the kind of its last stage.
   public var kind: EffectKind
   /// What the effect does, in one line.
   public var summary: String
   /// The parameters, in the order of the function's arguments (and of positional arguments in a chain).
   public var parameters: [ParameterSpec]
-  /// Builds the effect from one value per parameter, in parameter order
-  /// (each a constant or a uniform `Param` as an `Expr`).
-  public var make: @Sendable ([Expr]) -> Effect
+  /// Whether it is a transition: it reads the graph's input 1 (`fxc run --to`) as
+  /// the image to go to, at `progress` 1.
+  public var isTransition: Bool
+  /// A chain that shows the effect at its best on a photo, for the contact sheet.
+  public var example: String
+  /// Builds the effect from one value per parameter, in parameter order.
+  public var build: @Sendable ([ParameterValue]) -> Effect
 
   /// Creates an effect description.
   public init(
-    name: String, kind: EffectKind, summary: String, parameters: [ParameterSpec],
-    make: @escaping @Sendable ([Expr]) -> Effect
+    name: String, kind: EffectKind, summary: String, parameters: [ParameterSpec], isTransition: Bool = false,
+    example: String? = nil, build: @escaping @Sendable ([ParameterValue]) -> Effect
   ) {
     self.name = name
     self.kind = kind
     self.summary = summary
     self.parameters = parameters
-    self.make = make
+    self.isTransition = isTransition
+    self.example = example ?? name
+    self.build = build
   }
 
   /// The parameter called `name`, if there is one.
   public func parameter(named name: String) -> ParameterSpec? { parameters.first { $0.name == name } }
 
+  /// Builds the effect from one value per parameter.
+  public func make(_ values: [ParameterValue]) -> Effect { build(values) }
+
+  /// Builds the effect from numbers, in parameter order; parameters that are not
+  /// numbers (and numbers past the end of `values`) take their defaults.
+  public func make(_ values: [Expr]) -> Effect {
+    build(parameters.enumerated().map { i, p in p.isNumber && i < values.count ? .number(values[i]) : p.defaultArgument })
+  }
+
   /// The effect with every parameter at its default value.
-  public func makeDefault() -> Effect { make(parameters.map { Expr($0.defaultValue) }) }
+  public func makeDefault() -> Effect { build(parameters.map(\.defaultArgument)) }
 }
 
 /// Every effect the command line knows, in the order `fxc effects` lists them.
 public enum Catalogue {
-  /// The effects, color effects first.
-  public static let effects: [EffectSpec] = [
-    EffectSpec(
-      name: "sepia", kind: .color, summary: "Sepia tone: the W3C sepia matrix, mixed with the original.",
-      parameters: [
-        ParameterSpec(
-          name: "amount", defaultValue: 1, range: 0...1, summary: "how much tone; 0 leaves the image unchanged")
-      ],
-      make: { sepia(amount: $0[0]) }),
-    EffectSpec(
-      name: "brightness", kind: .color, summary: "Adds to every channel, like SwiftUI's brightness(_:).",
-      parameters: [
-        ParameterSpec(name: "amount", defaultValue: 0, range: -1...1, summary: "added to each channel; 0 = unchanged")
-      ],
-      make: { brightness(amount: $0[0]) }),
-    EffectSpec(
-      name: "contrast", kind: .color, summary: "Scales color around mid-gray, like SwiftUI's contrast(_:).",
-      parameters: [
-        ParameterSpec(name: "amount", defaultValue: 1, range: 0...4, summary: "the scale; 1 = unchanged, 0 = flat gray")
-      ],
-      make: { contrast(amount: $0[0]) }),
-    EffectSpec(
-      name: "saturation", kind: .color, summary: "Mixes color with its Rec. 709 luma (W3C saturate).",
-      parameters: [
-        ParameterSpec(name: "amount", defaultValue: 1, range: 0...4, summary: "0 = gray, 1 = unchanged, more = vivid")
-      ],
-      make: { saturation(amount: $0[0]) }),
-    EffectSpec(
-      name: "vignette", kind: .color, summary: "Darkens toward the corners with a smoothstep falloff.",
-      parameters: [
-        ParameterSpec(name: "intensity", defaultValue: 1, range: 0...1, summary: "darkening at the corners"),
-        ParameterSpec(
-          name: "radius", defaultValue: 0.75, range: 0...1.5,
-          summary: "centre of the falloff, in half-diagonals from the centre"),
-      ],
-      make: { vignette(intensity: $0[0], radius: $0[1]) }),
-    EffectSpec(
-      name: "wave", kind: .distortion, summary: "Shifts each column up and down along a sine wave.",
-      parameters: [
-        ParameterSpec(
-          name: "amplitude", defaultValue: 10, range: 0...1000, unit: "px", summary: "how far a column moves"),
-        ParameterSpec(
-          name: "wavelength", defaultValue: 60, range: 1...10000, unit: "px", summary: "distance between crests"),
-      ],
-      make: { wave(amplitude: $0[0], wavelength: $0[1]) }),
-    EffectSpec(
-      name: "pixelate", kind: .layer, summary: "Fills square blocks with the color at their centre.",
-      parameters: [
-        ParameterSpec(name: "amount", defaultValue: 1, range: 0...1, summary: "0 = unchanged, 1 = full block size"),
-        ParameterSpec(
-          name: "blockSize", defaultValue: 22, range: 1...1000, unit: "px", summary: "block side at amount 1"),
-      ],
-      make: { pixelate(amount: $0[0], blockSize: $0[1]) }),
-    EffectSpec(
-      name: "gaussianBlur", kind: .layer, summary: "Gaussian blur; edges are clamped, so no dark border.",
-      parameters: [
-        ParameterSpec(
-          name: "sigma", defaultValue: 3, range: 0...10, unit: "px", summary: "standard deviation; 0 = unchanged",
-          allowsUniform: false)
-      ],
-      make: { gaussianBlur(sigma: $0[0]) }),
-    EffectSpec(
-      name: "unsharpMask", kind: .layer, summary: "Sharpens by adding back the difference from a Gaussian blur.",
-      parameters: [
-        ParameterSpec(
-          name: "sigma", defaultValue: 2, range: 0...10, unit: "px", summary: "standard deviation of the blur",
-          allowsUniform: false),
-        ParameterSpec(name: "amount", defaultValue: 1, range: 0...10, summary: "strength; 0 = unchanged"),
-      ],
-      make: { unsharpMask(sigma: $0[0], amount: $0[1]) }),
-  ]
+  /// The effects: color effects first, then fills, distortions, layer effects and transitions.
+  public static let effects: [EffectSpec] = colorEntries + fillEntries + distortionEntries + layerEntries + transitionEntries
 
   /// The effect called `name` (exact spelling), if there is one.
   public static func spec(named name: String) -> EffectSpec? { effects.first { $0.name == name } }
@@ -176,17 +254,19 @@ public enum Catalogue {
 }
 
 /// The text `fxc effects` prints: for each effect a line with its name, kind and
-/// summary, then one line per parameter with its default, range and unit, and
-/// what it does; every column aligned across the whole listing.
+/// summary, then one line per parameter with its default, accepted values and
+/// unit, and what it does; columns aligned across the whole listing (a default or
+/// range longer than its column pushes the rest of its line right).
 ///
 ///     sepia         color       Sepia tone: the W3C sepia matrix, mixed with the original.
 ///       amount      default 1     0…1         how much tone; 0 leaves the image unchanged
 public func effectsListing(_ effects: [EffectSpec] = Catalogue.effects) -> String {
   let parameters = effects.flatMap(\.parameters)
+  let numbers = parameters.filter(\.isNumber)
   let nameWidth = (effects.map(\.name.count) + parameters.map { $0.name.count + 2 }).max() ?? 0
   let kindWidth = effects.map(\.kind.rawValue.count).max() ?? 0
-  let defaultWidth = parameters.map { "default \(formatted($0.defaultValue))".count }.max() ?? 0
-  let rangeWidth = parameters.map(\.rangeDescription.count).max() ?? 0
+  let defaultWidth = numbers.map { "default \($0.defaultDescription)".count }.max() ?? 0
+  let rangeWidth = numbers.map(\.rangeDescription.count).max() ?? 0
   func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(width - text.count, 0)) }
 
   var blocks: [String] = []
@@ -195,7 +275,7 @@ public func effectsListing(_ effects: [EffectSpec] = Catalogue.effects) -> Strin
     for p in effect.parameters {
       let note = p.allowsUniform ? "" : " (constant only)"
       lines.append(
-        "  " + pad(p.name, nameWidth - 2) + "  " + pad("default \(formatted(p.defaultValue))", defaultWidth) + "  "
+        "  " + pad(p.name, nameWidth - 2) + "  " + pad("default \(p.defaultDescription)", defaultWidth) + "  "
           + pad(p.rangeDescription, rangeWidth) + "  " + p.summary + note)
     }
     blocks.append(lines.joined(separator: "\n"))

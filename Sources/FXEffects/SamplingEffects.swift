@@ -74,10 +74,13 @@ public func gaussianBlur(sigma: Expr = 3) -> Effect {
 
 /// Unsharp mask: `c + amount·(c − gaussianBlur(sigma)(c))` on every
 /// premultiplied channel (a two-input graph: the original and its blur).
-/// `sigma` 0…10 px (default 2), `amount` 0…10 (default 1). A flat image stays flat.
+/// `sigma` 0…10 px (default 2; a constant; 0 or non-finite = unchanged),
+/// `amount` 0…10 (default 1). A flat image stays flat.
 public func unsharpMask(sigma: Expr = 2, amount: Expr = 1) -> Effect {
   let name = "unsharpMask(sigma: \(Argument.text(sigma)), amount: \(Argument.text(amount)))"
-  guard let k = Argument.checked(amount, 0...10) else { return Effect(name) { $0 } }
+  guard let k = Argument.checked(amount, 0...10), let s = sigma.constantValue, s.isFinite, s > 0 else {
+    return Effect(name) { $0 }
+  }
   let blur = gaussianBlur(sigma: sigma)
   return Effect(name) { input in
     Image.combine(name, [input, blur(input)], sampler: .nearest) { p, layers in

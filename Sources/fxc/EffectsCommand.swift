@@ -1,14 +1,47 @@
 import FX
+import Foundation
 
-/// `fxc effects`: the catalogue with parameters, defaults, ranges and units.
+/// `fxc effects`: the catalogue with parameters, defaults, ranges and units; with
+/// `--sheet OUT.png`, a contact sheet of every effect applied to a photo.
 struct EffectsCommand {
+  var sheet: String?
+  var image: String?
+  var cellWidth: Int
+  var columns: Int
+  var overwrite: Bool
+
   init(_ argv: [String]) throws {
     var args = CommandLineArguments(argv)
+    sheet = try args.option("--sheet")
+    image = try args.option("--image")
+    cellWidth = try args.intOption("--cell", range: 64...1024) ?? 200
+    columns = try args.intOption("--columns", range: 1...64) ?? 6
+    overwrite = args.flag("--overwrite")
     let rest = try args.remaining()
-    if !rest.isEmpty { throw UsageError("fxc effects takes no arguments (got \(rest.joined(separator: " ")))") }
+    if !rest.isEmpty { throw UsageError("fxc effects takes no positional arguments (got \(rest.joined(separator: " ")))") }
+    if sheet == nil, image != nil || overwrite {
+      throw UsageError("--image and --overwrite go with --sheet OUT.png")
+    }
   }
 
-  func execute() throws { print(effectsListing()) }
+  func execute() throws {
+    guard let sheet else {
+      print(effectsListing())
+      return
+    }
+    if !overwrite && FileManager.default.fileExists(atPath: sheet) {
+      throw CommandFailure(description: "error: \(sheet) exists (use --overwrite to replace it)")
+    }
+    let path = image ?? bundledPhoto()
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw CommandFailure(description: "error: \(path) not found; give a photo with --image FILE")
+    }
+    let (photo, _) = try ImageFile.read(path)
+    let renderer = ContactSheet(photo: photo, cellWidth: cellWidth, columns: columns)
+    let result = try renderer.render(Catalogue.effects)
+    try ImageFile.write(result, to: sheet, format: .png, layout: .rgb)
+    print("\(sheet): \(Catalogue.effects.count) effects on \(path), \(result.width)×\(result.height)")
+  }
 }
 
 /// Parses a chain and resolves it against the catalogue.

@@ -49,8 +49,7 @@ private final class Outcome<T>: @unchecked Sendable {
   var result: Result<T, any Error>?
 }
 
-private let effectList =
-  "sepia, brightness, contrast, saturation, vignette, wave, pixelate, gaussianBlur, unsharpMask"
+private let effectList = Catalogue.names.joined(separator: ", ")
 
 @Suite("Chain resolution: what resolves")
 struct ChainResolutionTests {
@@ -206,8 +205,18 @@ struct CatalogueTests {
   /// Every effect function called with no arguments, by catalogue name.
   static let functionDefaults: [String: Effect] = [
     "sepia": sepia(), "brightness": brightness(), "contrast": contrast(), "saturation": saturation(),
-    "vignette": vignette(), "wave": wave(), "pixelate": pixelate(), "gaussianBlur": gaussianBlur(),
-    "unsharpMask": unsharpMask(),
+    "hueRotate": hueRotate(), "exposure": exposure(), "gamma": gamma(), "colorMatrix": colorMatrix(),
+    "invert": invert(), "grayscale": grayscale(), "threshold": threshold(), "posterize": posterize(),
+    "solarize": solarize(), "opacity": opacity(), "srgbToLinear": srgbToLinear(), "linearToSrgb": linearToSrgb(),
+    "gradientMap": gradientMap(), "dither": dither(), "scanlines": scanlines(), "grain": grain(),
+    "vignette": vignette(), "checkerboard": checkerboard(), "linearGradient": linearGradient(), "noise": noise(),
+    "wave": wave(), "swirl": swirl(), "ripple": ripple(), "bulge": bulge(), "kaleidoscope": kaleidoscope(),
+    "pixelate": pixelate(), "gaussianBlur": gaussianBlur(), "boxBlur": boxBlur(), "motionBlur": motionBlur(),
+    "progressiveBlur": progressiveBlur(), "unsharpMask": unsharpMask(), "sharpen": sharpen(),
+    "edgeDetect": edgeDetect(), "sketch": sketch(), "emboss": emboss(), "halftone": halftone(), "crt": crt(),
+    "chromaticAberration": chromaticAberration(), "domainWarp": domainWarp(), "dissolve": dissolve(),
+    "fade": fade(), "wipe": wipe(), "slide": slide(), "iris": iris(), "pixelateTransition": pixelateTransition(),
+    "swirlTransition": swirlTransition(),
   ]
 
   @Test func coversEveryEffectFunction() {
@@ -241,14 +250,22 @@ struct CatalogueTests {
 
   /// The functions clamp a constant into their documented range, so a value past
   /// either bound compiles to the same kernel as the bound, and a value inside
-  /// to a different one: the catalogue's ranges are the functions'.
+  /// to a different one: the catalogue's ranges are the functions'. Angles and
+  /// times fold instead: a value and the same plus one period compile alike.
   @Test(arguments: Catalogue.effects.map(\.name))
   func rangesAgreeWithTheFunction(_ name: String) throws {
     let spec = try #require(Catalogue.spec(named: name))
-    for (index, parameter) in spec.parameters.enumerated() {
+    for (index, parameter) in spec.parameters.enumerated() where parameter.isNumber {
       let low = parameter.range.lowerBound
       let high = parameter.range.upperBound
       let label = "\(name).\(parameter.name)"
+      if let period = parameter.period {
+        let value = (low + high) / 2 + period / 8
+        #expect(try programs(spec, index, value) == programs(spec, index, value + period), "\(label) folds")
+        #expect(try programs(spec, index, value) == programs(spec, index, value - 2 * period), "\(label) folds")
+        #expect(try programs(spec, index, value) != programs(spec, index, value + period / 4), "\(label) is used")
+        continue
+      }
       #expect(try programs(spec, index, low - 1) == programs(spec, index, low), "\(label) below")
       #expect(try programs(spec, index, high + 1) == programs(spec, index, high), "\(label) above")
       let inside = try programs(spec, index, (low + high) / 2)
@@ -274,19 +291,27 @@ struct CatalogueTests {
 
   @Test func listingShowsEveryEffectAndParameter() {
     let listing = effectsListing()
-    let lines = listing.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    for spec in Catalogue.effects {
-      let header = lines.first { $0.hasPrefix(spec.name + " ") }
-      #expect(header?.contains(spec.kind.rawValue) == true, "\(spec.name)")
-      #expect(header?.hasSuffix(spec.summary) == true, "\(spec.name)")
-      for parameter in spec.parameters {
-        let line = lines.first { $0.hasPrefix("  \(parameter.name) ") && $0.contains(parameter.summary) }
-        #expect(line?.contains(parameter.rangeDescription) == true, "\(spec.name).\(parameter.name)")
+    let blocks = listing.split(separator: "\n\n").map { $0.split(separator: "\n").map(String.init) }
+    #expect(blocks.count == Catalogue.effects.count)
+    for (spec, lines) in zip(Catalogue.effects, blocks) {
+      let header = lines[0]
+      #expect(header.hasPrefix(spec.name + " "), "\(spec.name)")
+      #expect(header.contains(spec.kind.rawValue), "\(spec.name)")
+      #expect(header.hasSuffix(spec.summary), "\(spec.name)")
+      #expect(lines.count == 1 + spec.parameters.count, "\(spec.name)")
+      for (parameter, line) in zip(spec.parameters, lines.dropFirst()) {
+        #expect(line.hasPrefix("  \(parameter.name) ") && line.contains(parameter.summary), "\(spec.name).\(parameter.name)")
+        #expect(line.contains(" \(parameter.rangeDescription) "), "\(spec.name).\(parameter.name)")
+        #expect(line.contains("default \(parameter.defaultDescription) "), "\(spec.name).\(parameter.name)")
       }
     }
     #expect(listing.contains("1…10000 px"))
     #expect(listing.contains("default 0.75"))
     #expect(listing.contains("standard deviation; 0 = unchanged (constant only)"))
+    #expect(listing.contains("default #ff8000"))
+    #expect(listing.contains("default topToBottom"))
+    #expect(listing.contains("linear|easeIn|easeOut|smoothStep"))
+    #expect(listing.contains("-360…360°"))
   }
 
   @Test func listingColumnsAlign() {
@@ -298,9 +323,86 @@ struct CatalogueTests {
     let vignette = effectsListing().split(separator: "\n\n").first { $0.hasPrefix("vignette ") }
     #expect(
       vignette.map(String.init) == """
-        vignette      color       Darkens toward the corners with a smoothstep falloff.
-          intensity   default 1     0…1         darkening at the corners
-          radius      default 0.75  0…1.5       centre of the falloff, in half-diagonals from the centre
+        vignette             color       Darkens toward the corners with a smoothstep falloff.
+          intensity          default 1     0…1           darkening at the corners
+          radius             default 0.75  0…1.5         centre of the falloff, in half-diagonals from the centre
         """)
+  }
+}
+
+@Suite("Chain resolution: colors, choices and color lists")
+struct ChainResolutionKindTests {
+  @Test func colorsAndChoices() throws {
+    let chain = try resolve("dissolve(0.3, edge: #00ff80) | progressiveBlur(direction: bottomToTop, curve: easeIn)")
+    guard case .color(let edge) = chain.calls[0].arguments[2] else {
+      Issue.record("edge is not a color")
+      return
+    }
+    #expect(edge == Color(0, 1, 128 / 255))
+    #expect(chain.calls[0].effect.name == "dissolve(progress: 0.3, grain: 44, edge: #00ff80)")
+    #expect(chain.calls[1].effect.name.contains("direction: bottomToTop") && chain.calls[1].effect.name.contains("curve: easeIn"))
+    #expect(try resolve("dissolve").calls[0].effect.name == dissolve().name)
+    #expect(try resolve("wipe(0.2, trailingToLeading, 3)").calls[0].effect.name == wipe(progress: 0.2, direction: .trailingToLeading, softness: 3).name)
+  }
+
+  @Test func colorLists() throws {
+    func colors(_ source: String) throws -> [Color] {
+      guard case .colors(let list) = try resolve(source).calls[0].arguments[0] else { return [] }
+      return list
+    }
+    #expect(try colors("gradientMap(#000000, #ff0000, #ffffff, amount: 0.5)") == [.black, Color(1, 0, 0), .white])
+    #expect(try colors("gradientMap(colors: #ff0000, colors: #0000ff)") == [Color(1, 0, 0), Color(0, 0, 1)])
+    #expect(try colors("gradientMap(#ff0000)") == [Color(1, 0, 0)])
+    #expect(try colors("gradientMap") == Color.sunset)
+    // An unlabelled number after the list (or instead of it) is the next parameter.
+    let chain = try resolve("gradientMap(#ff0000, #00ff00, 0.25)")
+    #expect(chain.calls[0].values[1] == 0.25)
+    #expect(try resolve("gradientMap(0.5)").calls[0].values[1] == 0.5)
+    #expect(try colors("gradientMap(0.5)") == Color.sunset)
+    #expect(
+      try resolve("gradientMap(#ff0000, #00ff00, 0.25)").effect.name
+        == gradientMap(colors: [Color(1, 0, 0), Color(0, 1, 0)], amount: 0.25).name)
+  }
+
+  @Test func wrongKinds() throws {
+    try expectFailure(
+      "wipe(direction: up)",
+      "parameter 'direction' of 'wipe' must be one of topToBottom, bottomToTop, leadingToTrailing, trailingToLeading, got 'up'",
+      at: 6)
+    try expectFailure(
+      "progressiveBlur(curve: easIn)",
+      "parameter 'curve' of 'progressiveBlur' must be one of linear, easeIn, easeOut, smoothStep, got 'easIn'; did you mean 'easeIn'?",
+      at: 17)
+    try expectFailure(
+      "wipe(0.5, 3)",
+      "parameter 'direction' of 'wipe' must be one of topToBottom, bottomToTop, leadingToTrailing, trailingToLeading, got 3",
+      at: 11)
+    try expectFailure(
+      "dissolve(edge: 3)", "parameter 'edge' of 'dissolve' must be a color like #ff8000 or #ff800080, got 3", at: 10)
+    try expectFailure(
+      "dissolve(edge: warm)",
+      "parameter 'edge' of 'dissolve' must be a color like #ff8000 or #ff800080, got identifier 'warm'", at: 10)
+    try expectFailure(
+      "gradientMap(colors: #ff0000, colors: warm)",
+      "parameter 'colors' of 'gradientMap' must be colors like #ff8000 or #ff800080, got identifier 'warm'", at: 30)
+    try expectFailure(
+      "dissolve(progress: 1.5)", "parameter 'progress' of 'dissolve' must be a finite number in 0…1, got 1.5", at: 10)
+    try expectFailure(
+      "hueRotate(720)", "parameter 'angle' of 'hueRotate' must be a finite number in -360…360°, got 720", at: 11)
+    try expectFailure(
+      "dissolve", uniforms: ["dissolve.edge"],
+      "parameter 'edge' of 'dissolve' cannot be a uniform: only numbers can be uniforms", at: 1)
+    try expectFailure(
+      "sepia | progressiveBlur", uniforms: ["progressiveBlur.curve"],
+      "parameter 'curve' of 'progressiveBlur' cannot be a uniform: only numbers can be uniforms", at: 9)
+  }
+
+  @Test func transitionProgressIsAUniform() throws {
+    let chain = try resolve("sepia | dissolve(grain: 20)", uniforms: ["dissolve.progress"])
+    let progress = try #require(chain.uniform(named: "dissolve.progress"))
+    #expect(progress.param.isUniform && progress.param.value == 0.5)
+    let graph = try EffectGraph(output: chain.effect(Image.input()))
+    #expect(graph.uniforms.map(\.name) == ["dissolve.progress"])
+    #expect(graph.inputs.count == 2, "a transition reads input 1 as the image to go to")
   }
 }

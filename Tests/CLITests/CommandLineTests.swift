@@ -582,10 +582,8 @@ struct CommandLineTests {
         #expect(lines[0].hasSuffix(effect.summary), "\(lines[0])")
         try #require(lines.count == 1 + effect.parameters.count, "\(block)")
         for (line, parameter) in zip(lines.dropFirst(), effect.parameters) {
-          let d = parameter.defaultValue
-          let defaultText = d == d.rounded() ? String(Int(d)) : "\(d)"
           #expect(line.hasPrefix("  \(parameter.name) "), "\(line)")
-          #expect(line.contains("default \(defaultText) "), "\(line)")
+          #expect(line.contains("default \(parameter.defaultDescription) "), "\(line)")
           #expect(line.contains(" \(parameter.rangeDescription) "), "\(line)")
           #expect(line.contains(parameter.summary), "\(line)")
           #expect(line.hasSuffix("(constant only)") == !parameter.allowsUniform, "\(line)")

@@ -1,0 +1,57 @@
+import FXIR
+
+// Blurs and sharpening beyond the Gaussian (SamplingEffects.swift) and the
+// progressive blur (ProgressiveBlur.swift). Reads are clamped into the image.
+
+/// `p + (i, j)` for whole-pixel offsets.
+func offset(_ p: Expr, _ i: Int, _ j: Int) -> Expr { p + float2(Expr(Float(i)), Expr(Float(j))) }
+
+/// Sharpen with the 4-neighbour Laplacian: `c + amount·(4c − (n + s) − (e + w))` on
+/// every premultiplied channel, alpha then clamped to 0…1 and rgb to 0…alpha.
+/// `amount` 0…10 (default 1; 0 = unchanged). Reads are clamped, so a flat image —
+/// borders included — stays exactly flat (`(n + s) + (e + w)` is `4c` exactly there).
+/// Formula: the classic 3 × 3 sharpen kernel `[0 −a 0; −a 1+4a −a; 0 −a 0]` (SwiftShaders' sharpen).
+public func sharpen(amount: Expr = 1) -> Effect {
+  Argument.layer(Argument.name("sharpen", [("amount", Argument.text(amount))]), [(amount, .clamp(0...10))]) {
+    v, p, layer in
+    let c = layer.sample(p)
+    let around = (layer.sample(offset(p, 0, -1)) + layer.sample(offset(p, 0, 1)))
+      + (layer.sample(offset(p, -1, 0)) + layer.sample(offset(p, 1, 0)))
+    let out = c + v[0] * (4 * c - around)
+    let alpha = saturate(out.a)
+    return float4(clamp(out.rgb, 0, alpha), alpha)
+  }
+}
+
+/// Box blur: the mean of the `(2r + 1)²` pixels around each pixel, `r` = `radius`
+/// rounded, 0…10 px (default 2; 0 = unchanged), edges clamped. `radius` must be
+/// a constant (it sets the number of taps); the optimiser splits it into a
+/// horizontal and a vertical pass.
+public func boxBlur(radius: Expr = 2) -> Effect {
+  let name = "boxBlur(radius: \(Argument.text(radius)))"
+  guard let value = radius.constantValue, value.isFinite else { return Effect(name) { $0 } }
+  let r = Int(Swift.min(Swift.max(value, 0), 10).rounded())
+  guard r > 0 else { return Effect(name) { $0 } }
+  let weight = Expr(1 / Float((2 * r + 1) * (2 * r + 1)))
+  return Effect.layer(name) { p, layer in
+    balancedSum((-r...r).flatMap { j in (-r...r).map { i in weight * layer.sample(offset(p, i, j)) } })
+  }
+}
+
+/// Number of taps of ``motionBlur(distance:angle:)``.
+let motionBlurTaps = 16
+
+/// Motion blur: the mean of 24 bilinear samples evenly spaced along a segment of
+/// `distance` pixels (0…500, default 20, capped at the image diagonal) through
+/// each pixel, at `angle` degrees (folded; default 0 = horizontal).
+/// Formula: Core Image `CIMotionBlur`'s box profile: `Σₖ sample(p + (k/23 − 0.5)·distance·d)/24`.
+public func motionBlur(distance: Expr = 20, angle: Expr = 0) -> Effect {
+  let name = Argument.name("motionBlur", [("distance", Argument.text(distance)), ("angle", Argument.text(angle))])
+  return Argument.layer(name, [(distance, .clamp(0...500)), (angle, .angle)]) { v, p, layer in
+    let a = radians(v[1])
+    let step = float2(cos(a), sin(a)) * min(v[0], length(Expr.size))
+    let n = motionBlurTaps
+    let taps = (0..<n).map { k in layer.sample(p + step * Expr(Float(k) / Float(n - 1) - 0.5)) }
+    return balancedSum(taps) * Expr(1 / Float(n))
+  }
+}
