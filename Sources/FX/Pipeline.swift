@@ -37,7 +37,8 @@ public struct Pipeline: Sendable {
 
   /// Lowers and compiles for inputs stored as `inputFormats`, writing `outputFormat`.
   /// With `.jit`, an LLVM failure falls back to the interpreter (reported by
-  /// ``CompiledPipeline/backend``).
+  /// ``CompiledPipeline/backend`` and ``CompiledPipeline/fallbackReason``).
+  /// - Throws: ``RunError`` when `inputFormats` does not name one format per input.
   /// - Parameter cache: where compiled kernels are looked up and stored
   ///   (``KernelCache/standard``: memory and `~/.cache/fxc`); nil compiles afresh.
   public func compile(
@@ -47,6 +48,9 @@ public struct Pipeline: Sendable {
     let start = DispatchTime.now().uptimeNanoseconds
     let (kernel, _) = lower(options)
     let formats = inputFormats ?? Array(repeating: .rgba8, count: kernel.inputCount)
+    guard formats.count == kernel.inputCount else {
+      throw RunError("the pipeline reads \(kernel.inputCount) image(s); \(formats.count) input format(s) given")
+    }
     let layout = KernelLayout(inputs: formats, output: outputFormat)
     var result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: nil, source: nil)
     if backend == .jit {

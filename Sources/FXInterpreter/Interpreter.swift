@@ -18,7 +18,9 @@ public enum Interpreter {
   /// - Parameters:
   ///   - inputs: one buffer per graph input, any format.
   ///   - uniforms: values of `graph.uniforms`, in order (missing ones take the parameter's value).
-  /// - Returns: an RGBA32F buffer of the output size.
+  /// - Returns: an RGBA32F buffer of the output size (also when the graph's
+  ///   output is an input of another size: it is read at the output's pixel
+  ///   centers, nearest, clamped to its edge).
   /// - Throws: ``RunError`` when inputs are missing.
   public static func runStaged(_ graph: EffectGraph, inputs: [ImageBuffer], uniforms: [Float] = []) throws -> ImageBuffer {
     var ctx = try context(inputCount: graph.inputs.count, inputs, uniforms: uniforms, params: graph.uniforms)
@@ -33,7 +35,16 @@ public enum Interpreter {
       ctx.stages.append(raster)
     }
     switch graph.output {
-    case .input(let k): return ctx.inputs[k].buffer(.rgba32f)
+    case .input(let k):
+      // The output has the output size: an input as the output is read the way
+      // a color effect reads its input (nearest, clamp to edge).
+      var raster = Raster(width: w, height: h)
+      for y in 0..<h {
+        for x in 0..<w {
+          raster.pixels[y * w + x] = ctx.inputs[k].sample(Float(x) + 0.5, Float(y) + 0.5, Sampler(filter: .nearest))
+        }
+      }
+      return raster.buffer(.rgba32f)
     case .stage(let s): return ctx.stages[s].buffer(.rgba32f)
     }
   }

@@ -57,17 +57,24 @@ public enum DeadCode {
 
   /// The image a program copies unchanged, if it does: four outputs
   /// `sample(X, sampler, c)` at `position` exactly (a whole-pixel read of the
-  /// same pixel under any filter and address mode).
+  /// same pixel under any filter and address mode), X a stage or input 0.
   static func identitySource(_ p: Program) -> ImageRef? {
     var source: ImageRef?
     for (c, out) in p.outputs.enumerated() {
-      guard case .sample(let ref, _, let channel) = p[out].op, channel == c,
+      // Only a source of the output's size (a stage, input 0) is read exactly at
+      // every pixel center; another input would be resampled by the address mode.
+      guard case .sample(let ref, _, let channel) = p[out].op, channel == c, ref != .input(0) ? !isInput(ref) : true,
         p[p[out].args[0]].op == .positionX, p[p[out].args[1]].op == .positionY,
         source == nil || source == ref
       else { return nil }
       source = ref
     }
     return source
+  }
+
+  static func isInput(_ r: ImageRef) -> Bool {
+    if case .input = r { return true }
+    return false
   }
 
   /// The program with every sampled image renamed by `f`.

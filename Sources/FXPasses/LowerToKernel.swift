@@ -22,7 +22,9 @@ public enum LowerToKernel {
       if case .stage(let s) = ref {
         b.p.outputs = b.evaluate(stage: s, x, y)
       } else {
-        b.p.outputs = b.texel(ref, x, y)
+        // A graph whose output is an input reads it like a color effect does
+        // (nearest, clamp to edge) at the output size — input 0's.
+        b.p.outputs = b.read(ref, .clampToEdge, x, 0, y, 0)
       }
       var name = graph.inputs.first ?? "input"
       if case .stage(let s) = ref { name = graph.stages[s].name }

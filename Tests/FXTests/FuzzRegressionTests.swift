@@ -105,22 +105,24 @@ struct FuzzRegressionTests {
   // MARK: an input of its own size as the output
 
   /// A graph whose output is input 1 itself (no stage; found by shrinking, which
-  /// may bypass every stage). Staged evaluation returns input 1 unchanged, at
-  /// its own size (5×4); the kernel has one pass `load[b1] pixelX, pixelY` over
-  /// the output size, input 0's (3×2), with the indices not resolved against
-  /// input 1's size. So the sizes differ, and when input 1 is the smaller one
-  /// the loads are out of bounds: the kernel interpreter traps ("load outside
-  /// buffer") and the JIT reads outside the buffer — against `Kernel`'s "loads
-  /// are in bounds by construction". (Not run with a smaller input 1 here, as
-  /// that would trap the test process.) Either the output of such a graph is
-  /// resampled to the output size like any stage's read, or the graph is rejected.
+  /// may bypass every stage). It used to return input 1 at its own size staged,
+  /// while the kernel read it at input 0's size with unresolved indices (out of
+  /// bounds when input 1 is smaller). Now defined: the output has the output
+  /// size, and an input as the output is read as a color effect reads (nearest,
+  /// clamp to edge) — checked here with input 1 both larger and smaller.
   @Test func outputIsAnotherInputUnchanged() throws {
     let in0 = ImageBuffer.pixels(3, 2, .rgba32f, Array(repeating: (0, 0, 0, 1), count: 6))
     let in1 = ImageBuffer.pixels(5, 4, .rgba32f, (0..<20).map { (Float($0), 0, 0, 1) })
     let out = Image.input(1)
     let s = try staged(out, [in0, in1])
-    #expect((s.width, s.height) == (5, 4))
-    let d = Differential.check(out, inputs: [in0, in1])
-    #expect(d == nil, "\(d.map(\.description) ?? "")")
+    #expect((s.width, s.height) == (3, 2))
+    #expect(s[2, 1].x == 7)  // in1 pixel (2, 1) = 1·5 + 2
+    #expect(Differential.check(out, inputs: [in0, in1]) == nil)
+    // Input 1 smaller than the output: its edge pixels repeat.
+    let big = ImageBuffer.pixels(6, 5, .rgba32f, Array(repeating: (0, 0, 0, 1), count: 30))
+    let small = try staged(out, [big, in0])
+    #expect((small.width, small.height) == (6, 5))
+    #expect(Differential.check(out, inputs: [big, in1]) == nil)
+    #expect(Differential.check(out, inputs: [big, in0]) == nil)
   }
 }
