@@ -35,7 +35,9 @@ lines = [
     "# fxc against its peers",
     "",
     f"Measured {meta['date']} on {meta['cores']} cores ({meta['cpu']}), load average "
-    f"{meta['load_before'][0]:.2f} before and {meta['load_after'][0]:.2f} after the run; "
+    f"{meta['load_before'][0]:.2f} before, {meta['load_during'][0]:.2f}…{meta['load_during'][1]:.2f} during "
+    f"and {meta['load_after'][0]:.2f} after the run "
+    f"(best of {meta.get('rounds', 1)} round(s)); "
     f"Halide {meta['versions']['halide']}, OpenCV {meta['versions']['opencv']}, libvips {meta['versions']['libvips']}, "
     f"ImageMagick {meta['versions']['imagemagick']}. Made by `Benchmarks/peers/run.sh`; see Benchmarks/README.md.",
     "",
