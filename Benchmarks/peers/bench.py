@@ -13,6 +13,9 @@ import halide_peer, opencv_peer, vips_peer
 
 PEERS = {"Halide": halide_peer, "OpenCV": opencv_peer, "libvips": vips_peer}
 UNSPLIT_TAP_LIMIT = 1000  # fxc bench also compiles the unsplit kernel: minutes for σ 10 (61² taps)
+# -fx evaluates its expression once per channel; ImageMagick 6.9's channel(r, g, b, a)
+# returns 0 for any non-constant argument, so the channel index is taken from
+# channel(0,1,2,3) and the sepia row chosen with ?: (rgb ≥ 0, so clamp = min(1, ·)).
 SEPIA_FX = ("chan=channel(0,1,2,3); chan==0 ? min(1,0.393*r+0.769*g+0.189*b) : "
             "(chan==1 ? min(1,0.349*r+0.686*g+0.168*b) : min(1,0.272*r+0.534*g+0.131*b))")
 
