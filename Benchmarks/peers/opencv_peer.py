@@ -7,6 +7,7 @@ cv2.remap (INTER_LINEAR, BORDER_REPLICATE) for wave and the block centers of
 pixelate, numpy for the per-pixel vignette factor. Maps and masks are computed
 inside every run: they are part of the work (fxc computes them per pixel)."""
 import math
+import os
 import cv2
 import numpy as np
 from chains import color_matrix, block_centers, pixelate_side
@@ -14,7 +15,7 @@ from chains import color_matrix, block_centers, pixelate_side
 
 class Chain:
     def __init__(self, ops, parallel):
-        self.ops, self.threads = ops, (0 if parallel else 1)  # 0: OpenCV's default pool
+        self.ops, self.threads = ops, (os.cpu_count() if parallel else 1)
 
     def run(self, img, dst):
         cv2.setNumThreads(self.threads)

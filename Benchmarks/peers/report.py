@@ -35,7 +35,9 @@ lines = [
     "# fxc against its peers",
     "",
     f"Measured {meta['date']} on {meta['cores']} cores ({meta['cpu']}), load average "
-    f"{meta['load_before'][0]:.2f} before and {meta['load_after'][0]:.2f} after the run; "
+    f"{meta['load_before'][0]:.2f} before, {meta['load_during'][0]:.2f}…{meta['load_during'][1]:.2f} during "
+    f"and {meta['load_after'][0]:.2f} after the run "
+    f"(best of {meta.get('rounds', 1)} round(s)); "
     f"Halide {meta['versions']['halide']}, OpenCV {meta['versions']['opencv']}, libvips {meta['versions']['libvips']}, "
     f"ImageMagick {meta['versions']['imagemagick']}. Made by `Benchmarks/peers/run.sh`; see Benchmarks/README.md.",
     "",
@@ -105,7 +107,7 @@ for ax, image in zip(axes[:, 0], images):
 handles, labels = axes[0, 0].get_legend_handles_labels()
 fig.legend(handles, labels, fontsize=9, ncol=3, loc="lower center")
 fig.suptitle(f"fxc vs peers: Mpixel/s, RGBA8 in and out, bars 1 thread, ▲ all {meta['cores']} threads, "
-             f"load average {meta['load_before'][0]:.1f}", fontsize=11)
+             f"load average {meta['load_during'][0]:.1f}…{meta['load_during'][1]:.1f}", fontsize=11)
 fig.tight_layout(rect=(0, 0.06, 1, 1))
 fig.savefig(os.path.join(here, "results.png"), dpi=110)
 print(open(os.path.join(here, "results.md")).read())

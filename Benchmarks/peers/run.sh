@@ -5,6 +5,7 @@
 # photo of ../shared/data. Writes Benchmarks/peers/results.{json,md,png}.
 #   FXC=path/to/fxc   use that fxc instead of building one (swift build -c release)
 #   SECONDS_PER=0.5   time budget of each measurement
+#   ROUNDS=1          repeat the whole suite, keep each figure's best (a busy machine)
 # Timings are only as good as the machine is quiet: check the load it prints.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,6 +23,6 @@ fi
 images=(examples/rocket.jpg)
 [ -f ../shared/data/photos/kde_Path_2560x1600.jpg ] && images+=(../shared/data/photos/kde_Path_2560x1600.jpg)
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-"$py" "$here/bench.py" --fxc "$(realpath -e "$FXC")" --seconds "${SECONDS_PER:-0.5}" "${images[@]}"
+"$py" "$here/bench.py" --fxc "$(realpath -e "$FXC")" --seconds "${SECONDS_PER:-0.5}" --rounds "${ROUNDS:-1}" "${images[@]}"
 "$py" "$here/report.py"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
