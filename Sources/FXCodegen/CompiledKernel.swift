@@ -239,8 +239,8 @@ public final class CompiledKernel: @unchecked Sendable {
     var columnLookahead: [Int]?
 
     init(_ kernel: Kernel) {
-      columnLookahead = Self.lookahead(kernel, kernel.passes.map { PassEmitter.columnReach($0.program) })
-      lookahead = Self.lookahead(kernel, kernel.passes.map { PassEmitter.rowReach($0.program) })
+      columnLookahead = Self.lookahead(kernel, kernel.passes.map { PassEmitter.reach($0.program, .x) })
+      lookahead = Self.lookahead(kernel, kernel.passes.map { PassEmitter.reach($0.program, .y) })
       if kernel.intermediates.isEmpty { lookahead = nil }
     }
 

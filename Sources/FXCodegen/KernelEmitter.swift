@@ -173,32 +173,16 @@ struct PassEmitter {
     return k
   }
 
-  /// For each buffer that `program` loads, the largest |column offset| of its
-  /// loads, when every load's column is `pixelX + k` clamped (else nil).
-  public static func columnReach(_ program: Program) -> [Int: Int32?] {
+  /// For each buffer that `program` loads, the largest |offset| along `axis`
+  /// of its loads, when every load's coordinate on that axis is
+  /// `pixelX/pixelY + k` clamped; nil for a buffer read at data-dependent
+  /// coordinates there.
+  public static func reach(_ program: Program, _ axis: PixelOffset.Axis) -> [Int: Int32?] {
     var reach: [Int: Int32?] = [:]
     let live = program.live()
     for (i, n) in program.nodes.enumerated() where live[i] {
       guard case .load(let b, _) = n.op else { continue }
-      let k = clampedOffset(n.args[0], program, .x)
-      switch (reach[b], k) {
-      case (nil, _): reach[b] = .some(k.map(abs))
-      case (.some(.some(let r)), .some(let k)): reach[b] = .some(max(r, abs(k)))
-      default: reach[b] = .some(nil)
-      }
-    }
-    return reach
-  }
-
-  /// For each buffer that `program` loads, the largest |row offset| of its
-  /// loads, when every load's row is `pixelY + k` clamped (else the buffer maps
-  /// to nil: rows are data-dependent).
-  public static func rowReach(_ program: Program) -> [Int: Int32?] {
-    var reach: [Int: Int32?] = [:]
-    let live = program.live()
-    for (i, n) in program.nodes.enumerated() where live[i] {
-      guard case .load(let b, _) = n.op else { continue }
-      let k = clampedOffset(n.args[1], program, .y)
+      let k = clampedOffset(n.args[axis == .x ? 0 : 1], program, axis)
       switch (reach[b], k) {
       case (nil, _): reach[b] = .some(k.map(abs))
       case (.some(.some(let r)), .some(let k)): reach[b] = .some(max(r, abs(k)))
