@@ -59,11 +59,11 @@ extension Catalogue {
     ) { a in grayscale(amount: a.number(0)) },
     EffectSpec(
       name: "threshold", kind: .color, summary: "White where luma reaches the level, black elsewhere.",
-      parameters: [.number("level", 0.5, 0...1, "the luma that turns white")]
+      parameters: [.number("level", 0.5, 0...1, "the luma that turns white")], example: "threshold(0.3)"
     ) { a in threshold(level: a.number(0)) },
     EffectSpec(
       name: "posterize", kind: .color, summary: "Rounds each channel to a few evenly spaced levels.",
-      parameters: [.number("levels", 6, 2...256, "levels per channel (rounded)")], example: "posterize(4)"
+      parameters: [.number("levels", 6, 2...256, "levels per channel (rounded)")]
     ) { a in posterize(levels: a.number(0)) },
     EffectSpec(
       name: "solarize", kind: .color, summary: "Inverts the channels above a threshold (Sabattier effect).",

@@ -4,6 +4,18 @@ import Foundation
 /// `fxc effects`: the catalogue with parameters, defaults, ranges and units; with
 /// `--sheet OUT.png`, a contact sheet of every effect applied to a photo.
 struct EffectsCommand {
+  static let usage = """
+    usage: fxc effects [--sheet OUT.png [--image PHOTO] [--cell 64…1024] [--columns 1…64] [--overwrite]]
+
+    Lists every effect with its parameters: default, accepted values (numbers with
+    their range and unit, colors #rrggbb[aa], choices a|b|c) and what it does.
+    With --sheet, renders every effect (its example chain, JIT-compiled) on a photo,
+    the bundled examples/rocket.jpg by default, into a labelled grid of cells
+    --cell pixels wide (default 200), --columns across (default 6). Transitions go
+    from the photo to a blue-toned mirror image of it.
+    """
+
+  var help: Bool
   var sheet: String?
   var image: String?
   var cellWidth: Int
@@ -12,6 +24,7 @@ struct EffectsCommand {
 
   init(_ argv: [String]) throws {
     var args = CommandLineArguments(argv)
+    help = args.flag("-h", "--help")
     sheet = try args.option("--sheet")
     image = try args.option("--image")
     cellWidth = try args.intOption("--cell", range: 64...1024) ?? 200
@@ -25,6 +38,10 @@ struct EffectsCommand {
   }
 
   func execute() throws {
+    if help {
+      print(Self.usage)
+      return
+    }
     guard let sheet else {
       print(effectsListing())
       return

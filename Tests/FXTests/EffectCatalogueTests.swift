@@ -30,7 +30,7 @@ private func expectJITMatches(
   #expect(compiled.backend == .jit, "\(label): fell back to the interpreter", sourceLocation: sourceLocation)
   let w = Pipeline.hostVectorWidth
   let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
-  for (width, height) in [(1, 1), (w + 3, 5), (23, 17)] {
+  for (width, height) in [(1, 1), (w + 3, 5), (23, 17), (67, 29)] {
     let images = inputs(for: graph, width, height, seed: UInt64(width * 31 + height))
     let reference = try Interpreter.runStaged(graph, inputs: images, uniforms: values)
     let out = try compiled.run(images, uniforms: uniforms)
