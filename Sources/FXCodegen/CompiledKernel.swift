@@ -110,7 +110,7 @@ public final class CompiledKernel: @unchecked Sendable {
     let fixed = (inputs + [output]).map(Self.descriptor)
     let values = uniforms.isEmpty ? [0] : uniforms
     let bands = Swift.max(1, Swift.min(threads, (height + Self.stripRows - 1) / Self.stripRows))
-    let intermediateBytes = width * PixelFormat.rgba32f.bytesPerPixel
+    let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: width)
 
     if let lookahead = plan.lookahead {
       // Line buffers: each band owns a ring of rows per intermediate.
@@ -133,7 +133,9 @@ public final class CompiledKernel: @unchecked Sendable {
         var descriptors = Array(fixed.dropLast())
         for (r, rows) in zip(rings, ringRows) {
           descriptors.append(
-            BufferDescriptor(data: r, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), rowMask: Int32(rows - 1)))
+            BufferDescriptor(
+              data: r, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), rowMask: Int32(rows - 1),
+              planeStride: Int32(planeStride)))
         }
         descriptors.append(fixed.last!)
         descriptors.withUnsafeBytes { d in
@@ -167,7 +169,9 @@ public final class CompiledKernel: @unchecked Sendable {
       defer { for b in buffers { pool.give(b, byteCount: intermediateBytes * height) } }
       var descriptors = Array(fixed.dropLast())
       for b in buffers {
-        descriptors.append(BufferDescriptor(data: b, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height)))
+        descriptors.append(
+          BufferDescriptor(
+            data: b, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), planeStride: Int32(planeStride)))
       }
       descriptors.append(fixed.last!)
       descriptors.withUnsafeBytes { d in

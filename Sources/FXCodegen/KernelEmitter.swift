@@ -22,16 +22,28 @@ public struct KernelLayout: Hashable, Sendable {
 }
 
 /// The C view of one buffer that a pass function receives (32 bytes):
-/// `{ void *data; int64 rowBytes; int32 width; int32 height; int32 rowMask; }`.
+/// `{ void *data; int64 rowBytes; int32 width; int32 height; int32 rowMask; int32 planeStride; }`.
 /// Row `y` lives at `data + (y & rowMask)·rowBytes`: `rowMask` is all ones for
-/// a whole image, `2^n − 1` for a ring of `2^n` rows (a line buffer).
+/// a whole image, `2^n − 1` for a ring of `2^n` rows (a line buffer). A planar
+/// intermediate holds channel `c` of row `y` at `planeStride · c` floats into the row.
 struct BufferDescriptor {
   var data: UnsafeMutableRawPointer
   var rowBytes: Int64
   var width: Int32
   var height: Int32
   var rowMask: Int32 = -1
-  var padding: Int32 = 0
+  var planeStride: Int32 = 0
+
+  /// The plane stride and row bytes of a planar RGBA32F intermediate `width`
+  /// pixels wide. Padded so that neither planes nor rows lie a multiple of
+  /// 4 KiB apart: the taps of a vertical blur read the same column of many
+  /// rows and planes, and at such strides they would all compete for one set
+  /// of the L1 cache (4K aliasing), evicting each other.
+  static func planar(width: Int) -> (planeStride: Int, rowBytes: Int) {
+    var stride = (width + 15) / 16 * 16
+    if (stride / 16) % 2 == 0 { stride += 16 }  // an odd number of cache lines per plane
+    return (stride, 4 * stride * 4 + 64)  // and per row, 4·odd + 1 cache lines
+  }
 }
 
 /// Emits the LLVM IR of a ``Kernel``: one function per pass,
@@ -115,7 +127,9 @@ struct PassEmitter {
   var uniformsArg: LLVMValueRef!
   var width: LLVMValueRef!
   var height: LLVMValueRef!
-  var headers: [Int: (data: LLVMValueRef, rowBytes: LLVMValueRef, width: LLVMValueRef, height: LLVMValueRef, rowMask: LLVMValueRef)] = [:]
+  var headers:
+    [Int: (data: LLVMValueRef, rowBytes: LLVMValueRef, width: LLVMValueRef, height: LLVMValueRef, rowMask: LLVMValueRef, planeStride: LLVMValueRef)] =
+    [:]
   var uniforms: [Int: LLVMValueRef] = [:]
 
   init(module: KernelModule, builder: LLVMBuilderRef, lanes: Int, formats: [PixelFormat], planar: Set<Int>, pass: Kernel.Pass) {
@@ -223,6 +237,7 @@ struct PassEmitter {
   }
 
   func i32(_ v: Int) -> LLVMValueRef { LLVMConstInt(t.i32, UInt64(bitPattern: Int64(v)), 1) }
+  func i64(_ v: Int) -> LLVMValueRef { LLVMConstInt(t.i64, UInt64(bitPattern: Int64(v)), 1) }
   func f32(_ v: Float) -> LLVMValueRef { LLVMConstReal(t.float, Double(v)) }
 
   func call(_ name: String, _ types: [LLVMTypeRef], _ args: [LLVMValueRef]) throws -> LLVMValueRef {
@@ -352,7 +367,7 @@ struct PassEmitter {
       }
       headers[k] = (
         field(0, t.ptr, "data"), field(8, t.i64, "rowBytes"), field(16, t.i32, "width"), field(20, t.i32, "height"),
-        field(24, t.i32, "rowMask")
+        field(24, t.i32, "rowMask"), field(28, t.i32, "planeStride")
       )
     }
   }

@@ -62,8 +62,8 @@ extension PassEmitter {
         if interior, let k = denseOffsets[id] { offset = k }
         if let offset {
           let y = LLVMBuildExtractElement(b, a[1], i32(0), "")!
-          let x = LLVMBuildAdd(b, LLVMBuildExtractElement(b, xs, i32(0), "")!, i32(Int(offset)), "")!
-          let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, x: x, y: y, channel: channel), "")!
+          let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
+          let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, x: x, y: y, channel: channel, offset: Int(offset)), "")!
           LLVMSetAlignment(load, 4)
           return load
         }
@@ -74,7 +74,7 @@ extension PassEmitter {
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if interior, let k = denseOffsets[id] {
-        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: LLVMBuildAdd(b, xs, splat(i32(Int(k))), "")!) }
+        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: xs, offset: Int(k)) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if formats[buffer] == .rgba32f {
@@ -96,9 +96,11 @@ extension PassEmitter {
     case .sqrt: return try call("llvm.sqrt", [vf], a)
     case .sin: return try sineOrCosine(a[0], cosine: false)
     case .cos: return try sineOrCosine(a[0], cosine: true)
-    case .exp: return try call("llvm.exp", [vf], a)
-    case .log: return try call("llvm.log", [vf], a)
-    case .pow: return try call("llvm.pow", [vf], a)
+    // libm itself, as the interpreter calls it (not llvm.pow & co., which
+    // LLVM may rewrite, e.g. pow(2ⁿ, y) → exp2(n·y), a few ulps away).
+    case .exp: return libmPerLane("expf", a)
+    case .log: return libmPerLane("logf", a)
+    case .pow: return libmPerLane("powf", a)
     case .atan2: return libmPerLane("atan2f", a)
     case .lt: return compare(isFloat, LLVMRealOLT, LLVMIntSLT, a)
     case .le: return compare(isFloat, LLVMRealOLE, LLVMIntSLE, a)
@@ -133,23 +135,20 @@ extension PassEmitter {
     }
   }
 
-  /// Vectorised sin/cos: Cephes `sinf`/`cosf` (S. Moshier, Cephes Math Library
-  /// 2.2): octant reduction with π/4 split in three parts (exact for |x| ≤ 8192),
-  /// then a degree-7 odd or degree-8 even polynomial on |r| ≤ π/4; error about
-  /// 1e-7 absolute. A vector with any lane outside ±8192 (or NaN, ±∞) takes
-  /// libm lane by lane instead, so every input gets libm's meaning.
+  /// Vectorised sin/cos, bit for bit ``Trigonometry`` (the interpreter's
+  /// meaning): Cephes `sinf`/`cosf` for |x| ≤ 8192, libm beyond. Every lane
+  /// takes the polynomial; a vector with any lane outside ±8192 (or NaN, ±∞)
+  /// then also calls libm lane by lane and keeps it for exactly those lanes.
   func sineOrCosine(_ x: LLVMValueRef, cosine: Bool) throws -> LLVMValueRef {
     let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
     let ctx = m.context
-    let fast = LLVMAppendBasicBlockInContext(ctx, fn, cosine ? "cos.fast" : "sin.fast")!
     let slow = LLVMAppendBasicBlockInContext(ctx, fn, cosine ? "cos.libm" : "sin.libm")!
     let merge = LLVMAppendBasicBlockInContext(ctx, fn, cosine ? "cos.done" : "sin.done")!
-    let ax = try call("llvm.fabs", [vf], [x])
-    let inRange = LLVMBuildFCmp(b, LLVMRealOLE, ax, splat(f32(8192)), "")!
-    let all = try call("llvm.vector.reduce.and", [vb], [inRange])
-    LLVMBuildCondBr(b, all, fast, slow)
+    let absolute = try call("llvm.fabs", [vf], [x])
+    let inRange = LLVMBuildFCmp(b, LLVMRealOLE, absolute, splat(f32(Trigonometry.polynomialLimit)), "")!
+    // Out-of-range lanes compute on 0 (their result is replaced), keeping fptosi defined.
+    let ax = LLVMBuildSelect(b, inRange, absolute, LLVMConstNull(vf), "")!
 
-    LLVMPositionBuilderAtEnd(b, fast)
     func mul(_ p: LLVMValueRef, _ q: LLVMValueRef) -> LLVMValueRef { LLVMBuildFMul(b, p, q, "")! }
     func add(_ p: LLVMValueRef, _ q: LLVMValueRef) -> LLVMValueRef { LLVMBuildFAdd(b, p, q, "")! }
     func sub(_ p: LLVMValueRef, _ q: LLVMValueRef) -> LLVMValueRef { LLVMBuildFSub(b, p, q, "")! }
@@ -165,14 +164,20 @@ extension PassEmitter {
     let zero = LLVMConstNull(vi)
     let useCos = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, q, splat(i32(2)), ""), zero, "")!
     var negate = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, q, splat(i32(4)), ""), zero, "")!
-    if !cosine { negate = LLVMBuildXor(b, negate, LLVMBuildFCmp(b, LLVMRealOLT, x, LLVMConstNull(vf), "")!, "")! }
+    if !cosine {
+      // sin is odd: the sign bit of x (so that sin(−0) = −0), not x < 0.
+      let signBit = LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildBitCast(b, x, vi, "")!, zero, "")!
+      negate = LLVMBuildXor(b, negate, signBit, "")!
+    }
     let v = LLVMBuildSelect(b, useCos, cosPoly, sinPoly, "")!
     let fastResult = LLVMBuildSelect(b, negate, LLVMBuildFNeg(b, v, "")!, v, "")!
+    let all = try call("llvm.vector.reduce.and", [vb], [inRange])
     let fastEnd = LLVMGetInsertBlock(b)!
-    LLVMBuildBr(b, merge)
+    LLVMBuildCondBr(b, all, merge, slow)
 
     LLVMPositionBuilderAtEnd(b, slow)
-    let slowResult = libmPerLane(cosine ? "cosf" : "sinf", [x])
+    let libm = libmPerLane(cosine ? "cosf" : "sinf", [x])
+    let slowResult = LLVMBuildSelect(b, inRange, fastResult, libm, "")!
     let slowEnd = LLVMGetInsertBlock(b)!
     LLVMBuildBr(b, merge)
 
@@ -204,9 +209,12 @@ extension PassEmitter {
     let type = params.withUnsafeMutableBufferPointer { LLVMFunctionType(t.float, $0.baseAddress, UInt32($0.count), 0)! }
     let fn = LLVMGetNamedFunction(m.module, name) ?? LLVMAddFunction(m.module, name, type)!
     var result = LLVMGetUndef(vf)!
+    let nobuiltin = LLVMCreateEnumAttribute(m.context, LLVMGetEnumAttributeKindForName("nobuiltin", 9), 0)!
     for lane in 0..<w {
       var args: [LLVMValueRef?] = a.map { LLVMBuildExtractElement(b, $0, i32(lane), "") }
       let r = args.withUnsafeMutableBufferPointer { LLVMBuildCall2(b, type, fn, $0.baseAddress, UInt32($0.count), "")! }
+      // nobuiltin: LLVM must not fold or rewrite the call (powf(x, 2) → x·x, …).
+      LLVMAddCallSiteAttribute(r, LLVMAttributeIndex(bitPattern: -1), nobuiltin)
       result = LLVMBuildInsertElement(b, result, r, i32(lane), "")!
     }
     return result
@@ -225,24 +233,25 @@ extension PassEmitter {
 
   func unormScale(_ f: PixelFormat) -> Float { f == .rgba8 ? 1 / 255 : 1 / 65535 }
 
-  /// W consecutive pixels starting at `xs[0]` of row `row[0]`, as one `<4W x channel>` vector.
-  func denseLoad(_ buffer: Int, row: LLVMValueRef, x xs: LLVMValueRef) -> LLVMValueRef {
+  /// W consecutive pixels starting at `xs[0] + offset` of row `row[0]`, as one `<4W x channel>` vector.
+  func denseLoad(_ buffer: Int, row: LLVMValueRef, x xs: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
     let f = formats[buffer]
     let y = LLVMBuildExtractElement(b, row, i32(0), "")!
     let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
-    let p = pixelAddress(buffer, x: x, y: y)
+    let p = pixelAddress(buffer, x: x, y: y, offset: offset)
     let load = LLVMBuildLoad2(b, t.vector(channelType(f), 4 * w), p, "pixels")!
     LLVMSetAlignment(load, UInt32(f.bytesPerPixel / 4))
     return load
   }
 
-  /// Address of pixel (x, y), scalars.
-  func pixelAddress(_ buffer: Int, x: LLVMValueRef, y: LLVMValueRef) -> LLVMValueRef {
+  /// Address of pixel (x + offset, y), scalars. The offset is added in 64 bits,
+  /// after the sign extension, so that it folds into the load's displacement.
+  func pixelAddress(_ buffer: Int, x: LLVMValueRef, y: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
     let h = headers[buffer]!
     let ring = LLVMBuildAnd(b, y, h.rowMask, "")!
     let row = LLVMBuildMul(b, LLVMBuildSExt(b, ring, t.i64, ""), h.rowBytes, "")!
-    let col = LLVMBuildMul(b, LLVMBuildSExt(b, x, t.i64, ""), LLVMConstInt(t.i64, UInt64(formats[buffer].bytesPerPixel), 0), "")!
-    return gep(t.i8, h.data, LLVMBuildAdd(b, row, col, "")!)
+    let col = LLVMBuildMul(b, LLVMBuildSExt(b, x, t.i64, ""), i64(formats[buffer].bytesPerPixel), "")!
+    return gep(t.i8, gep(t.i8, h.data, LLVMBuildAdd(b, row, col, "")!), i64(offset * formats[buffer].bytesPerPixel))
   }
 
   func channelOfDense(_ pixels: LLVMValueRef, _ buffer: Int, _ c: Int) -> LLVMValueRef {
@@ -298,14 +307,16 @@ extension PassEmitter {
   /// pixels with one vector load and writes without interleaving.
   func isPlanar(_ buffer: Int) -> Bool { planar.contains(buffer) }
 
-  /// Scalar address of channel `c` of pixel (x, y) in a planar buffer.
-  func planarAddress(_ buffer: Int, x: LLVMValueRef, y: LLVMValueRef, channel c: Int) -> LLVMValueRef {
+  /// Scalar address of channel `c` of pixel (x + offset, y) in a planar buffer:
+  /// the row and channel plane are one base, the offset a constant displacement.
+  func planarAddress(_ buffer: Int, x: LLVMValueRef, y: LLVMValueRef, channel c: Int, offset: Int = 0) -> LLVMValueRef {
     let h = headers[buffer]!
     let ring = LLVMBuildAnd(b, y, h.rowMask, "")!
     let row = LLVMBuildMul(b, LLVMBuildSExt(b, ring, t.i64, ""), h.rowBytes, "")!
-    let column = LLVMBuildAdd(b, LLVMBuildMul(b, h.width, i32(c), ""), x, "")!
-    let offset = LLVMBuildAdd(b, row, LLVMBuildMul(b, LLVMBuildSExt(b, column, t.i64, ""), LLVMConstInt(t.i64, 4, 0), ""), "")!
-    return gep(t.i8, h.data, offset)
+    let plane = LLVMBuildMul(b, LLVMBuildSExt(b, h.planeStride, t.i64, ""), i64(4 * c), "")!
+    let base = gep(t.i8, h.data, LLVMBuildAdd(b, row, plane, "")!)
+    let column = LLVMBuildMul(b, LLVMBuildSExt(b, x, t.i64, ""), i64(4), "")!
+    return gep(t.i8, gep(t.i8, base, column), i64(4 * offset))
   }
 
   /// Per-lane addresses of channel `c` of pixels (ix, iy) in a planar buffer.
@@ -314,7 +325,7 @@ extension PassEmitter {
     let v64 = t.vector(t.i64, w)
     let ring = LLVMBuildAnd(b, iy, splat(h.rowMask), "")!
     let row = LLVMBuildMul(b, LLVMBuildSExt(b, ring, v64, ""), splat(h.rowBytes), "")!
-    let column = LLVMBuildAdd(b, splat(LLVMBuildMul(b, h.width, i32(c), "")!), ix, "")!
+    let column = LLVMBuildAdd(b, splat(LLVMBuildMul(b, h.planeStride, i32(c), "")!), ix, "")!
     let offset = LLVMBuildAdd(b, row, LLVMBuildMul(b, LLVMBuildSExt(b, column, v64, ""), splat(LLVMConstInt(t.i64, 4, 0)), ""), "")!
     return gep(t.i8, h.data, offset)
   }

@@ -61,7 +61,15 @@ public enum Lower {
           ir: (notes.isEmpty ? "" : notes.joined(separator: "\n") + "\n") + g.description))
     }
 
-    let schedule = Schedule.decide(g, forceMaterialise: options.forceMaterialise, forceInline: options.forceInline)
+    var schedule = Schedule.decide(g, forceMaterialise: options.forceMaterialise, forceInline: options.forceInline)
+    if !options.forceMaterialise, !options.forceInline, let wrapped = WrapInput.run(g) {
+      let s = Schedule.decide(wrapped)
+      if s.materialised.first == 0 {
+        g = wrapped
+        schedule = s
+        log.entries.append(.init(pass: "wrap input", summary: "input 0 read at many taps: convert it once to a planar copy", ir: g.description))
+      }
+    }
     log.entries.append(
       .init(pass: "schedule", summary: "materialise \(schedule.materialised.map { "s\($0)" })", ir: schedule.notes.joined(separator: "\n")))
 

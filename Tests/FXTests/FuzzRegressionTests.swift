@@ -1,4 +1,5 @@
 import FX
+import Foundation
 import Testing
 
 /// Disagreements that `fxc fuzz` found, each shrunk to a small graph. The staged
@@ -124,5 +125,59 @@ struct FuzzRegressionTests {
     #expect((small.width, small.height) == (6, 5))
     #expect(Differential.check(out, inputs: [big, in1]) == nil)
     #expect(Differential.check(out, inputs: [big, in0]) == nil)
+  }
+
+  // MARK: transcendentals: one definition, the same bits everywhere
+
+  /// The JIT's sin took its sign from `x < 0`, so sin(−0) was +0, and
+  /// `pow(+0, −1)` = +∞ instead of −∞ (`fxc fuzz --case 13251294484521220713`).
+  @Test func sineOfNegativeZeroIsNegativeZero() throws {
+    let input = ImageBuffer.pixels(1, 1, .rgba8, [(0, 0, 0, 0)])
+    let s0 = Effect.color("s0") { _, color in sin(color * float4(Expr(-0.0))) }(.input(0))
+    let s1 = Effect.layer("s1", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, layer in
+      step(float4(0.0), pow(layer.sample(position).x, -1.0))
+    }(s0)
+    #expect(try staged(s1, [input])[0, 0].x == 0)  // step(0, −∞) = 0
+    expectAgreement(s1, [input])
+  }
+
+  /// `fract` of a large product amplifies a 1-ulp difference between the JIT's
+  /// cos (Cephes) and libm's cosf into 1e-3 (`--case 1683871511316256451`);
+  /// now the interpreter's cos is the same polynomial (``Trigonometry``).
+  @Test func fractOfLargeCosineProduct() throws {
+    let input = ImageBuffer.pixels(1, 3, .rgba32f, [(0, 0, 0, 0), (0, 65504, 0, 0), (0, 0, 0, 0)])
+    let s0 = Effect.layer("s0", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, layer in
+      layer.sample(float2(1.0)) * cos(distance(float2(0.5), position).rrrr)
+    }(.input(0))
+    let s1 = Effect.color("s1") { _, color in mix(float4(0.0), float4(1.0), fract(color.y)) }(s0)
+    expectAgreement(s1, [input])
+  }
+
+  /// LLVM rewrote `pow(2³¹, y)` as `exp2(31·y)`, a few ulps from powf; at a
+  /// sample position near 4·10⁶ that moved the bilinear weight by 0.25
+  /// (`--case 15668750983570286152`). The JIT now calls libm's powf itself.
+  @Test func powerOfTwoBaseIsPowf() throws {
+    let input = ImageBuffer.pixels(1, 2, .rgba8, [(0, 0, 0, 0), (128, 64, 32, 255)])
+    let s0 = Effect.distortion("s0", sampler: Sampler(filter: .linear, address: .repeat)) { position in
+      pow(float2(0.0, float(int(Expr(Float.infinity)))), sqrt(position))
+    }(.input(0))
+    expectAgreement(s0, [input])
+  }
+
+  /// The polynomial path and libm's meet at ±8192; a vector mixing both ranges
+  /// gives each lane its own definition, whatever its neighbours.
+  @Test func trigonometryIsTheSameBitsInEveryEvaluation() throws {
+    let xs: [Float] = [-0.0, 0, 1e-30, 0.5, -3.14159274, 100, 8191.99, 8192, 8192.001, -9000, 1e6, .infinity, .nan]
+    let input = ImageBuffer.pixels(xs.count, 1, .rgba32f, xs.map { ($0, $0, 0, 1) })
+    let trig = Effect.color("trig") { _, color in float4(sin(color.x), cos(color.y), 0, 1) }(.input(0))
+    let compiled = try Pipeline(output: trig).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil)
+    #expect(compiled.backend == .jit)
+    let jit = try compiled.run([input])
+    for (i, x) in xs.enumerated() {
+      let (s, c) = (Trigonometry.sin(x), Trigonometry.cos(x))
+      #expect(jit[i, 0].x.bitPattern == s.bitPattern || (jit[i, 0].x.isNaN && s.isNaN), "sin(\(x))")
+      #expect(jit[i, 0].y.bitPattern == c.bitPattern || (jit[i, 0].y.isNaN && c.isNaN), "cos(\(x))")
+      if abs(x) <= 8192 { #expect(abs(Double(s) - Foundation.sin(Double(x))) <= 2e-7, "sin(\(x))") }
+    }
   }
 }

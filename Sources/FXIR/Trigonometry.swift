@@ -1,0 +1,39 @@
+import Foundation
+
+/// fxc's `sin` and `cos` (the meaning of `Op.sin`/`Op.cos` everywhere: the
+/// interpreter, the constant folder and the JIT compute these bits).
+///
+/// For |x| ≤ 8192: Cephes `sinf`/`cosf` (S. Moshier, Cephes Math Library 2.2):
+/// octant reduction `j = (⌊|x|·4/π⌋ + 1) & ~1` with π/4 split in three parts
+/// (exact for |x| ≤ 8192), then a degree-7 odd or degree-8 even polynomial on
+/// |r| ≤ π/4; at most 2e-7 from the true value (TranscendentalTests checks it).
+/// Beyond ±8192, and for NaN and ±∞, the platform's libm `sinf`/`cosf`.
+///
+/// One definition, evaluated in the same order with the same float roundings
+/// as the JIT's vector code (PassEmitter.sineOrCosine), so that a 1-ulp
+/// difference can never be amplified by `fract`, `floor` or a sample position
+/// into a visible one.
+public enum Trigonometry {
+  /// Largest |x| that takes the polynomial path.
+  public static let polynomialLimit: Float = 8192
+
+  public static func sin(_ x: Float) -> Float { sineOrCosine(x, cosine: false) }
+  public static func cos(_ x: Float) -> Float { sineOrCosine(x, cosine: true) }
+
+  static func sineOrCosine(_ x: Float, cosine: Bool) -> Float {
+    let ax = Swift.abs(x)
+    guard ax <= polynomialLimit else { return cosine ? Foundation.cos(x) : Foundation.sin(x) }
+    var j = Int32(ax * Float(1.27323954473516))
+    j = (j &+ 1) & ~1
+    let y = Float(j)
+    let r = ((ax - y * Float(0.78515625)) - y * Float(2.4187564849853515625e-4)) - y * Float(3.77489497744594108e-8)
+    let z = r * r
+    let cosPoly = ((((Float(2.443315711809948e-5) * z - Float(1.388731625493765e-3)) * z + Float(4.166664568298827e-2)) * z) * z - Float(0.5) * z) + 1
+    let sinPoly = (((Float(-1.9515295891e-4) * z + Float(8.3321608736e-3)) * z - Float(1.6666654611e-1)) * z) * r + r
+    let q = cosine ? j &+ 2 : j
+    var negate = q & 4 != 0
+    if !cosine { negate = negate != (x.sign == .minus) }
+    let v = q & 2 != 0 ? cosPoly : sinPoly
+    return negate ? -v : v
+  }
+}
