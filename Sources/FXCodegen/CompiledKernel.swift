@@ -114,7 +114,7 @@ public final class CompiledKernel: @unchecked Sendable {
 
     if let lookahead = plan.lookahead {
       // Line buffers: each band owns a ring of rows per intermediate.
-      let ringRows = kernel.intermediates.indices.map { Self.ringRows(lookahead[passWriting(inputCountOffset: $0)]) }
+      let ringRows = kernel.intermediates.indices.map { Self.ringRows(plan.rowSpan[passWriting(inputCountOffset: $0)]) }
       let columnLookahead = plan.columnLookahead
       // Tiles as wide as keep every ring's rows of the tile within ~256 KiB (L2),
       // a multiple of the vector width; the whole row when columns are read at
@@ -200,7 +200,7 @@ public final class CompiledKernel: @unchecked Sendable {
     for (i, pass) in kernel.passes.enumerated() {
       var line = "  pass \(i) '\(pass.name)': \(lookahead[i]) rows ahead"
       if pass.output != kernel.outputBuffer {
-        line += ", ring of \(Self.ringRows(lookahead[i])) rows"
+        line += ", ring of \(Self.ringRows(plan.rowSpan[i])) rows"
       }
       if let c = plan.columnLookahead { line += ", \(c[i]) columns of halo" }
       lines.append(line)
@@ -217,10 +217,10 @@ public final class CompiledKernel: @unchecked Sendable {
   /// Rows per strip of the line-buffer schedule.
   static let stripRows = 8
 
-  /// Rows of a ring holding a strip plus `lookahead` rows on either side, a power of two.
-  static func ringRows(_ lookahead: Int) -> Int {
+  /// Rows of a ring holding a strip plus `span` more rows, a power of two.
+  static func ringRows(_ span: Int) -> Int {
     var n = 1
-    while n < stripRows + 2 * lookahead + 1 { n *= 2 }
+    while n < stripRows + span + 1 { n *= 2 }
     return n
   }
 
@@ -242,10 +242,28 @@ public final class CompiledKernel: @unchecked Sendable {
     /// intermediate is read at data-dependent columns (then tiles are whole rows).
     var columnLookahead: [Int]?
 
+    /// For each pass, how many rows of its output are alive at once beyond a
+    /// strip: from the oldest row a consumer still reads, `lookahead[j] − r`,
+    /// to the newest row written, `lookahead[i] = max(lookahead[j] + r)`, over
+    /// its consumers j reading it at rows `y ± r`. A buffer read only at `y`
+    /// (the planar copy) needs a strip, however far ahead it is computed.
+    var rowSpan: [Int] = []
+
     init(_ kernel: Kernel) {
       columnLookahead = Self.lookahead(kernel, kernel.passes.map { PassEmitter.reach($0.program, .x) })
-      lookahead = Self.lookahead(kernel, kernel.passes.map { PassEmitter.reach($0.program, .y) })
+      let reach = kernel.passes.map { PassEmitter.reach($0.program, .y) }
+      lookahead = Self.lookahead(kernel, reach)
       if kernel.intermediates.isEmpty { lookahead = nil }
+      if let lookahead {
+        rowSpan = kernel.passes.indices.map { i in
+          let buffer = kernel.passes[i].output
+          var oldest = lookahead[i]
+          for j in kernel.passes.indices where j > i {
+            if case .some(.some(let r)) = reach[j][buffer] { oldest = Swift.min(oldest, lookahead[j] - Int(r)) }
+          }
+          return lookahead[i] - oldest
+        }
+      }
     }
 
     static func lookahead(_ kernel: Kernel, _ reach: [[Int: Int32?]]) -> [Int]? {

@@ -67,6 +67,7 @@ extension PassEmitter {
           LLVMSetAlignment(load, 4)
           return load
         }
+        if let k = denseOffsets[id] { return try edgeLoad(buffer, channel: channel, row: a[1], x: xs, offset: Int(k)) }
         return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
       }
       if dense && ix.op == .pixelX && rowInvariant {
@@ -75,6 +76,10 @@ extension PassEmitter {
       }
       if interior, let k = denseOffsets[id] {
         if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: xs, offset: Int(k)) }
+        return channelOfDense(pixels[key]!, buffer, channel)
+      }
+      if formats[buffer] != .rgba32f, let k = denseOffsets[id] {
+        if pixels[key] == nil { pixels[key] = try edgeLoad(buffer, channel: nil, row: a[1], x: xs, offset: Int(k)) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if formats[buffer] == .rgba32f {
@@ -242,6 +247,43 @@ extension PassEmitter {
     let load = LLVMBuildLoad2(b, t.vector(channelType(f), 4 * w), p, "pixels")!
     LLVMSetAlignment(load, UInt32(f.bytesPerPixel / 4))
     return load
+  }
+
+  /// A dense tap near the row's ends (a border vector or the tail): lanes
+  /// whose column `x + offset + lane` lies in the row are one masked vector
+  /// load (masked-off lanes touch no memory), the others take the first or
+  /// last pixel of the row — the clamp-to-edge index, without a gather.
+  /// `channel` names the plane of a planar buffer; nil loads whole RGBA8/RGBA16
+  /// pixels as one integer lane each, returned as `<4W x channel>` like ``denseLoad``.
+  func edgeLoad(_ buffer: Int, channel: Int?, row: LLVMValueRef, x xs: LLVMValueRef, offset: Int) throws -> LLVMValueRef {
+    let y = LLVMBuildExtractElement(b, row, i32(0), "")!
+    let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
+    let columns = LLVMBuildAdd(b, splat(LLVMBuildAdd(b, x, i32(offset), "")!), constVector((0..<w).map { i32($0) }), "")!
+    let zero = LLVMConstNull(vi)
+    let before = LLVMBuildICmp(b, LLVMIntSLT, columns, zero, "")!
+    let inside = LLVMBuildAnd(b, LLVMBuildNot(b, before, "")!, LLVMBuildICmp(b, LLVMIntSLT, columns, splat(width), "")!, "")!
+    let last = LLVMBuildSub(b, width, i32(1), "")!
+    let element: LLVMTypeRef, pointer: LLVMValueRef, first: LLVMValueRef, final: LLVMValueRef
+    if let c = channel {
+      element = t.float
+      pointer = planarAddress(buffer, x: x, y: y, channel: c, offset: offset)
+      first = planarAddress(buffer, x: i32(0), y: y, channel: c)
+      final = planarAddress(buffer, x: last, y: y, channel: c)
+    } else {
+      element = formats[buffer] == .rgba8 ? t.i32 : t.i64
+      pointer = pixelAddress(buffer, x: x, y: y, offset: offset)
+      first = pixelAddress(buffer, x: i32(0), y: y)
+      final = pixelAddress(buffer, x: last, y: y)
+    }
+    let type = t.vector(element, w)
+    func scalar(_ p: LLVMValueRef) -> LLVMValueRef {
+      let v = LLVMBuildLoad2(b, element, p, "")!
+      LLVMSetAlignment(v, 1)
+      return splat(v)
+    }
+    let edges = LLVMBuildSelect(b, before, scalar(first), scalar(final), "")!
+    let loaded = try call("llvm.masked.load", [type, t.ptr], [pointer, i32(1), inside, edges])
+    return channel == nil ? LLVMBuildBitCast(b, loaded, t.vector(channelType(formats[buffer]), 4 * w), "")! : loaded
   }
 
   /// Address of pixel (x + offset, y), scalars. The offset is added in 64 bits,

@@ -19,6 +19,9 @@ struct BenchCommand {
   var budget: Double
   /// `--clock cpu` times single-threaded runs by thread CPU time (for a busy machine); all-thread runs always use wall time.
   var clock: BenchClock
+  /// `--no-unsplit` skips timing split convolutions unsplit (that kernel of
+  /// (2r+1)² taps takes LLVM minutes to compile for a large blur).
+  var unsplit: Bool
   let allThreads = ProcessInfo.processInfo.activeProcessorCount
 
   init(_ argv: [String]) throws {
@@ -28,6 +31,7 @@ struct BenchCommand {
     image = try args.option("--image")
     threads = try threadCount(&args, default: 1)
     json = args.flag("--json")
+    unsplit = !args.flag("--no-unsplit")
     budget = try args.doubleOption("--seconds", range: 0.01...60) ?? 0.5
     let clockName = try args.option("--clock") ?? "wall"
     guard let c = BenchClock(rawValue: clockName) else { throw UsageError("unknown clock '\(clockName)' (valid: wall, cpu)") }
@@ -97,7 +101,7 @@ struct BenchCommand {
       let interpRate = Double(interpPixels) / 1e6 / interp, jitRate = mpix / jit, jitAllRate = mpix / jitAll
       // A chain with a split convolution is also timed unsplit, side by side.
       var unsplitRate: Double? = nil
-      if compiled.kernel.passes.count > pipeline.lower(unsplitOptions).0.passes.count {
+      if unsplit, compiled.kernel.passes.count > pipeline.lower(unsplitOptions).0.passes.count {
         let unsplit = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: unsplitOptions)
         unsplitRate = mpix / (try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try unsplit.run([input], into: output, threads: threads) })
       }

@@ -9,13 +9,16 @@ let usage = """
   commands:
     run      apply a chain to image files
              fxc run --chain 'sepia | vignette(intensity: 0.8)' IN... (-o OUT | --out-dir DIR)
-                 [--threads N] [--backend jit|interp] [--format png|jpeg] [--quality 1…100]
-                 [--overwrite] [--check]
+                 [-r] [--manifest FILE] [--name TEMPLATE] [--format png|jpeg] [--quality 1…100]
+                 [--overwrite | --skip-existing] [--param NAME=VALUE] [--frames N]
+                 [--threads N] [--shard K/N] [--report FILE.json] [--backend jit|interp] [--check]
+             (all options: fxc run --help)
     effects  list the effects with their parameters, defaults and ranges
     dump     print the graph, every pass, the kernel, LLVM IR and assembly of a chain
              fxc dump --chain CHAIN [--passes] [--ir] [--asm] [--no-split]
     bench    time the interpreter and the JIT on the same chain and image
              fxc bench [--chain CHAIN]... [--image FILE] [--threads N] [--json] [--clock wall|cpu]
+                 [--seconds S] [--no-unsplit]
     fuzz     random graphs, interpreter vs lowered vs JIT: fxc fuzz --graphs N [--seed S] [--case SEED]
 
   Chains are effects separated by '|', applied left to right; see 'fxc effects'.
