@@ -59,8 +59,10 @@ public final class CompiledKernel: @unchecked Sendable {
       try module.optimize(large ? "default<O1>" : Self.optimisationPipeline)
       phases["emit"] = Double(emitted - start) / 1e6
       phases["optimise"] = Double(DispatchTime.now().uptimeNanoseconds - emitted) / 1e6
+      let optimised = DispatchTime.now().uptimeNanoseconds
       if keepObject {
         let bytes = try module.objectCode()
+        phases["codegen"] = Double(DispatchTime.now().uptimeNanoseconds - optimised) / 1e6
         try jit.addObject(bytes)
         self.object = bytes
       } else {
@@ -68,7 +70,9 @@ public final class CompiledKernel: @unchecked Sendable {
         self.object = nil
       }
     }
+    let linking = DispatchTime.now().uptimeNanoseconds
     passes = try kernel.passes.indices.map { unsafeBitCast(try jit.lookup("fxc_pass\($0)"), to: PassFunction.self) }
+    phases["lookup"] = Double(DispatchTime.now().uptimeNanoseconds - linking) / 1e6
     compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     phaseMilliseconds = phases
     self.jit = jit

@@ -35,7 +35,8 @@ struct DumpCommand {
       print("\n## kernel\n\(kernel)")
     }
     let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8, options: options, cache: nil)
-    print("\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms)")
+    let phases = compiled.llvmPhases.sorted { $0.key < $1.key }.map { "\($0.key) \(fixed($0.value))" }.joined(separator: ", ")
+    print("\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms, the rest code generation and linking"))")
     print("\n## run-time schedule\n\(compiled.runtimeSchedule)")
     if ir || asm || showAll {
       let native = try compiled.dumpNative()
