@@ -110,11 +110,40 @@ public final class CompiledKernel: @unchecked Sendable {
     guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
       throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
     }
-    let width = output.width, height = output.height
-    let fixed = (inputs + [output]).map(Self.descriptor)
+    let lanes = target.vectorWidth
+    guard output.width >= lanes else {
+      // The pass functions work in whole vectors of `lanes` columns (a row
+      // range narrower than that computes nothing). A narrower image runs on
+      // copies of input 0 and the output padded to `lanes` columns: the
+      // kernel still sees the true width (every clamp and address mode uses
+      // it), the extra columns only hold lanes whose results are dropped.
+      let paddedInput = try ImageBuffer(width: lanes, height: output.height, format: inputs[0].format)
+      let paddedOutput = try ImageBuffer(width: lanes, height: output.height, format: output.format)
+      Self.copyColumns(of: inputs[0], to: paddedInput)
+      try execute(inputs: [paddedInput] + inputs.dropFirst(), output: paddedOutput, width: output.width, uniforms: uniforms, threads: threads)
+      Self.copyColumns(of: paddedOutput, to: output)
+      withExtendedLifetime(inputs) {}
+      return
+    }
+    try execute(inputs: inputs, output: output, width: output.width, uniforms: uniforms, threads: threads)
+  }
+
+  /// Copies the first `min(a.width, b.width)` columns of every row of `a` into `b` (same format and height).
+  static func copyColumns(of a: ImageBuffer, to b: ImageBuffer) {
+    let bytes = Swift.min(a.width, b.width) * a.format.bytesPerPixel
+    for y in 0..<a.height { (b.data + y * b.rowBytes).copyMemory(from: a.data + y * a.rowBytes, byteCount: bytes) }
+  }
+
+  /// Runs the passes over `width` columns of images whose buffers are at
+  /// least one vector wide: every pass call gets a column range of at least
+  /// `lanes` columns (`columns` = the buffers' width).
+  private func execute(inputs: [ImageBuffer], output: ImageBuffer, width: Int, uniforms: [Float], threads: Int) throws {
+    let height = output.height, columns = output.width
+    var fixed = (inputs + [output]).map(Self.descriptor)
+    for i in [0, fixed.count - 1] { fixed[i].width = Int32(width) }
     let values = uniforms.isEmpty ? [0] : uniforms
     let bands = Swift.max(1, Swift.min(threads, (height + Self.stripRows - 1) / Self.stripRows))
-    let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: width)
+    let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: columns)
 
     if let lookahead = plan.lookahead {
       // Line buffers: each band owns a ring of rows per intermediate.
@@ -124,12 +153,15 @@ public final class CompiledKernel: @unchecked Sendable {
       // a multiple of the vector width; the whole row when columns are read at
       // data-dependent offsets.
       let rowsInFlight = ringRows.reduce(0, +)
-      var tileWidth = width
+      var tileWidth = columns
       if columnLookahead != nil && rowsInFlight > 0 {
         let fit = Self.tileCacheBytes / (PixelFormat.rgba32f.bytesPerPixel * rowsInFlight)
         let lanes = target.vectorWidth
-        tileWidth = Swift.min(width, Swift.max(4 * lanes, fit / lanes * lanes))
+        tileWidth = Swift.min(columns, Swift.max(4 * lanes, fit / lanes * lanes))
       }
+      // Tile starts; a last tile narrower than a vector joins the one before.
+      var tileStarts = Array(stride(from: 0, to: columns, by: tileWidth))
+      if tileStarts.count > 1, columns - tileStarts.last! < target.vectorWidth { tileStarts.removeLast() }
       let perBand = { (band: Int) in
         let y0 = band * height / bands, y1 = (band + 1) * height / bands
         let rings = ringRows.map { self.pool.take(byteCount: $0 * intermediateBytes) }
@@ -146,17 +178,21 @@ public final class CompiledKernel: @unchecked Sendable {
           values.withUnsafeBufferPointer { u in
             // Column tiles keep the rows a pass reads in cache (Halide's tile
             // schedule); each tile slides down the band on its own.
-            for tx in stride(from: 0, to: width, by: tileWidth) {
+            for (t, tx) in tileStarts.enumerated() {
+              let tileEnd = t == tileStarts.count - 1 ? columns : tx + tileWidth
               var done = lookahead.map { Swift.max(0, y0 - $0) }
               done[done.count - 1] = y0
-              var strip = y0
+              // Start 2·lookahead rows early, so that from the first strip on
+              // every call computes at most a strip of rows: a ring then only
+              // needs its consumers' span (Plan.rowSpan), not 2·lookahead.
+              var strip = y0 - 2 * (lookahead.max() ?? 0)
               while strip < y1 {
                 let end = Swift.min(y1, strip + Self.stripRows)
                 for (i, pass) in self.passes.enumerated() {
                   let target = i == self.passes.count - 1 ? end : Swift.min(height, end + lookahead[i])
                   guard target > done[i] else { continue }
                   let halo = columnLookahead?[i] ?? 0
-                  let x0 = Swift.max(0, tx - halo), x1 = Swift.min(width, tx + tileWidth + halo)
+                  let x0 = Swift.max(0, tx - halo), x1 = Swift.min(columns, tileEnd + halo)
                   pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(target), Int32(x0), Int32(x1))
                   done[i] = target
                 }
@@ -184,7 +220,7 @@ public final class CompiledKernel: @unchecked Sendable {
             let run = { (band: Int) in
               pass(
                 d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(band * height / bands),
-                Int32((band + 1) * height / bands), 0, Int32(width))
+                Int32((band + 1) * height / bands), 0, Int32(columns))
             }
             if bands == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: bands, execute: run) }
           }

@@ -57,9 +57,10 @@ struct BufferDescriptor {
 /// arrays in registers. Loads at `pixelX` of a row-invariant row are dense
 /// vector loads deinterleaved by shuffles; other loads are gathers of whole
 /// pixels; intermediates are stored planar (a row of each channel in turn), so
-/// passes read and write them without shuffles. The last partial vector runs
-/// the same body with `pixelX` clamped to
-/// the row (so every index stays in bounds) and a masked store.
+/// passes read and write them without shuffles. A row range is covered by
+/// whole vectors, the last one ending at `x1` (overlapping the one before);
+/// a range narrower than W computes nothing — ``CompiledKernel`` never asks
+/// for one (it pads images narrower than W).
 public enum KernelEmitter {
   public static func emit(_ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host) throws -> KernelModule {
     let module = try KernelModule(name: "fxc_kernel", target: target)
@@ -288,17 +289,22 @@ struct PassEmitter {
       let interiorEnd = LLVMBuildSub(b, width, i32(Int(hi)), "")!
       x = try loop("left", from: x) { x in
         LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, x, interiorStart, "")!, fits(x, x1), "")!
-      } body: { x in try emitBody(x: x, y: y, tailCount: nil) }
+      } body: { x in try emitBody(x: x, y: y) }
       x = try loop("interior", from: x) { x in
         LLVMBuildAnd(b, fits(x, interiorEnd), fits(x, x1), "")!
-      } body: { x in try emitBody(x: x, y: y, tailCount: nil, interior: true) }
+      } body: { x in try emitBody(x: x, y: y, interior: true) }
     }
-    x = try loop("vector", from: x) { x in fits(x, x1) } body: { x in try emitBody(x: x, y: y, tailCount: nil) }
+    // The rest of the row, W at a time; the last vector ends at x1, overlapping
+    // the one before: pixels are a function of their position, so those
+    // computed twice get the same values, and no masked tail body is needed.
+    let wide = fits(x0, x1)
+    let lastStart = LLVMBuildSub(b, x1, i32(w), "")!
+    x = try loop("vector", from: x) { x in
+      LLVMBuildAnd(b, wide, LLVMBuildICmp(b, LLVMIntSLT, x, x1, "")!, "")!
+    } body: { x in try emitBody(x: try call("llvm.smin", [t.i32], [x, lastStart]), y: y) }
 
-    let tail = LLVMAppendBasicBlockInContext(ctx, fn, "tail")!
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, x, x1, ""), tail, yLatch)
-    LLVMPositionBuilderAtEnd(b, tail)
-    try emitBody(x: x, y: y, tailCount: LLVMBuildSub(b, x1, x, ""))
+    // A range narrower than one vector computes nothing: CompiledKernel pads
+    // images narrower than W and never makes such a tile.
     LLVMBuildBr(b, yLatch)
 
     LLVMPositionBuilderAtEnd(b, yLatch)

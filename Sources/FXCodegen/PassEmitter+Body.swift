@@ -5,24 +5,20 @@ import FXPasses
 
 /// The per-pixel body: every live node of the pass program as a `<W x T>` value.
 extension PassEmitter {
-  /// `tailCount` is nil for a full vector, else the number of valid lanes (1…W−1).
+  /// The W pixels from column `x` of row `y`, all of them inside the range
+  /// the function computes (the runtime gives every call at least W columns).
   /// `interior`: every dense-able load's `pixelX + k` is inside the row for all lanes.
-  func emitBody(x: LLVMValueRef, y: LLVMValueRef, tailCount: LLVMValueRef?, interior: Bool = false) throws {
+  func emitBody(x: LLVMValueRef, y: LLVMValueRef, interior: Bool = false) throws {
     var values = [LLVMValueRef?](repeating: nil, count: program.count)
     var pixels: [PixelKey: LLVMValueRef] = [:]
     let iota = constVector((0..<w).map { i32($0) })
-    var xs = LLVMBuildAdd(b, splat(x), iota, "xs")!
-    if tailCount != nil {
-      // Lanes past the row read the last pixel; the masked store drops them.
-      let last = splat(LLVMBuildSub(b, width, i32(1), "")!)
-      xs = try call("llvm.smin", [vi], [xs, last])
-    }
+    let xs = LLVMBuildAdd(b, splat(x), iota, "xs")!
     for i in emissionOrder {
       let node = program.nodes[i]
       let a = node.args.map { values[Int($0.index)]! }
-      values[i] = try emit(node, a, id: i, xs: xs, y: y, dense: tailCount == nil, interior: interior, &pixels)
+      values[i] = try emit(node, a, id: i, xs: xs, y: y, dense: true, interior: interior, &pixels)
     }
-    try store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y, tailCount: tailCount)
+    store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y)
   }
 
   struct PixelKey: Hashable {
@@ -372,16 +368,10 @@ extension PassEmitter {
     return gep(t.i8, h.data, offset)
   }
 
-  func store(_ rgba: [LLVMValueRef], x: LLVMValueRef, y: LLVMValueRef, tailCount: LLVMValueRef?) throws {
+  func store(_ rgba: [LLVMValueRef], x: LLVMValueRef, y: LLVMValueRef) {
     if isPlanar(pass.output) {
       for (c, v) in rgba.enumerated() {
-        let p = planarAddress(pass.output, x: x, y: y, channel: c)
-        if let tailCount {
-          let mask = LLVMBuildICmp(b, LLVMIntSLT, constVector((0..<w).map { i32($0) }), splat(tailCount), "")!
-          _ = try call("llvm.masked.store", [vf, t.ptr], [v, p, i32(4), mask])
-        } else {
-          LLVMSetAlignment(LLVMBuildStore(b, v, p)!, 4)
-        }
+        LLVMSetAlignment(LLVMBuildStore(b, v, planarAddress(pass.output, x: x, y: y, channel: c))!, 4)
       }
       return
     }
@@ -389,8 +379,8 @@ extension PassEmitter {
     var channels = rgba
     if f != .rgba32f {
       let scale = f == .rgba8 ? Float(255) : 65535
-      channels = try rgba.map { v in
-        let c = try call("llvm.minnum", [vf], [try call("llvm.maxnum", [vf], [v, splat(f32(0))]), splat(f32(1))])
+      channels = rgba.map { v in
+        let c = try! call("llvm.minnum", [vf], [try! call("llvm.maxnum", [vf], [v, splat(f32(0))]), splat(f32(1))])
         let r = LLVMBuildFAdd(b, LLVMBuildFMul(b, c, splat(f32(scale)), ""), splat(f32(0.5)), "")!
         return LLVMBuildFPToUI(b, r, t.vector(channelType(f), w), "")!
       }
@@ -399,15 +389,6 @@ extension PassEmitter {
     let ba = LLVMBuildShuffleVector(b, channels[2], channels[3], constVector((0..<2 * w).map { i32($0) }), "")!
     let interleave = constVector((0..<4 * w).map { l in i32((l % 4) * w + l / 4) })
     let pixels = LLVMBuildShuffleVector(b, rg, ba, interleave, "")!
-    let p = pixelAddress(pass.output, x: x, y: y)
-    let align = f.bytesPerPixel / 4
-    if let tailCount {
-      let lanes = constVector((0..<4 * w).map { i32($0 / 4) })
-      let mask = LLVMBuildICmp(b, LLVMIntSLT, lanes, splat(tailCount, 4 * w), "")!
-      _ = try call("llvm.masked.store", [LLVMTypeOf(pixels), t.ptr], [pixels, p, i32(align), mask])
-    } else {
-      let s = LLVMBuildStore(b, pixels, p)!
-      LLVMSetAlignment(s, UInt32(align))
-    }
+    LLVMSetAlignment(LLVMBuildStore(b, pixels, pixelAddress(pass.output, x: x, y: y))!, UInt32(f.bytesPerPixel / 4))
   }
 }
