@@ -156,14 +156,30 @@ public enum SeparableSplit {
   {
     var p = Program()
     let x = p.add(.positionX), y = p.add(.positionY)
+    let taps = Array(offsets)
     p.outputs = (0..<4).map { c in
+      func tap(_ k: Int) -> NodeID {
+        let d = p.constant(Float(taps[k]))
+        let px = axis == .x && taps[k] != 0 ? p.add(.add, [x, d]) : x
+        let py = axis == .y && taps[k] != 0 ? p.add(.add, [y, d]) : y
+        return p.add(.sample(src, sampler, channel: c), [px, py])
+      }
+      func weighted(_ w: Float, _ v: NodeID) -> NodeID { w == 1 ? v : p.add(.mul, [p.constant(w), v]) }
+      // A symmetric kernel (a Gaussian) multiplies each pair of mirrored taps
+      // once: w·(a + b) instead of w·a + w·b, half the multiplies.
       var terms: [NodeID] = []
-      for (k, offset) in offsets.enumerated() where weights[k] != 0 {
-        let d = p.constant(Float(offset))
-        let px = axis == .x && offset != 0 ? p.add(.add, [x, d]) : x
-        let py = axis == .y && offset != 0 ? p.add(.add, [y, d]) : y
-        let tap = p.add(.sample(src, sampler, channel: c), [px, py])
-        terms.append(weights[k] == 1 ? tap : p.add(.mul, [p.constant(weights[k]), tap]))
+      var k = 0, j = taps.count - 1
+      while k <= j {
+        if weights[k] != 0 || weights[j] != 0 {
+          if k < j, taps[k] == -taps[j], weights[k] == weights[j] {
+            terms.append(weighted(weights[k], p.add(.add, [tap(k), tap(j)])))
+          } else {
+            if weights[k] != 0 { terms.append(weighted(weights[k], tap(k))) }
+            if k < j, weights[j] != 0 { terms.append(weighted(weights[j], tap(j))) }
+          }
+        }
+        k += 1
+        j -= 1
       }
       return sum(terms, &p)
     }
