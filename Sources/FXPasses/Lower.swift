@@ -35,12 +35,11 @@ public enum Lower {
       for i in g.stages.indices {
         let (p, stats) = Simplify.run(g.stages[i].program)
         g.stages[i].program = p
-        total.folded += stats.folded
-        total.rewritten += stats.rewritten
+        total.add(stats)
       }
       verify(g.stages.map(\.program), after: "simplify stages")
       log.entries.append(
-        .init(pass: "simplify stages", summary: "folded \(total.folded) nodes, rewrote \(total.rewritten)", ir: g.description))
+        .init(pass: "simplify stages", summary: "folded \(total.folded) nodes, \(total.rewriteSummary)", ir: g.description))
     }
 
     if options.simplify {
@@ -84,12 +83,11 @@ public enum Lower {
       for i in kernel.passes.indices {
         let (p, stats) = Simplify.run(kernel.passes[i].program)
         kernel.passes[i].program = p
-        total.folded += stats.folded
-        total.rewritten += stats.rewritten
+        total.add(stats)
       }
       verify(kernel.passes.map(\.program), after: "simplify kernel")
       log.entries.append(
-        .init(pass: "simplify kernel", summary: "folded \(total.folded) nodes, rewrote \(total.rewritten)", ir: kernel.description))
+        .init(pass: "simplify kernel", summary: "folded \(total.folded) nodes, \(total.rewriteSummary)", ir: kernel.description))
     }
     return (kernel, log)
   }

@@ -8,7 +8,24 @@ import FXIR
 /// sign of a zero reaches outputs through `1/x` or `atan2`); `x + (−0)` and
 /// `x − 0` are.
 public enum Simplify {
-  public struct Stats: Sendable { public var folded = 0, rewritten = 0, removed = 0 }
+  public struct Stats: Sendable {
+    public var folded = 0, rewritten = 0, removed = 0
+    /// How often each rule of ``rules`` fired, by name.
+    public var byRule: [String: Int] = [:]
+
+    /// "rewrote N (rule ×k, …)" for `fxc dump --passes`.
+    public var rewriteSummary: String {
+      let detail = byRule.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+      return "rewrote \(rewritten)" + (detail.isEmpty ? "" : " (\(detail))")
+    }
+
+    mutating func add(_ other: Stats) {
+      folded += other.folded
+      rewritten += other.rewritten
+      removed += other.removed
+      byRule.merge(other.byRule, uniquingKeysWith: +)
+    }
+  }
 
   /// Returns the simplified program and what changed.
   public static func run(_ p: Program) -> (Program, Stats) {
@@ -26,9 +43,10 @@ public enum Simplify {
         stats.folded += 1
         continue
       }
-      if let r = rewrite(node.op, args, consts, &out) {
+      if let (r, rule) = rewrite(node.op, args, consts, &out) {
         map[i] = r
         stats.rewritten += 1
+        stats.byRule[rule, default: 0] += 1
         continue
       }
       map[i] = out.add(node.op, args)
@@ -38,41 +56,93 @@ public enum Simplify {
     return (out, stats)
   }
 
-  /// The algebraic rules; nil when none applies.
-  static func rewrite(_ op: Op, _ a: [NodeID], _ c: [Scalar?], _ p: inout Program) -> NodeID? {
-    /// Constant `v` exactly, sign of zero included (ints: any zero).
-    func isConst(_ i: Int, _ v: Float) -> Bool {
-      if case .float(let b)? = c[i] { return b == v.bitPattern }
-      if case .int(let n)? = c[i] { return Float(n) == v }
-      return false
+  /// One algebraic identity: `op` applied to operands matching `operands`
+  /// is replaced by `result`. Each holds for every input — NaN, ±∞ and the
+  /// sign of zero included — under ``Semantics`` (libm's powf for `pow`), which
+  /// SimplifyRuleTests checks on special and random values for every rule.
+  public struct Rule: Sendable {
+    public enum Operand: Sendable {
+      /// Any value.
+      case any
+      /// The float constant with exactly these bits (`-0.0` is not `0.0`), or an int constant of that value.
+      case float(Float)
+      /// The int constant 0 (an integer add of 0 is exact, unlike a float one).
+      case intZero
+      case bool(Bool)
+      /// The same node as operand `i`.
+      case same(Int)
+      /// A node computing `op` (structural rules).
+      case computed(Op)
     }
-    switch op {
-    // x + (−0) = x and x − (+0) = x for every x, −0 included; x + (+0) is not (−0 + 0 = +0).
-    case .add where isConst(1, -0.0) || (p[a[0]].kind == .int && isConst(1, 0)): return a[0]
-    case .add where isConst(0, -0.0) || (p[a[1]].kind == .int && isConst(0, 0)): return a[1]
-    case .sub where isConst(1, 0): return a[0]
-    case .mul where isConst(1, 1): return a[0]
-    case .mul where isConst(0, 1): return a[1]
-    case .div where isConst(1, 1): return a[0]
-    case .select:
-      if case .bool(let b)? = c[0] { return b ? a[1] : a[2] }
-      if a[1] == a[2] { return a[1] }
-    case .min, .max:
-      if a[0] == a[1] { return a[0] }
-    case .and, .or:
-      if p[a[0]].kind == .bool, case .bool(let b)? = c[0] {
-        return (op == .and) == b ? a[1] : p.constant(b)
+    public var name: String
+    public var op: Op
+    public var operands: [Operand]
+    /// Extra condition on the matched operands, if any.
+    public var condition: (@Sendable ([NodeID], Program) -> Bool)? = nil
+    /// The replacement, built from the matched operands.
+    public var result: @Sendable ([NodeID], inout Program) -> NodeID
+  }
+
+  /// The rules, tried in order. Deliberately absent: `x · 0 → 0` (∞·0 is NaN),
+  /// `x + 0 → x` (−0 + 0 is +0, a sign that reaches outputs through 1/x or
+  /// atan2), `pow(x, 2) → x·x` (glibc's powf is not correctly rounded: 114 of
+  /// 300,000 random floats differ from x·x by an ulp), `pow(x, 0.5) → sqrt(x)`
+  /// (differs at −0 and −∞), `sqrt(x·x) → |x|` (x·x overflows), and `mix`
+  /// with a constant weight (mix is `a + (b − a)·t`: t = 1 gives b only up
+  /// to rounding, t = 0 is `a + (b − a)·0`, NaN when b − a is infinite).
+  public static let rules: [Rule] = [
+    Rule(name: "x + (−0) → x", op: .add, operands: [.any, .float(-0.0)]) { a, _ in a[0] },
+    Rule(name: "(−0) + x → x", op: .add, operands: [.float(-0.0), .any]) { a, _ in a[1] },
+    Rule(name: "i + 0 → i (int)", op: .add, operands: [.any, .intZero]) { a, _ in a[0] },
+    Rule(name: "0 + i → i (int)", op: .add, operands: [.intZero, .any]) { a, _ in a[1] },
+    Rule(name: "x − (+0) → x", op: .sub, operands: [.any, .float(0)]) { a, _ in a[0] },
+    Rule(name: "x · 1 → x", op: .mul, operands: [.any, .float(1)]) { a, _ in a[0] },
+    Rule(name: "1 · x → x", op: .mul, operands: [.float(1), .any]) { a, _ in a[1] },
+    Rule(name: "x / 1 → x", op: .div, operands: [.any, .float(1)]) { a, _ in a[0] },
+    Rule(name: "pow(x, 1) → x", op: .pow, operands: [.any, .float(1)]) { a, _ in a[0] },
+    Rule(name: "pow(x, +0) → 1", op: .pow, operands: [.any, .float(0)]) { _, p in p.constant(Float(1)) },
+    Rule(name: "pow(x, −0) → 1", op: .pow, operands: [.any, .float(-0.0)]) { _, p in p.constant(Float(1)) },
+    Rule(name: "select(true, a, b) → a", op: .select, operands: [.bool(true), .any, .any]) { a, _ in a[1] },
+    Rule(name: "select(false, a, b) → b", op: .select, operands: [.bool(false), .any, .any]) { a, _ in a[2] },
+    Rule(name: "select(c, a, a) → a", op: .select, operands: [.any, .any, .same(1)]) { a, _ in a[1] },
+    Rule(name: "min(x, x) → x", op: .min, operands: [.any, .same(0)]) { a, _ in a[0] },
+    Rule(name: "max(x, x) → x", op: .max, operands: [.any, .same(0)]) { a, _ in a[0] },
+    Rule(name: "true ∧ b → b", op: .and, operands: [.bool(true), .any]) { a, _ in a[1] },
+    Rule(name: "b ∧ true → b", op: .and, operands: [.any, .bool(true)]) { a, _ in a[0] },
+    Rule(name: "false ∧ b → false", op: .and, operands: [.bool(false), .any]) { _, p in p.constant(false) },
+    Rule(name: "b ∧ false → false", op: .and, operands: [.any, .bool(false)]) { _, p in p.constant(false) },
+    Rule(name: "false ∨ b → b", op: .or, operands: [.bool(false), .any]) { a, _ in a[1] },
+    Rule(name: "b ∨ false → b", op: .or, operands: [.any, .bool(false)]) { a, _ in a[0] },
+    Rule(name: "true ∨ b → true", op: .or, operands: [.bool(true), .any]) { _, p in p.constant(true) },
+    Rule(name: "b ∨ true → true", op: .or, operands: [.any, .bool(true)]) { _, p in p.constant(true) },
+    // int(float(i)) = i for every index: float(i) is exact below 2^24, where
+    // indices live (Sampler.coordinateLimit).
+    Rule(
+      name: "int(float(i)) → i (i an index)", op: .toInt, operands: [.computed(.toFloat)],
+      condition: { a, p in isIndex(p[a[0]].args[0], p) }
+    ) { a, p in p[a[0]].args[0] },
+    Rule(name: "floor(float(i)) → float(i)", op: .floor, operands: [.computed(.toFloat)]) { a, _ in a[0] },
+  ]
+
+  /// The first rule of ``rules`` that matches, and its name; nil when none applies.
+  static func rewrite(_ op: Op, _ a: [NodeID], _ c: [Scalar?], _ p: inout Program) -> (NodeID, String)? {
+    func matches(_ pattern: Rule.Operand, _ i: Int) -> Bool {
+      switch pattern {
+      case .any: return true
+      case .float(let v):
+        if case .float(let b)? = c[i] { return b == v.bitPattern }
+        if case .int(let n)? = c[i] { return Float(n) == v && v.sign == .plus }
+        return false
+      case .intZero: return c[i] == .int(0)
+      case .bool(let v): return c[i] == .bool(v)
+      case .same(let j): return a[i] == a[j]
+      case .computed(let o): return p[a[i]].op == o
       }
-      if p[a[0]].kind == .bool, case .bool(let b)? = c[1] {
-        return (op == .and) == b ? a[0] : p.constant(b)
-      }
-    case .toInt:
-      // int(float(i)) == i for every Int32 whose float is exact; float(i) of an
-      // index is exact below 2^24, which is where indices live (Sampler.coordinateLimit).
-      if case .toFloat = p[a[0]].op, isIndex(p[a[0]].args[0], p) { return p[a[0]].args[0] }
-    case .floor:
-      if case .toFloat = p[a[0]].op { return a[0] }
-    default: break
+    }
+    for rule in rules where rule.op == op && rule.operands.count == a.count {
+      guard a.indices.allSatisfy({ matches(rule.operands[$0], $0) }) else { continue }
+      if let condition = rule.condition, !condition(a, p) { continue }
+      return (rule.result(a, &p), rule.name)
     }
     return nil
   }
