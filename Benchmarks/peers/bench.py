@@ -59,7 +59,7 @@ class Run:
         self.args, self.fxc, self.rows = args, args.fxc, []
         self.tmp = tempfile.mkdtemp(prefix="fxc-peers-")
         os.environ["FXC_CACHE_DIR"] = os.path.join(self.tmp, "kernel-cache")  # cold compiles first
-        self.peer_chains, self.run_compiled, self.loads = {}, set(), []  # (peer, chain, parallel) → compiled once, run on every image
+        self.peer_chains, self.loads = {}, []  # (peer, chain, parallel) → compiled once, run on every image
 
     def record(self, **row):
         """Adds a row; a later round of the same measurement keeps the best rates."""
@@ -78,20 +78,9 @@ class Run:
         compile_ms = re.search(r"compile ([\d.]+) ms", line)
         return run_rates(line)[0], float(compile_ms.group(1)) if compile_ms else 0.0
 
-    def fxc_bench(self, chain, image, seconds):
-        out = sh(self.fxc, "bench", "--json", "--threads", "1", "--seconds", str(seconds), "--image", image, "--chain", chain)
+    def fxc_bench(self, chain, image, seconds, *extra):
+        out = sh(self.fxc, "bench", "--json", "--threads", "1", "--seconds", str(seconds), "--image", image, "--chain", chain, *extra)
         return json.loads(out.strip().splitlines()[-1])
-
-    def fxc_run_timing(self, chain, image, threads, copies=5):
-        """Best kernel time of `fxc run` over a batch of copies (one compile, cache hit)."""
-        d = tempfile.mkdtemp(dir=self.tmp)
-        ext = os.path.splitext(image)[1]
-        names = [os.path.join(d, f"in{k}{ext}") for k in range(copies)]
-        for n in names:
-            os.symlink(os.path.abspath(image), n)
-        os.mkdir(os.path.join(d, "out"))
-        out = sh(self.fxc, "run", "--chain", chain, "--threads", str(threads), "--out-dir", os.path.join(d, "out"), *names)
-        return max(run_rates(out))
 
     def measure_image(self, image, suite, seconds):
         name = os.path.basename(image)
@@ -109,24 +98,14 @@ class Run:
             ref = load(ref_path)
             self.loads.append(os.getloadavg()[0])
             print(f" {label}: {chain} (load {self.loads[-1]:.2f})", flush=True)
-            if unsplit_taps(ops) <= UNSPLIT_TAP_LIMIT:
-                b = self.fxc_bench(chain, image, seconds)
-                memcpy = b["memcpy_mpix_s"]
-                self.record(chain=label, image=name, impl="fxc interpreter", mpix_1=b["interp_mpix_s"], memcpy=memcpy, psnr=math.inf)
-                self.record(chain=label, image=name, impl="fxc JIT", mpix_1=b["jit_mpix_s"], mpix_all=b["jit_mpix_s_all_threads"],
-                            memcpy=memcpy, psnr=math.inf, compile_ms=b.get("compile_ms_cold", b["compile_ms"]),
-                            compile_ms_cached=b.get("compile_ms_cached"), unsplit_mpix=b.get("unsplit_mpix_s"))
-            else:
-                band = os.path.join(tmp, "band.png")
-                Image.fromarray(img[:32]).save(band)
-                interp, _ = self.fxc_run(chain, band, os.path.join(tmp, "band-out.png"), "--backend", "interp", "--threads", "1")
-                self.record(chain=label, image=name, impl="fxc interpreter", mpix_1=interp, memcpy=memcpy, psnr=math.inf,
-                            note="kernel interpreter (split) on a 32-row band, via fxc run")
-                cold = label not in self.run_compiled  # else `fxc run` loaded it from the kernel cache
-                self.run_compiled.add(label)
-                self.record(chain=label, image=name, impl="fxc JIT", mpix_1=self.fxc_run_timing(chain, image, 1),
-                            mpix_all=self.fxc_run_timing(chain, image, os.cpu_count()), memcpy=memcpy, psnr=math.inf,
-                            compile_ms=run_compile if cold else None, compile_ms_cached=None if cold else run_compile, note="best kernel time of 5 `fxc run`s (fxc bench would compile the unsplit kernel for minutes)")
+            # Above the limit, skip fxc bench's unsplit timing (LLVM takes minutes on 61² taps).
+            extra = () if unsplit_taps(ops) <= UNSPLIT_TAP_LIMIT else ("--no-unsplit",)
+            b = self.fxc_bench(chain, image, seconds, *extra)
+            memcpy = b["memcpy_mpix_s"]
+            self.record(chain=label, image=name, impl="fxc interpreter", mpix_1=b["interp_mpix_s"], memcpy=memcpy, psnr=math.inf)
+            self.record(chain=label, image=name, impl="fxc JIT", mpix_1=b["jit_mpix_s"], mpix_all=b["jit_mpix_s_all_threads"],
+                        memcpy=memcpy, psnr=math.inf, compile_ms=b.get("compile_ms_cold", b["compile_ms"]),
+                        compile_ms_cached=b.get("compile_ms_cached"), unsplit_mpix=b.get("unsplit_mpix_s"))
             for peer, module in PEERS.items():
                 rates, psnrs, compile_ms = [], [], []
                 for parallel in (False, True):
