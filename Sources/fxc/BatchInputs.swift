@@ -37,6 +37,9 @@ struct BatchInput: Equatable {
 /// The same file listed twice (by the same spelling) is processed once.
 struct InputListing {
   var recursive: Bool
+  /// A directory a walk leaves out (the output directory, when it lies inside
+  /// an input directory: its outputs must not become the next run's inputs).
+  var skipping: String? = nil
 
   /// Extensions a directory walk picks up.
   static let imageExtensions: Set<String> = ["png", "jpg", "jpeg"]
@@ -74,13 +77,20 @@ struct InputListing {
       let path = Self.join(directory, entry), rel = relative.isEmpty ? entry : relative + "/" + entry
       switch FileKind.of(path, followLinks: false) {
       case .directory:
-        if recursive && descend { try walk(path, relative: rel, into: &found, descend: true) }
+        if recursive && descend && !isSkipped(path) { try walk(path, relative: rel, into: &found, descend: true) }
       case .file where Self.isImageName(entry):
         found.append(BatchInput(path: path, relativePath: rel))
       default:
         break
       }
     }
+  }
+
+  /// Whether `directory` is ``skipping`` (compared after resolving `.`, `..` and links).
+  func isSkipped(_ directory: String) -> Bool {
+    guard let skipping else { return false }
+    func resolved(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
+    return resolved(directory) == resolved(skipping)
   }
 
   static func isImageName(_ name: String) -> Bool {

@@ -24,7 +24,8 @@ struct RunCommand {
                               without it, a transition goes to a transparent image
     outputs
       -o OUT                  the output of a single input
-      --out-dir DIR           outputs mirror the input tree under DIR (created when missing)
+      --out-dir DIR           outputs mirror the input tree under DIR (created when missing;
+                              a DIR inside an input directory is not read as input)
       --name TEMPLATE         output name: {name} {stem} {ext} {index} [{frame}]; default {stem}.{ext}
       --format png|jpeg       output format (default: by extension)
       --quality 1…100         JPEG quality (default 90)
@@ -165,7 +166,7 @@ struct RunCommand {
       throw UsageError("--to gives the second image of a transition, but this chain reads one image")
     }
 
-    let listing = try InputListing(recursive: recursive).list(arguments, manifest: manifest)
+    let listing = try InputListing(recursive: recursive, skipping: outDir).list(arguments, manifest: manifest)
     guard !listing.isEmpty else {
       throw CommandFailure(description: "error: no input files found (directories are read one level deep unless -r is given)")
     }

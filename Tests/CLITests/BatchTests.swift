@@ -293,6 +293,20 @@ struct BatchInputsTests {
     #expect(dir.tree("out") == ["a.png"])
   }
 
+  /// An output directory inside a recursively walked input directory is not
+  /// walked: a second run sees the same inputs (its outputs are not re-read).
+  @Test func outputDirectoryInsideTheInputIsNotAnInput() throws {
+    let dir = try BatchScratch()
+    try dir.image("in/a.png")
+    try dir.image("in/sub/b.png")
+    for _ in 0..<2 {
+      let result = try BatchFXC.run(["run", "-c", "sepia", "-r", "in", "--out-dir", "in/out", "--overwrite"], in: dir.path)
+      #expect(result.status == 0, "\(result)")
+      #expect(!result.stderr.contains("refusing"), "\(result)")
+    }
+    #expect(dir.tree("in/out") == ["a.png", "sub/b.png"])
+  }
+
   /// A quoted glob: `**` crosses directories, the tree below the fixed part is kept,
   /// and a directory that matches the pattern is not an input.
   @Test func globKeepsTheTreeBelowItsFixedPart() throws {
