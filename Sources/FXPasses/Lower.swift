@@ -17,7 +17,16 @@ public struct LoweringLog: Sendable {
   public struct Entry: Sendable {
     public var pass: String
     public var summary: String
-    public var ir: String
+    /// The program after the pass, as text — rendered only when asked for
+    /// (`fxc dump`): a large blur's IR is tens of thousands of lines.
+    public var ir: String { render() }
+    let render: @Sendable () -> String
+
+    init(pass: String, summary: String, ir: @escaping @Sendable () -> String) {
+      self.pass = pass
+      self.summary = summary
+      self.render = ir
+    }
   }
   public var entries: [Entry] = []
 }
@@ -28,7 +37,8 @@ public enum Lower {
   public static func run(_ graph: EffectGraph, options: LoweringOptions = LoweringOptions()) -> (Kernel, LoweringLog) {
     var log = LoweringLog()
     var g = graph
-    log.entries.append(.init(pass: "input", summary: "\(g.stages.count) stages", ir: g.description))
+    let input = g
+    log.entries.append(.init(pass: "input", summary: "\(g.stages.count) stages", ir: { [input] in input.description }))
 
     if options.simplify {
       var total = Simplify.Stats()
@@ -38,8 +48,9 @@ public enum Lower {
         total.add(stats)
       }
       verify(g.stages.map(\.program), after: "simplify stages")
+      let simplified = g
       log.entries.append(
-        .init(pass: "simplify stages", summary: "folded \(total.folded) nodes, \(total.rewriteSummary)", ir: g.description))
+        .init(pass: "simplify stages", summary: "folded \(total.folded) nodes, \(total.rewriteSummary)", ir: { [simplified] in simplified.description }))
     }
 
     if options.simplify {
@@ -47,7 +58,7 @@ public enum Lower {
       g = pruned
       verify(g.stages.map(\.program), after: "dead code")
       log.entries.append(
-        .init(pass: "dead code", summary: "removed \(stats.identities) identity stage\(stats.identities == 1 ? "" : "s"), \(stats.unreachable) unreachable", ir: g.description))
+        .init(pass: "dead code", summary: "removed \(stats.identities) identity stage\(stats.identities == 1 ? "" : "s"), \(stats.unreachable) unreachable", ir: { [pruned] in pruned.description }))
     }
 
     if options.splitSeparable {
@@ -57,7 +68,7 @@ public enum Lower {
       verify(g.stages.map(\.program), after: "separable split")
       log.entries.append(
         .init(pass: "separable split", summary: "split \(count) convolution\(count == 1 ? "" : "s")",
-          ir: (notes.isEmpty ? "" : notes.joined(separator: "\n") + "\n") + g.description))
+          ir: { [split, notes] in (notes.isEmpty ? "" : notes.joined(separator: "\n") + "\n") + split.description }))
     }
 
     var schedule = Schedule.decide(g, forceMaterialise: options.forceMaterialise, forceInline: options.forceInline)
@@ -66,17 +77,19 @@ public enum Lower {
       if s.materialised.first == 0 {
         g = wrapped
         schedule = s
-        log.entries.append(.init(pass: "wrap input", summary: "input 0 read at many taps: convert it once to a planar copy", ir: g.description))
+        log.entries.append(.init(pass: "wrap input", summary: "input 0 read at many taps: convert it once to a planar copy", ir: { [wrapped] in wrapped.description }))
       }
     }
+    let decided = schedule
     log.entries.append(
-      .init(pass: "schedule", summary: "materialise \(schedule.materialised.map { "s\($0)" })", ir: schedule.notes.joined(separator: "\n")))
+      .init(pass: "schedule", summary: "materialise \(schedule.materialised.map { "s\($0)" })", ir: { [decided] in decided.notes.joined(separator: "\n") }))
 
     var kernel = LowerToKernel.run(g, schedule)
     verify(kernel.passes.map(\.program), after: "lower to kernel")
     let merged = kernel.passes.reduce(0) { $0 + $1.program.merged }
+    let lowered = kernel
     log.entries.append(
-      .init(pass: "lower to kernel", summary: "\(kernel.passes.count) pass\(kernel.passes.count == 1 ? "" : "es"), CSE merged \(merged) repeated computations across fused stages", ir: kernel.description))
+      .init(pass: "lower to kernel", summary: "\(kernel.passes.count) pass\(kernel.passes.count == 1 ? "" : "es"), CSE merged \(merged) repeated computations across fused stages", ir: { [lowered] in lowered.description }))
 
     if options.simplify {
       var total = Simplify.Stats()
@@ -86,8 +99,9 @@ public enum Lower {
         total.add(stats)
       }
       verify(kernel.passes.map(\.program), after: "simplify kernel")
+      let final = kernel
       log.entries.append(
-        .init(pass: "simplify kernel", summary: "folded \(total.folded) nodes, \(total.rewriteSummary)", ir: kernel.description))
+        .init(pass: "simplify kernel", summary: "folded \(total.folded) nodes, \(total.rewriteSummary)", ir: { [final] in final.description }))
     }
     return (kernel, log)
   }
