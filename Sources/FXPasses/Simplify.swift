@@ -124,6 +124,9 @@ public enum Simplify {
     Rule(name: "floor(float(i)) → float(i)", op: .floor, operands: [.computed(.toFloat)]) { a, _ in a[0] },
   ]
 
+  /// ``rules`` grouped by operation, in order (one lookup per node, not a scan).
+  static let rulesByOp: [Op: [Rule]] = Dictionary(grouping: rules, by: \.op)
+
   /// The first rule of ``rules`` that matches, and its name; nil when none applies.
   static func rewrite(_ op: Op, _ a: [NodeID], _ c: [Scalar?], _ p: inout Program) -> (NodeID, String)? {
     func matches(_ pattern: Rule.Operand, _ i: Int) -> Bool {
@@ -139,7 +142,8 @@ public enum Simplify {
       case .computed(let o): return p[a[i]].op == o
       }
     }
-    for rule in rules where rule.op == op && rule.operands.count == a.count {
+    guard let candidates = rulesByOp[op] else { return nil }
+    for rule in candidates where rule.operands.count == a.count {
       guard a.indices.allSatisfy({ matches(rule.operands[$0], $0) }) else { continue }
       if let condition = rule.condition, !condition(a, p) { continue }
       return (rule.result(a, &p), rule.name)
