@@ -283,8 +283,9 @@ struct PassEmitter {
     if let (lo, hi) = offsetRange {
       // Three loops, so each body stays separate (merged, LLVM would sink their
       // common arithmetic behind a phi per tap and spill): vectors near the left
-      // edge gather clamped texels, interior vectors — where every x + k of a tap
-      // is inside the row — load taps densely, vectors near the right edge gather.
+      // edge load taps with masked loads and edge pixels, interior vectors — where
+      // every x + k of a tap is inside the row — load them densely, and vectors
+      // near the right edge are masked again.
       let interiorStart = LLVMBuildSub(b, i32(0), i32(Int(lo)), "")!
       let interiorEnd = LLVMBuildSub(b, width, i32(Int(hi)), "")!
       x = try loop("left", from: x) { x in

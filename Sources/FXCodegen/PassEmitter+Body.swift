@@ -16,7 +16,7 @@ extension PassEmitter {
     for i in emissionOrder {
       let node = program.nodes[i]
       let a = node.args.map { values[Int($0.index)]! }
-      values[i] = try emit(node, a, id: i, xs: xs, y: y, dense: true, interior: interior, &pixels)
+      values[i] = try emit(node, a, id: i, xs: xs, y: y, interior: interior, &pixels)
     }
     store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y)
   }
@@ -27,7 +27,7 @@ extension PassEmitter {
   }
 
   func emit(
-    _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, y: LLVMValueRef, dense: Bool, interior: Bool,
+    _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, y: LLVMValueRef, interior: Bool,
     _ pixels: inout [PixelKey: LLVMValueRef]
   ) throws -> LLVMValueRef {
     let isFloat = node.args.first.map { program[$0].kind == .float } ?? false
@@ -54,7 +54,7 @@ extension PassEmitter {
       if isPlanar(buffer) {
         // Planar intermediates: each channel is a row of floats; a dense read is one vector load.
         var offset: Int32? = nil
-        if dense && ix.op == .pixelX && rowInvariant { offset = 0 }
+        if ix.op == .pixelX && rowInvariant { offset = 0 }
         if interior, let k = denseOffsets[id] { offset = k }
         if let offset {
           let y = LLVMBuildExtractElement(b, a[1], i32(0), "")!
@@ -66,7 +66,7 @@ extension PassEmitter {
         if let k = denseOffsets[id] { return try edgeLoad(buffer, channel: channel, row: a[1], x: xs, offset: Int(k)) }
         return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
       }
-      if dense && ix.op == .pixelX && rowInvariant {
+      if ix.op == .pixelX && rowInvariant {
         if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: xs) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
@@ -245,7 +245,7 @@ extension PassEmitter {
     return load
   }
 
-  /// A dense tap near the row's ends (a border vector or the tail): lanes
+  /// A dense tap in a vector near the row's ends (the border loops): lanes
   /// whose column `x + offset + lane` lies in the row are one masked vector
   /// load (masked-off lanes touch no memory), the others take the first or
   /// last pixel of the row — the clamp-to-edge index, without a gather.
