@@ -1027,26 +1027,11 @@ public enum Differential {
     var total = 0.0
     for s in stride(from: g.stages.count - 1, through: 0, by: -1) where e[s] > 0 {
       total += e[s] * Double(g.stages[s].program.liveCount)
-      for (ref, taps) in taps(of: g.stages[s].program) {
+      for (ref, taps) in Schedule.taps(of: g.stages[s].program) {
         if case .stage(let p) = ref { e[p] += e[s] * taps }
       }
     }
     return total
-  }
-
-  /// Texel evaluations of each image per evaluation of `program` (as the schedule counts them).
-  static func taps(of program: Program) -> [ImageRef: Double] {
-    struct Tap: Hashable { var ref: ImageRef, x: NodeID, y: NodeID }
-    var seen = Set<Tap>()
-    var result: [ImageRef: Double] = [:]
-    let live = program.live()
-    for (i, node) in program.nodes.enumerated() where live[i] {
-      guard case .sample(let ref, let sampler, _) = node.op, seen.insert(Tap(ref: ref, x: node.args[0], y: node.args[1])).inserted
-      else { continue }
-      let aligned = PixelOffset.of(node.args[0], .x, in: program) != nil && PixelOffset.of(node.args[1], .y, in: program) != nil
-      result[ref, default: 0] += aligned || sampler.filter == .nearest ? 1 : 4
-    }
-    return result
   }
 
   /// A memo of compiled pipelines, so that shrinking does not recompile a graph

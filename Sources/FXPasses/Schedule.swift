@@ -64,8 +64,9 @@ public struct Schedule: Sendable {
     return program.liveCount + Int(reads) * 10
   }
 
-  /// Texel evaluations of each image that one evaluation of `program` makes.
-  static func taps(of program: Program) -> [ImageRef: Double] {
+  /// Texel evaluations of each image that one evaluation of `program` makes
+  /// (also the random-graph generator's cost estimate).
+  public static func taps(of program: Program) -> [ImageRef: Double] {
     struct Tap: Hashable { var ref: ImageRef, x: NodeID, y: NodeID }
     var seen = Set<Tap>()
     var result: [ImageRef: Double] = [:]

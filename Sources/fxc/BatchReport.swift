@@ -133,22 +133,8 @@ final class BatchReport {
 
   private func emit(_ text: String) { handle.write(Data(text.utf8)) }
 
-  /// A JSON string literal.
-  static func string(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-      switch u {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-      default: out.unicodeScalars.append(u)
-      }
-    }
-    return out + "\""
-  }
+  /// A JSON string literal (``jsonString(_:)``).
+  static func string(_ s: String) -> String { jsonString(s) }
 
   static func number(_ v: Double) -> String { v.isFinite ? String(format: "%.3f", v) : "null" }
 }

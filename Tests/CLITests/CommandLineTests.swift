@@ -13,85 +13,23 @@ import Testing
 
 // MARK: - Running fxc
 
-/// What one run of `fxc` did.
-private struct Outcome: CustomStringConvertible {
-  var status: Int32
-  var stdout: String
-  var stderr: String
-
-  var description: String { "exit status \(status)\n--- stdout:\n\(stdout)--- stderr:\n\(stderr)---" }
-}
+/// What one run of `fxc` did (the batch tests' runner, shared).
+private typealias Outcome = BatchOutcome
 
 private enum FXC {
-  /// The repository root: Tests/CLITests/CommandLineTests.swift, three levels up.
-  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().path
-
+  static var packageRoot: String { BatchFXC.packageRoot }
   /// The bundled photo.
-  static var rocket: String { packageRoot + "/examples/rocket.jpg" }
-
-  /// The `fxc` executable built with the tests, or `nil` when none is found.
-  static let executable: String? = {
-    if let path = ProcessInfo.processInfo.environment["FXC_EXECUTABLE"] { return path }
-    // The running test binary: fxcPackageTests.xctest on Linux (an executable in
-    // the products directory), …/fxcPackageTests.xctest/Contents/MacOS/… on macOS.
-    var bases: [URL] = []
-    if let url = Bundle.main.executableURL { bases.append(url) }
-    bases.append(URL(fileURLWithPath: CommandLine.arguments[0]))
-    bases.append(URL(fileURLWithPath: "/proc/self/exe"))
-    for base in bases {
-      var directory = base.resolvingSymlinksInPath().deletingLastPathComponent()
-      for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent("fxc").path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-          FileManager.default.isExecutableFile(atPath: candidate)
-        {
-          return candidate
-        }
-        directory = directory.deletingLastPathComponent()
-      }
-    }
-    return nil
-  }()
+  static var rocket: String { BatchFXC.rocket }
+  static var executable: String? { BatchFXC.executable }
 }
 
 /// Runs `fxc arguments…` in `directory` and waits for it (at most `timeout` seconds).
 private func fxc(_ arguments: [String], in directory: String, timeout: Double = 120) throws -> Outcome {
-  let executable = try #require(
-    FXC.executable, "no fxc executable next to the test binary (\(CommandLine.arguments[0])); build it or set FXC_EXECUTABLE")
-  // Output goes to files, not pipes, so a chatty command (dump --asm) cannot fill a pipe and block.
-  let scratch = NSTemporaryDirectory() + "/fxc-cli-output-" + UUID().uuidString
-  let outPath = scratch + ".out", errPath = scratch + ".err"
-  _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-  _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-  defer {
-    try? FileManager.default.removeItem(atPath: outPath)
-    try? FileManager.default.removeItem(atPath: errPath)
+  let result = try BatchFXC.Running(arguments, in: directory).wait(timeout: timeout)
+  if result.signalled {
+    Issue.record("fxc \(arguments) was killed by signal \(result.status) (crash or \(timeout) s timeout)")
   }
-  let out = try #require(FileHandle(forWritingAtPath: outPath))
-  let err = try #require(FileHandle(forWritingAtPath: errPath))
-
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = arguments
-  process.currentDirectoryURL = URL(fileURLWithPath: directory)
-  process.standardInput = FileHandle.nullDevice
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-  DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-  process.waitUntilExit()
-  watchdog.cancel()
-  try out.close()
-  try err.close()
-  let stdout = String(decoding: try Data(contentsOf: URL(fileURLWithPath: outPath)), as: UTF8.self)
-  let stderr = String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self)
-  if process.terminationReason == .uncaughtSignal {
-    Issue.record("fxc \(arguments) was killed by signal \(process.terminationStatus) (crash or \(timeout) s timeout)")
-  }
-  return Outcome(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+  return result
 }
 
 // MARK: - Files

@@ -12,24 +12,11 @@ import Testing
 
 /// The images an effect produces: staged, then the lowered kernel in each schedule.
 private func outputs(_ effect: Effect, _ input: ImageBuffer, uniforms: [Float] = []) throws -> [(String, ImageBuffer)] {
-  let graph = try EffectGraph(output: effect(.input()))
-  var result = [("staged", try Interpreter.runStaged(graph, inputs: [input], uniforms: uniforms))]
-  for (label, inline, materialise) in [("kernel", false, false), ("kernel/inline", true, false), ("kernel/materialise", false, true)] {
-    var options = LoweringOptions()
-    options.forceInline = inline
-    options.forceMaterialise = materialise
-    let (kernel, _) = Lower.run(graph, options: options)
-    result.append((label, try Interpreter.run(kernel, inputs: [input], uniforms: uniforms, params: graph.uniforms)))
-  }
-  return result
+  try effectOutputs(effect, [input], uniforms: uniforms)
 }
 
 /// A `w × h` RGBA32F image with `pixel(x, y)` (premultiplied) at every pixel.
-private func makeImage(_ w: Int, _ h: Int, _ pixel: (Int, Int) -> SIMD4<Float>) -> ImageBuffer {
-  let img = try! ImageBuffer(width: w, height: h, format: .rgba32f)
-  for y in 0..<h { for x in 0..<w { img[x, y] = pixel(x, y) } }
-  return img
-}
+private func makeImage(_ w: Int, _ h: Int, _ pixel: (Int, Int) -> SIMD4<Float>) -> ImageBuffer { makeTestImage(w, h, pixel) }
 
 /// An opaque image whose pixel (x, y) is `(x/w, y/h, 0, 1)`.
 private func coordinateImage(_ w: Int, _ h: Int) -> ImageBuffer {
@@ -53,14 +40,7 @@ private func premul(_ rgb: SIMD3<Float>, _ a: Float) -> SIMD4<Float> { SIMD4(rgb
 
 private func clamp01(_ v: SIMD3<Float>) -> SIMD3<Float> { v.clamped(lowerBound: .zero, upperBound: .one) }
 
-private func maxAbs(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> Float {
-  var m: Float = 0
-  for c in 0..<4 {
-    let d = Swift.abs(a[c] - b[c])
-    if !(d <= m) { m = d }  // NaN propagates as NaN (never ≤)
-  }
-  return m
-}
+private func maxAbs(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> Float { largestDifference(a, b) }
 
 private func expectPixel(
   _ got: SIMD4<Float>, _ want: SIMD4<Float>, tolerance: Float = 1e-4, _ what: @autoclosure () -> String,
@@ -75,20 +55,7 @@ private func expectImage(
   _ effect: Effect, _ input: ImageBuffer, uniforms: [Float] = [], tolerance: Float = 1e-4,
   sourceLocation: Testing.SourceLocation = #_sourceLocation, _ expected: (Int, Int) -> SIMD4<Float>
 ) throws {
-  for (label, out) in try outputs(effect, input, uniforms: uniforms) {
-    var worst: (Float, Int, Int) = (0, 0, 0)
-    for y in 0..<out.height {
-      for x in 0..<out.width {
-        let d = maxAbs(out[x, y], expected(x, y))
-        if !(d <= worst.0) { worst = (d, x, y) }
-      }
-    }
-    let (d, x, y) = worst
-    #expect(
-      d <= tolerance,
-      "\(effect.name) \(label): pixel (\(x), \(y)) is \(out[x, y]), expected \(expected(x, y)) (max abs error \(d))",
-      sourceLocation: sourceLocation)
-  }
+  try expectEffect(effect, [input], uniforms: uniforms, tolerance: tolerance, sourceLocation: sourceLocation, expected)
 }
 
 /// The output is bit-for-bit the input.
