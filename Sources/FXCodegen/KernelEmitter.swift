@@ -61,6 +61,12 @@ struct BufferDescriptor {
 /// whole vectors, the last one ending at `x1` (overlapping the one before);
 /// a range narrower than W computes nothing — ``CompiledKernel`` never asks
 /// for one (it pads images narrower than W).
+///
+/// A pass without vertical taps runs in row order (row by row, W columns at a
+/// time). A pass with vertical taps — rows `pixelY + k` — runs in column
+/// order: rows in chunks of ``PassEmitter/chunkRows``, each vector of columns
+/// walking down a chunk, so its taps read a window of rows that stays in L1,
+/// with the address of every row the chunk reads taken from a table.
 public enum KernelEmitter {
   public static func emit(_ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host) throws -> KernelModule {
     let module = try KernelModule(name: "fxc_kernel", target: target)
@@ -150,11 +156,29 @@ struct PassEmitter {
     self.varies = varies
     emissionOrder = Self.depthFirstOrder(program)
     var offsets = [Int32?](repeating: nil, count: program.count)
+    var rows = [Int32?](repeating: nil, count: program.count)
     for (i, n) in program.nodes.enumerated() where live[i] {
-      if case .load = n.op, !varies[Int(n.args[1].index)] { offsets[i] = Self.clampedOffset(n.args[0], program, .x) }
+      guard case .load = n.op else { continue }
+      if !varies[Int(n.args[1].index)] { offsets[i] = Self.clampedOffset(n.args[0], program, .x) }
+      rows[i] = Self.clampedOffset(n.args[1], program, .y)
     }
     denseOffsets = offsets
+    rowOffsets = rows
   }
+
+  /// Row offset `k` of each load whose row is `pixelY + k` clamped to the
+  /// image (or `pixelY`, k = 0).
+  let rowOffsets: [Int32?]
+
+  /// In column order, for each buffer read at rows `pixelY + k`: a table of
+  /// the row addresses of a chunk (``chunkRows``) plus `reach` rows above and
+  /// below, clamped to the image; entry `reach + j + k` is row `chunk + j + k`.
+  var rowTables: [Int: (pointer: LLVMValueRef, reach: Int)] = [:]
+
+  /// Rows per chunk of column order: a vector of columns walks down this many
+  /// rows, reading a window of chunkRows + 2·reach rows (for a σ10 blur of
+  /// planar floats, 32 + 60 rows × 4 planes × 32 bytes ≈ 12 KiB: in L1).
+  static let chunkRows = 32
 
   /// Whole-pixel offset `k` of each load whose column is `pixelX + k` clamped
   /// to the output row (the clamp-to-edge index LowerToKernel emits) and whose
@@ -253,12 +277,7 @@ struct PassEmitter {
     var params: [LLVMTypeRef?] = [t.ptr, t.ptr, t.i32, t.i32, t.i32, t.i32, t.i32, t.i32]
     let fnType = params.withUnsafeMutableBufferPointer { LLVMFunctionType(t.void, $0.baseAddress, 8, 0)! }
     let fn = LLVMAddFunction(m.module, name, fnType)!
-    let ctx = m.context
-    let entry = LLVMAppendBasicBlockInContext(ctx, fn, "entry")!
-    let yHead = LLVMAppendBasicBlockInContext(ctx, fn, "row")!
-    let rowBody = LLVMAppendBasicBlockInContext(ctx, fn, "row.body")!
-    let yLatch = LLVMAppendBasicBlockInContext(ctx, fn, "row.next")!
-    let exit = LLVMAppendBasicBlockInContext(ctx, fn, "exit")!
+    let entry = LLVMAppendBasicBlockInContext(m.context, fn, "entry")!
 
     LLVMPositionBuilderAtEnd(b, entry)
     buffersArg = LLVMGetParam(fn, 0)
@@ -268,14 +287,69 @@ struct PassEmitter {
     let y0 = LLVMGetParam(fn, 4)!, y1 = LLVMGetParam(fn, 5)!
     let x0 = LLVMGetParam(fn, 6)!, x1 = LLVMGetParam(fn, 7)!
     hoistHeaders()
-    let entryEnd = LLVMGetInsertBlock(b)!
-    LLVMBuildBr(b, yHead)
 
-    LLVMPositionBuilderAtEnd(b, yHead)
-    let y = LLVMBuildPhi(b, t.i32, "y")!
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, y, y1, ""), rowBody, exit)
+    func rows(_ body: (LLVMValueRef) throws -> Void) throws {
+      _ = try loop("row", from: y0, step: 1, while: { y in LLVMBuildICmp(b, LLVMIntSLT, y, y1, "")! }, body: body)
+    }
+    let reach = verticalReach
+    if reach.values.contains(where: { $0 > 0 }), reach.values.allSatisfy({ $0 <= Self.maxTableReach }) {
+      // Column order: rows in chunks; in a chunk, each vector of columns walks
+      // down its rows. The taps of a vertical filter then read a window of
+      // rows that moves one row per step and stays in L1, instead of
+      // streaming every tap row from L2 once per output row; row addresses
+      // come from a table filled once per chunk.
+      for (buffer, r) in reach.sorted(by: { $0.key < $1.key }) {
+        let table = LLVMBuildArrayAlloca(b, t.ptr, i32(Self.chunkRows + 2 * r), "rows\(buffer)")!
+        rowTables[buffer] = (table, r)
+      }
+      _ = try loop("chunk", from: y0, step: Self.chunkRows, while: { y in LLVMBuildICmp(b, LLVMIntSLT, y, y1, "")! }) { chunk in
+        try fillRowTables(chunk: chunk)
+        let chunkEnd = try call("llvm.smin", [t.i32], [LLVMBuildAdd(b, chunk, i32(Self.chunkRows), "")!, y1])
+        try columns(x0: x0, x1: x1) { x, interior in
+          _ = try loop("row", from: chunk, step: 1, while: { y in LLVMBuildICmp(b, LLVMIntSLT, y, chunkEnd, "")! }) { y in
+            try emitBody(x: x, y: y, interior: interior, rowInChunk: LLVMBuildSExt(b, LLVMBuildSub(b, y, chunk, "")!, t.i64, "")!)
+          }
+        }
+      }
+    } else {
+      // Row order: values that depend only on the row are computed once per row.
+      try rows { y in try columns(x0: x0, x1: x1) { x, interior in try emitBody(x: x, y: y, interior: interior) } }
+    }
+    LLVMBuildRetVoid(b)
+  }
 
-    LLVMPositionBuilderAtEnd(b, rowBody)
+  /// For each buffer read at rows `pixelY + k` (the same row for every lane),
+  /// the largest |k|. A pass with vertical taps (some k ≠ 0) runs in column order.
+  var verticalReach: [Int: Int] {
+    var reach: [Int: Int] = [:]
+    for (i, k) in rowOffsets.enumerated() {
+      guard let k, !varies[Int(program.nodes[i].args[1].index)], case .load(let buffer, _) = program.nodes[i].op else { continue }
+      reach[buffer] = max(reach[buffer] ?? 0, abs(Int(k)))
+    }
+    return reach
+  }
+
+  /// Taps further away than this many rows keep row order: their row window
+  /// would not stay in cache, and the row tables live on the stack.
+  static let maxTableReach = 256
+
+  /// Fills each row table with the addresses of rows `chunk − reach ..<
+  /// chunk + chunkRows + reach`, clamped to the image as LowerToKernel's
+  /// clamp-to-edge index is.
+  func fillRowTables(chunk: LLVMValueRef) throws {
+    for (buffer, table) in rowTables.sorted(by: { $0.key < $1.key }) {
+      let count = Self.chunkRows + 2 * table.reach
+      let first = LLVMBuildSub(b, chunk, i32(table.reach), "")!
+      let last = LLVMBuildSub(b, height, i32(1), "")!
+      _ = try loop("fill\(buffer)", from: i32(0), step: 1, while: { j in LLVMBuildICmp(b, LLVMIntSLT, j, i32(count), "")! }) { j in
+        let row = try call("llvm.smin", [t.i32], [try call("llvm.smax", [t.i32], [LLVMBuildAdd(b, first, j, "")!, i32(0)]), last])
+        LLVMBuildStore(b, rowStart(buffer, y: row), gep(t.ptr, table.pointer, LLVMBuildSExt(b, j, t.i64, "")!))
+      }
+    }
+  }
+
+  /// Calls `body(x, interior)` for whole vectors covering columns `x0..<x1`.
+  func columns(x0: LLVMValueRef, x1: LLVMValueRef, _ body: (LLVMValueRef, Bool) throws -> Void) throws {
     var x = x0
     func fits(_ x: LLVMValueRef, _ limit: LLVMValueRef) -> LLVMValueRef {
       LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, x, i32(w), "")!, limit, "")!
@@ -288,41 +362,30 @@ struct PassEmitter {
       // near the right edge are masked again.
       let interiorStart = LLVMBuildSub(b, i32(0), i32(Int(lo)), "")!
       let interiorEnd = LLVMBuildSub(b, width, i32(Int(hi)), "")!
-      x = try loop("left", from: x) { x in
+      x = try loop("left", from: x, step: w) { x in
         LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, x, interiorStart, "")!, fits(x, x1), "")!
-      } body: { x in try emitBody(x: x, y: y) }
-      x = try loop("interior", from: x) { x in
+      } body: { x in try body(x, false) }
+      x = try loop("interior", from: x, step: w) { x in
         LLVMBuildAnd(b, fits(x, interiorEnd), fits(x, x1), "")!
-      } body: { x in try emitBody(x: x, y: y, interior: true) }
+      } body: { x in try body(x, true) }
     }
     // The rest of the row, W at a time; the last vector ends at x1, overlapping
     // the one before: pixels are a function of their position, so those
     // computed twice get the same values, and no masked tail body is needed.
-    let wide = fits(x0, x1)
-    let lastStart = LLVMBuildSub(b, x1, i32(w), "")!
-    x = try loop("vector", from: x) { x in
-      LLVMBuildAnd(b, wide, LLVMBuildICmp(b, LLVMIntSLT, x, x1, "")!, "")!
-    } body: { x in try emitBody(x: try call("llvm.smin", [t.i32], [x, lastStart]), y: y) }
-
     // A range narrower than one vector computes nothing: CompiledKernel pads
     // images narrower than W and never makes such a tile.
-    LLVMBuildBr(b, yLatch)
-
-    LLVMPositionBuilderAtEnd(b, yLatch)
-    let yNext = LLVMBuildAdd(b, y, i32(1), "")!
-    let latch = LLVMBuildBr(b, yHead)!
-    m.disableVectorization(ofLoopLatch: latch)
-
-    LLVMPositionBuilderAtEnd(b, exit)
-    LLVMBuildRetVoid(b)
-
-    addIncoming(y, [(y0, entryEnd), (yNext, yLatch)])
+    let wide = fits(x0, x1)
+    let lastStart = LLVMBuildSub(b, x1, i32(w), "")!
+    _ = try loop("vector", from: x, step: w) { x in
+      LLVMBuildAnd(b, wide, LLVMBuildICmp(b, LLVMIntSLT, x, x1, "")!, "")!
+    } body: { x in try body(try call("llvm.smin", [t.i32], [x, lastStart]), false) }
   }
 
-  /// `while condition(x) { body(x); x += W }` from the current block; returns the
-  /// final x, with the builder in the loop's exit block.
+  /// `while condition(i) { body(i); i += step }` from the current block;
+  /// returns the final i, with the builder in the loop's exit block. LLVM is
+  /// told not to vectorise or unroll the loop (its body is vector code already).
   func loop(
-    _ name: String, from start: LLVMValueRef, while condition: (LLVMValueRef) -> LLVMValueRef,
+    _ name: String, from start: LLVMValueRef, step: Int, while condition: (LLVMValueRef) -> LLVMValueRef,
     body: (LLVMValueRef) throws -> Void
   ) throws -> LLVMValueRef {
     let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
@@ -332,16 +395,16 @@ struct PassEmitter {
     let done = LLVMAppendBasicBlockInContext(m.context, fn, name + ".done")!
     LLVMBuildBr(b, head)
     LLVMPositionBuilderAtEnd(b, head)
-    let x = LLVMBuildPhi(b, t.i32, "x")!
-    LLVMBuildCondBr(b, condition(x), bodyBlock, done)
+    let i = LLVMBuildPhi(b, t.i32, name)!
+    LLVMBuildCondBr(b, condition(i), bodyBlock, done)
     LLVMPositionBuilderAtEnd(b, bodyBlock)
-    try body(x)
-    let next = LLVMBuildAdd(b, x, i32(w), "")!
+    try body(i)
+    let next = LLVMBuildAdd(b, i, i32(step), "")!
     let end = LLVMGetInsertBlock(b)!
-    LLVMBuildBr(b, head)
-    addIncoming(x, [(start, before), (next, end)])
+    m.disableVectorization(ofLoopLatch: LLVMBuildBr(b, head)!)
+    addIncoming(i, [(start, before), (next, end)])
     LLVMPositionBuilderAtEnd(b, done)
-    return x
+    return i
   }
 
   func addIncoming(_ phi: LLVMValueRef, _ edges: [(LLVMValueRef, LLVMBasicBlockRef)]) {

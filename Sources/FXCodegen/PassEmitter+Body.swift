@@ -8,7 +8,8 @@ extension PassEmitter {
   /// The W pixels from column `x` of row `y`, all of them inside the range
   /// the function computes (the runtime gives every call at least W columns).
   /// `interior`: every dense-able load's `pixelX + k` is inside the row for all lanes.
-  func emitBody(x: LLVMValueRef, y: LLVMValueRef, interior: Bool = false) throws {
+  /// `rowInChunk`: in column order, `y` minus the first row of the chunk (the row tables' origin).
+  func emitBody(x: LLVMValueRef, y: LLVMValueRef, interior: Bool, rowInChunk: LLVMValueRef? = nil) throws {
     var values = [LLVMValueRef?](repeating: nil, count: program.count)
     var pixels: [PixelKey: LLVMValueRef] = [:]
     let iota = constVector((0..<w).map { i32($0) })
@@ -16,7 +17,7 @@ extension PassEmitter {
     for i in emissionOrder {
       let node = program.nodes[i]
       let a = node.args.map { values[Int($0.index)]! }
-      values[i] = try emit(node, a, id: i, xs: xs, y: y, interior: interior, &pixels)
+      values[i] = try emit(node, a, id: i, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &pixels)
     }
     store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y)
   }
@@ -27,7 +28,7 @@ extension PassEmitter {
   }
 
   func emit(
-    _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, y: LLVMValueRef, interior: Bool,
+    _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, y: LLVMValueRef, interior: Bool, rowInChunk: LLVMValueRef?,
     _ pixels: inout [PixelKey: LLVMValueRef]
   ) throws -> LLVMValueRef {
     let isFloat = node.args.first.map { program[$0].kind == .float } ?? false
@@ -57,25 +58,31 @@ extension PassEmitter {
         if ix.op == .pixelX && rowInvariant { offset = 0 }
         if interior, let k = denseOffsets[id] { offset = k }
         if let offset {
-          let y = LLVMBuildExtractElement(b, a[1], i32(0), "")!
           let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
-          let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, x: x, y: y, channel: channel, offset: Int(offset)), "")!
+          let row = rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk)
+          let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, row: row, x: x, channel: channel, offset: Int(offset)), "")!
           LLVMSetAlignment(load, 4)
           return load
         }
-        if let k = denseOffsets[id] { return try edgeLoad(buffer, channel: channel, row: a[1], x: xs, offset: Int(k)) }
+        if let k = denseOffsets[id] {
+          return try edgeLoad(buffer, channel: channel, row: rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk), x: xs, offset: Int(k))
+        }
         return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
       }
       if ix.op == .pixelX && rowInvariant {
-        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: xs) }
+        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk), x: xs) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if interior, let k = denseOffsets[id] {
-        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: a[1], x: xs, offset: Int(k)) }
+        if pixels[key] == nil {
+          pixels[key] = denseLoad(buffer, row: rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk), x: xs, offset: Int(k))
+        }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if formats[buffer] != .rgba32f, let k = denseOffsets[id] {
-        if pixels[key] == nil { pixels[key] = try edgeLoad(buffer, channel: nil, row: a[1], x: xs, offset: Int(k)) }
+        if pixels[key] == nil {
+          pixels[key] = try edgeLoad(buffer, channel: nil, row: rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk), x: xs, offset: Int(k))
+        }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if formats[buffer] == .rgba32f {
@@ -234,25 +241,25 @@ extension PassEmitter {
 
   func unormScale(_ f: PixelFormat) -> Float { f == .rgba8 ? 1 / 255 : 1 / 65535 }
 
-  /// W consecutive pixels starting at `xs[0] + offset` of row `row[0]`, as one `<4W x channel>` vector.
+  /// W consecutive pixels starting at `xs[0] + offset` of the row starting
+  /// at `row` (``rowStart``), as one `<4W x channel>` vector.
   func denseLoad(_ buffer: Int, row: LLVMValueRef, x xs: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
     let f = formats[buffer]
-    let y = LLVMBuildExtractElement(b, row, i32(0), "")!
     let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
-    let p = pixelAddress(buffer, x: x, y: y, offset: offset)
+    let p = pixelAddress(buffer, row: row, x: x, offset: offset)
     let load = LLVMBuildLoad2(b, t.vector(channelType(f), 4 * w), p, "pixels")!
     LLVMSetAlignment(load, UInt32(f.bytesPerPixel / 4))
     return load
   }
 
-  /// A dense tap in a vector near the row's ends (the border loops): lanes
+  /// A dense tap in a vector near the row's ends (the border loops), in the
+  /// row starting at `row` (``rowStart``): lanes
   /// whose column `x + offset + lane` lies in the row are one masked vector
   /// load (masked-off lanes touch no memory), the others take the first or
   /// last pixel of the row — the clamp-to-edge index, without a gather.
   /// `channel` names the plane of a planar buffer; nil loads whole RGBA8/RGBA16
   /// pixels as one integer lane each, returned as `<4W x channel>` like ``denseLoad``.
   func edgeLoad(_ buffer: Int, channel: Int?, row: LLVMValueRef, x xs: LLVMValueRef, offset: Int) throws -> LLVMValueRef {
-    let y = LLVMBuildExtractElement(b, row, i32(0), "")!
     let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
     let columns = LLVMBuildAdd(b, splat(LLVMBuildAdd(b, x, i32(offset), "")!), constVector((0..<w).map { i32($0) }), "")!
     let zero = LLVMConstNull(vi)
@@ -262,14 +269,14 @@ extension PassEmitter {
     let element: LLVMTypeRef, pointer: LLVMValueRef, first: LLVMValueRef, final: LLVMValueRef
     if let c = channel {
       element = t.float
-      pointer = planarAddress(buffer, x: x, y: y, channel: c, offset: offset)
-      first = planarAddress(buffer, x: i32(0), y: y, channel: c)
-      final = planarAddress(buffer, x: last, y: y, channel: c)
+      pointer = planarAddress(buffer, row: row, x: x, channel: c, offset: offset)
+      first = planarAddress(buffer, row: row, x: i32(0), channel: c)
+      final = planarAddress(buffer, row: row, x: last, channel: c)
     } else {
       element = formats[buffer] == .rgba8 ? t.i32 : t.i64
-      pointer = pixelAddress(buffer, x: x, y: y, offset: offset)
-      first = pixelAddress(buffer, x: i32(0), y: y)
-      final = pixelAddress(buffer, x: last, y: y)
+      pointer = pixelAddress(buffer, row: row, x: x, offset: offset)
+      first = pixelAddress(buffer, row: row, x: i32(0))
+      final = pixelAddress(buffer, row: row, x: last)
     }
     let type = t.vector(element, w)
     func scalar(_ p: LLVMValueRef) -> LLVMValueRef {
@@ -282,14 +289,35 @@ extension PassEmitter {
     return channel == nil ? LLVMBuildBitCast(b, loaded, t.vector(channelType(formats[buffer]), 4 * w), "")! : loaded
   }
 
-  /// Address of pixel (x + offset, y), scalars. The offset is added in 64 bits,
-  /// after the sign extension, so that it folds into the load's displacement.
-  func pixelAddress(_ buffer: Int, x: LLVMValueRef, y: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
+  /// The address of row `y` (a scalar) of `buffer`: `data + (y & rowMask)·rowBytes`.
+  func rowStart(_ buffer: Int, y: LLVMValueRef) -> LLVMValueRef {
     let h = headers[buffer]!
     let ring = LLVMBuildAnd(b, y, h.rowMask, "")!
-    let row = LLVMBuildMul(b, LLVMBuildSExt(b, ring, t.i64, ""), h.rowBytes, "")!
+    return gep(t.i8, h.data, LLVMBuildMul(b, LLVMBuildSExt(b, ring, t.i64, ""), h.rowBytes, "")!)
+  }
+
+  /// The address of the row a load reads, `rows[0]` (its row is the same for
+  /// every lane). A load at row `pixelY + tap` (clamped) of a buffer with a
+  /// row table (column order) takes it from the table: one load, no clamp,
+  /// mask or multiply per tap. The load is volatile so that LLVM reloads the
+  /// address at each use (an L1 hit) instead of keeping 61 row addresses of a
+  /// σ10 blur alive across its four channel sums, spilling them to the stack.
+  func rowStart(_ buffer: Int, rows: LLVMValueRef, tap: Int32?, rowInChunk: LLVMValueRef?) -> LLVMValueRef {
+    if let tap, let table = rowTables[buffer], let rowInChunk {
+      let slot = gep(t.ptr, gep(t.ptr, table.pointer, rowInChunk), i64(Int(tap) + table.reach))
+      let row = LLVMBuildLoad2(b, t.ptr, slot, "row")!
+      LLVMSetVolatile(row, 1)
+      return row
+    }
+    return rowStart(buffer, y: LLVMBuildExtractElement(b, rows, i32(0), "")!)
+  }
+
+  /// Address of pixel (x + offset) of the row starting at `row`, scalars. The
+  /// offset is added in 64 bits, after the sign extension, so that it folds
+  /// into the load's displacement.
+  func pixelAddress(_ buffer: Int, row: LLVMValueRef, x: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
     let col = LLVMBuildMul(b, LLVMBuildSExt(b, x, t.i64, ""), i64(formats[buffer].bytesPerPixel), "")!
-    return gep(t.i8, gep(t.i8, h.data, LLVMBuildAdd(b, row, col, "")!), i64(offset * formats[buffer].bytesPerPixel))
+    return gep(t.i8, gep(t.i8, row, col), i64(offset * formats[buffer].bytesPerPixel))
   }
 
   func channelOfDense(_ pixels: LLVMValueRef, _ buffer: Int, _ c: Int) -> LLVMValueRef {
@@ -345,16 +373,14 @@ extension PassEmitter {
   /// pixels with one vector load and writes without interleaving.
   func isPlanar(_ buffer: Int) -> Bool { planar.contains(buffer) }
 
-  /// Scalar address of channel `c` of pixel (x + offset, y) in a planar buffer:
-  /// the row and channel plane are one base, the offset a constant displacement.
-  func planarAddress(_ buffer: Int, x: LLVMValueRef, y: LLVMValueRef, channel c: Int, offset: Int = 0) -> LLVMValueRef {
+  /// Scalar address of channel `c` of pixel (x + offset) in the planar row
+  /// starting at `row`: the column and channel plane are one index, the
+  /// offset a constant displacement.
+  func planarAddress(_ buffer: Int, row: LLVMValueRef, x: LLVMValueRef, channel c: Int, offset: Int = 0) -> LLVMValueRef {
     let h = headers[buffer]!
-    let ring = LLVMBuildAnd(b, y, h.rowMask, "")!
-    let row = LLVMBuildMul(b, LLVMBuildSExt(b, ring, t.i64, ""), h.rowBytes, "")!
     let plane = LLVMBuildMul(b, LLVMBuildSExt(b, h.planeStride, t.i64, ""), i64(4 * c), "")!
-    let base = gep(t.i8, h.data, LLVMBuildAdd(b, row, plane, "")!)
     let column = LLVMBuildMul(b, LLVMBuildSExt(b, x, t.i64, ""), i64(4), "")!
-    return gep(t.i8, gep(t.i8, base, column), i64(4 * offset))
+    return gep(t.i8, gep(t.i8, row, LLVMBuildAdd(b, plane, column, "")!), i64(4 * offset))
   }
 
   /// Per-lane addresses of channel `c` of pixels (ix, iy) in a planar buffer.
@@ -371,7 +397,7 @@ extension PassEmitter {
   func store(_ rgba: [LLVMValueRef], x: LLVMValueRef, y: LLVMValueRef) {
     if isPlanar(pass.output) {
       for (c, v) in rgba.enumerated() {
-        LLVMSetAlignment(LLVMBuildStore(b, v, planarAddress(pass.output, x: x, y: y, channel: c))!, 4)
+        LLVMSetAlignment(LLVMBuildStore(b, v, planarAddress(pass.output, row: rowStart(pass.output, y: y), x: x, channel: c))!, 4)
       }
       return
     }
@@ -389,6 +415,6 @@ extension PassEmitter {
     let ba = LLVMBuildShuffleVector(b, channels[2], channels[3], constVector((0..<2 * w).map { i32($0) }), "")!
     let interleave = constVector((0..<4 * w).map { l in i32((l % 4) * w + l / 4) })
     let pixels = LLVMBuildShuffleVector(b, rg, ba, interleave, "")!
-    LLVMSetAlignment(LLVMBuildStore(b, pixels, pixelAddress(pass.output, x: x, y: y))!, UInt32(f.bytesPerPixel / 4))
+    LLVMSetAlignment(LLVMBuildStore(b, pixels, pixelAddress(pass.output, row: rowStart(pass.output, y: y), x: x))!, UInt32(f.bytesPerPixel / 4))
   }
 }
