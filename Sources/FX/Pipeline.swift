@@ -70,9 +70,13 @@ public struct Pipeline: Sendable {
     return result
   }
 
-  /// Compiles for `image`'s format and applies the pipeline to it: a new image of the same size and format.
+  /// Compiles for `image`'s format (and, when it is opaque, for an opaque
+  /// input: ``LoweringOptions/opaqueInputs``) and applies the pipeline to it:
+  /// a new image of the same size and format.
   public func apply(to image: ImageBuffer, uniforms: [Param: Float] = [:], threads: Int = 1) throws -> ImageBuffer {
-    let compiled = try compile(inputFormats: [image.format], outputFormat: image.format)
+    var options = LoweringOptions()
+    if image.isOpaque { options.opaqueInputs = [0] }
+    let compiled = try compile(inputFormats: [image.format], outputFormat: image.format, options: options)
     return try compiled.run([image], uniforms: uniforms, threads: threads)
   }
 

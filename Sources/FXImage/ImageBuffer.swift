@@ -114,6 +114,30 @@ public final class ImageBuffer: @unchecked Sendable {
     return r
   }
 
+  /// Whether every pixel's alpha is 1 (255, 65535 or exactly 1.0): an image
+  /// a kernel may treat as opaque (``LoweringOptions/opaqueInputs``). Reads
+  /// the whole alpha channel once — for RGBA8 about as long as a copy of the
+  /// image, far less than decoding it.
+  public var isOpaque: Bool {
+    let count = width * height
+    switch format {
+    case .rgba8:
+      var all: UInt32 = 0xFFFF_FFFF
+      let words = data.assumingMemoryBound(to: UInt32.self)
+      for i in 0..<count { all &= words[i] }
+      return all >> 24 == 0xFF  // alpha is the fourth byte: the top one, little-endian
+    case .rgba16:
+      var all: UInt64 = ~0
+      let words = data.assumingMemoryBound(to: UInt64.self)
+      for i in 0..<count { all &= words[i] }
+      return all >> 48 == 0xFFFF
+    case .rgba32f:
+      let floats = data.assumingMemoryBound(to: Float.self)
+      for i in 0..<count where floats[4 * i + 3] != 1 { return false }
+      return true
+    }
+  }
+
   /// A deep copy, optionally converted to another format.
   public func copy(as newFormat: PixelFormat? = nil) -> ImageBuffer {
     let f = newFormat ?? format

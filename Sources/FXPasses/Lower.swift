@@ -9,6 +9,13 @@ public struct LoweringOptions: Sendable, Hashable {
   public var forceInline = false
   /// Split separable convolutions into a horizontal and a vertical pass.
   public var splitSeparable = true
+  /// Inputs known to be opaque (alpha 1 at every pixel, as a JPEG is): their
+  /// alpha reads as the constant 1, and work on alpha that only depends on it
+  /// folds away (a blur of an opaque photo blurs three channels, not four).
+  /// The kernel then gives the same pixels on an opaque image; on an image
+  /// that is not opaque it computes as if its alpha were 1 (color unchanged,
+  /// still premultiplied). ``ImageBuffer/isOpaque`` tells which inputs qualify.
+  public var opaqueInputs: Set<Int> = []
   public init() {}
 }
 
@@ -84,7 +91,7 @@ public enum Lower {
     log.entries.append(
       .init(pass: "schedule", summary: "materialise \(schedule.materialised.map { "s\($0)" })", ir: { [decided] in decided.notes.joined(separator: "\n") }))
 
-    var kernel = LowerToKernel.run(g, schedule)
+    var kernel = LowerToKernel.run(g, schedule, opaqueInputs: options.opaqueInputs)
     verify(kernel.passes.map(\.program), after: "lower to kernel")
     let merged = kernel.passes.reduce(0) { $0 + $1.program.merged }
     let lowered = kernel
@@ -102,6 +109,14 @@ public enum Lower {
       let final = kernel
       log.entries.append(
         .init(pass: "simplify kernel", summary: "folded \(total.folded) nodes, \(total.rewriteSummary)", ir: { [final] in final.description }))
+
+      let (propagated, replaced) = ConstantChannels.run(kernel)
+      if replaced > 0 {
+        kernel = propagated
+        verify(kernel.passes.map(\.program), after: "constant channels")
+        log.entries.append(
+          .init(pass: "constant channels", summary: "\(replaced) load\(replaced == 1 ? "" : "s") of a channel its pass computes as a constant replaced by the constant", ir: { [propagated] in propagated.description }))
+      }
     }
     return (kernel, log)
   }

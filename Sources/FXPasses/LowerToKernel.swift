@@ -6,8 +6,13 @@ import FXIR
 /// (DESIGN §3, the same formula as ``Sampler`` and the interpreter's reference
 /// sampler), and every read of an input or a materialised stage becomes a
 /// `load` at an index that is in bounds by construction.
+///
+/// A texel's alpha from an input in `opaqueInputs` is the constant 1 — exactly
+/// what a load returns from an opaque RGBA8, RGBA16 or RGBA32F image (255·(1/255)
+/// and 65535·(1/65535) round to 1 in fp32), so the kernel computes the same
+/// pixels on such an image, while the constant folds away every operation on alpha.
 public enum LowerToKernel {
-  public static func run(_ graph: EffectGraph, _ schedule: Schedule) -> Kernel {
+  public static func run(_ graph: EffectGraph, _ schedule: Schedule, opaqueInputs: Set<Int> = []) -> Kernel {
     let inputCount = max(graph.inputs.count, 1)
     var buffers: [Int: Int] = [:]
     for (i, s) in schedule.materialised.enumerated() { buffers[s] = inputCount + i }
@@ -16,7 +21,7 @@ public enum LowerToKernel {
     let targets: [(ImageRef, Int)] =
       schedule.materialised.map { (.stage($0), buffers[$0]!) } + [(graph.output, outputBuffer)]
     for (ref, buffer) in targets {
-      var b = PassBuilder(graph: graph, buffers: buffers, inputCount: inputCount)
+      var b = PassBuilder(graph: graph, buffers: buffers, inputCount: inputCount, opaqueInputs: opaqueInputs)
       let x = b.p.add(.pixelX), y = b.p.add(.pixelY)
       b.inRange = [Axis(id: x, isX: true), Axis(id: y, isX: false)]
       if case .stage(let s) = ref {
@@ -48,6 +53,8 @@ struct PassBuilder {
   /// Materialised stage → buffer index.
   let buffers: [Int: Int]
   let inputCount: Int
+  /// Inputs whose alpha is 1 everywhere.
+  let opaqueInputs: Set<Int>
   var p = Program()
   var inRange: Set<Axis> = []
   var stageMemo: [StageAt: [NodeID]] = [:]
@@ -60,7 +67,10 @@ struct PassBuilder {
   /// The four channels of `ref` at texel (i, j), which is in bounds of `ref`.
   mutating func texel(_ ref: ImageRef, _ i: NodeID, _ j: NodeID) -> [NodeID] {
     switch ref {
-    case .input(let k): return (0..<4).map { p.add(.load(buffer: k, channel: $0), [i, j]) }
+    case .input(let k):
+      return (0..<4).map { c in
+        c == 3 && opaqueInputs.contains(k) ? p.constant(Float(1)) : p.add(.load(buffer: k, channel: c), [i, j])
+      }
     case .stage(let s):
       if let b = buffers[s] { return (0..<4).map { p.add(.load(buffer: b, channel: $0), [i, j]) } }
       return evaluate(stage: s, i, j)

@@ -53,7 +53,13 @@ final class BatchProcessor: @unchecked Sendable {
   let shared: LoadedImage?
 
   private let lock = NSLock()
-  private var kernels: [[PixelFormat]: CompiledPipeline] = [:]
+  private var kernels: [KernelKey: CompiledPipeline] = [:]
+
+  /// One kernel per combination of input formats and opaque inputs.
+  struct KernelKey: Hashable {
+    var formats: [PixelFormat]
+    var opaque: Set<Int>
+  }
   private var directories = Set<String>()
 
   init(pipeline: Pipeline, options: Options, inputCount: Int, second: LoadedImage?, shared: LoadedImage?) {
@@ -64,13 +70,18 @@ final class BatchProcessor: @unchecked Sendable {
     self.shared = shared
   }
 
-  /// The compiled kernel for these input formats and whether this call compiled it.
-  func kernel(for formats: [PixelFormat]) throws -> (CompiledPipeline, compiled: Bool) {
+  /// The compiled kernel for these inputs' formats and opacity (an opaque
+  /// input's alpha folds away: ``LoweringOptions/opaqueInputs``), and whether
+  /// this call compiled it.
+  func kernel(for inputs: [ImageBuffer]) throws -> (CompiledPipeline, compiled: Bool) {
+    let key = KernelKey(formats: inputs.map(\.format), opaque: Set(inputs.indices.filter { inputs[$0].isOpaque }))
     lock.lock()
     defer { lock.unlock() }
-    if let k = kernels[formats] { return (k, false) }
-    let k = try pipeline.compile(inputFormats: formats, outputFormat: formats[0], backend: options.backend)
-    kernels[formats] = k
+    if let k = kernels[key] { return (k, false) }
+    var lowering = LoweringOptions()
+    lowering.opaqueInputs = key.opaque
+    let k = try pipeline.compile(inputFormats: key.formats, outputFormat: key.formats[0], backend: options.backend, options: lowering)
+    kernels[key] = k
     return (k, true)
   }
 
@@ -125,7 +136,7 @@ final class BatchProcessor: @unchecked Sendable {
       }
     }
     if stopping() { r.status = .cancelled; return }
-    let (kernel, compiled) = try kernel(for: inputs.map(\.format))
+    let (kernel, compiled) = try kernel(for: inputs)
     var result: ImageBuffer!
     r.kernelSeconds = try seconds { result = try kernel.run(inputs, uniforms: job.uniforms, threads: threads) }
     let checked = options.check ? try check(result, inputs: inputs, uniforms: job.uniforms, input: job.input.path) : nil

@@ -22,6 +22,9 @@ struct BenchCommand {
   /// `--no-unsplit` skips timing split convolutions unsplit (that kernel of
   /// (2r+1)² taps takes LLVM minutes to compile for a large blur).
   var unsplit: Bool
+  /// `--no-opaque` compiles as if the image might have alpha below 1 (by
+  /// default an opaque image's alpha folds away: ``LoweringOptions/opaqueInputs``).
+  var opaque: Bool
   let allThreads = ProcessInfo.processInfo.activeProcessorCount
 
   init(_ argv: [String]) throws {
@@ -32,6 +35,7 @@ struct BenchCommand {
     threads = try threadCount(&args, default: 1)
     json = args.flag("--json")
     unsplit = !args.flag("--no-unsplit")
+    opaque = !args.flag("--no-opaque")
     budget = try args.doubleOption("--seconds", range: 0.01...60) ?? 0.5
     let clockName = try args.option("--clock") ?? "wall"
     guard let c = BenchClock(rawValue: clockName) else { throw UsageError("unknown clock '\(clockName)' (valid: wall, cpu)") }
@@ -71,8 +75,11 @@ struct BenchCommand {
     }
     let (input, _) = try ImageFile.read(path)
     let mpix = Double(input.width * input.height) / 1e6
+    var options = LoweringOptions()
+    if opaque && input.isOpaque { options.opaqueInputs = [0] }
     if !json {
-      print("image: \(path) (\(input.width)×\(input.height), \(input.format)); CPU: \(Pipeline.hostSummary); clock: \(clock.rawValue)")
+      let alpha = options.opaqueInputs.isEmpty ? "" : ", opaque: alpha folded"
+      print("image: \(path) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Pipeline.hostSummary); clock: \(clock.rawValue)")
       print("chain".padding(toLength: 58, withPad: " ", startingAt: 0) + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads  all thr.  memcpy  cached ms")
     }
     let pipelines = try chains.map { try pipeline(chain: $0).0 }  // every chain checked before any timing
@@ -86,11 +93,11 @@ struct BenchCommand {
       let scratch = NSTemporaryDirectory() + "fxc-bench-cache-\(getpid())"
       defer { try? FileManager.default.removeItem(atPath: scratch) }
       let diskOnly = KernelCache(directory: scratch, useMemory: false)
-      let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, cache: diskOnly)
+      let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: options, cache: diskOnly)
       guard compiled.backend == .jit else {
         throw CommandFailure(description: "error: LLVM could not compile '\(chain)': \(compiled.fallbackReason ?? "")")
       }
-      let cached = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, cache: diskOnly)
+      let cached = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: options, cache: diskOnly)
       guard cached.kernelSource == .diskCache else {
         throw CommandFailure(description: "error: the kernel cache did not return '\(chain)' (\(cached.kernelSource.map(\.rawValue) ?? "none"))")
       }
@@ -116,7 +123,7 @@ struct BenchCommand {
           ("threads", "\(threads)"), ("jit_mpix_s_all_threads", fixed(jitAllRate, 3)), ("all_threads", "\(allThreads)"),
           ("memcpy_mpix_s", fixed(memcpyRate, 3)), ("percent_of_memcpy", fixed(100 * jitRate / memcpyRate, 1)), ("cpu", jsonString(Pipeline.hostSummary)),
           ("vector_width", "\(Pipeline.hostVectorWidth)"), ("clock", jsonString(clock.rawValue)),
-          ("split_convolution", hasSplit ? "true" : "false"),
+          ("split_convolution", hasSplit ? "true" : "false"), ("opaque_input", options.opaqueInputs.isEmpty ? "false" : "true"),
         ] + (unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(jitRate / $0, 2))] } ?? [])
         print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
       } else {

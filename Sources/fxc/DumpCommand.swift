@@ -16,6 +16,7 @@ struct DumpCommand {
     passes = args.flag("--passes")
     options = LoweringOptions()
     options.splitSeparable = !args.flag("--no-split")
+    if args.flag("--opaque") { options.opaqueInputs = [0] }
     ir = args.flag("--ir")
     asm = args.flag("--asm")
     let rest = try args.remaining()

@@ -15,7 +15,7 @@ let usage = """
              (all options: fxc run --help)
     effects  list the effects with their parameters, defaults and ranges
     dump     print the graph, every pass, the kernel, LLVM IR and assembly of a chain
-             fxc dump --chain CHAIN [--passes] [--ir] [--asm] [--no-split]
+             fxc dump --chain CHAIN [--passes] [--ir] [--asm] [--no-split] [--opaque]
     bench    time the interpreter and the JIT on the same chain and image
              fxc bench [--chain CHAIN]... [--image FILE] [--threads N] [--json] [--clock wall|cpu]
                  [--seconds S] [--no-unsplit]

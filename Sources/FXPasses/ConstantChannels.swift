@@ -1,0 +1,53 @@
+import FXIR
+
+/// Propagates constant channels of materialised stages into their consumers.
+///
+/// When a pass computes a channel of its intermediate as a constant (the alpha
+/// of a stage that only reads an opaque input, a fill's alpha), every load of
+/// that channel in a later pass reads that constant — loads are in bounds by
+/// construction, so each reads a pixel the pass computed. The loads are
+/// replaced by the constant and the consumer simplified again, so a chain of
+/// passes (a split blur's planar copy, horizontal and vertical passes) folds
+/// the channel away in every pass, not just the first. The pass still stores
+/// the channel; no later pass loads it.
+public enum ConstantChannels {
+  /// The kernel with such loads replaced, and how many were.
+  public static func run(_ kernel: Kernel) -> (Kernel, replaced: Int) {
+    var k = kernel
+    var known: [Int: [Int: Scalar]] = [:]  // buffer → channel → value
+    var replaced = 0
+    for i in k.passes.indices {
+      if !known.isEmpty {
+        let (p, n) = substitute(k.passes[i].program, known)
+        if n > 0 {
+          k.passes[i].program = Simplify.run(p).0
+          replaced += n
+        }
+      }
+      guard k.passes[i].output != k.outputBuffer else { continue }
+      let p = k.passes[i].program
+      for (c, out) in p.outputs.enumerated() {
+        if let v = p.constantValue(out) { known[k.passes[i].output, default: [:]][c] = v }
+      }
+    }
+    return (k, replaced)
+  }
+
+  /// `p`'s live nodes with every load of a known channel replaced by its value.
+  static func substitute(_ p: Program, _ known: [Int: [Int: Scalar]]) -> (Program, Int) {
+    var q = Program()
+    var map = [NodeID](repeating: NodeID(0), count: p.count)
+    var replaced = 0
+    let live = p.live()
+    for (i, node) in p.nodes.enumerated() where live[i] {
+      if case .load(let buffer, let channel) = node.op, let v = known[buffer]?[channel] {
+        map[i] = q.add(.constant(v))
+        replaced += 1
+      } else {
+        map[i] = q.add(node.op, node.args.map { map[Int($0.index)] })
+      }
+    }
+    q.outputs = p.outputs.map { map[Int($0.index)] }
+    return (q, replaced)
+  }
+}
