@@ -18,7 +18,7 @@ let usage = """
              fxc dump --chain CHAIN [--passes] [--ir] [--asm] [--no-split] [--opaque]
     bench    time the interpreter and the JIT on the same chain and image
              fxc bench [--chain CHAIN]... [--image FILE] [--threads N] [--json] [--clock wall|cpu]
-                 [--seconds S] [--no-unsplit]
+                 [--seconds S] [--no-unsplit] [--no-opaque]
     fuzz     random graphs, interpreter vs lowered vs JIT: fxc fuzz --graphs N [--seed S] [--case SEED]
 
   Chains are effects separated by '|', applied left to right; see 'fxc effects'.

@@ -170,6 +170,21 @@ struct CommandLineTests {
       #expect(dir.exists("out.png"))
     }
 
+    /// One batch of an opaque and a translucent image through a blur: each
+    /// gets its own kernel (the opaque one with alpha folded), and both agree
+    /// with the staged interpreter.
+    @Test func opaqueAndTranslucentInputsInOneBatch() throws {
+      let dir = try Scratch()
+      try dir.image("opaque.png", opaque: true)
+      try dir.image("translucent.png")
+      let result = try fxc(
+        ["run", "--chain", "gaussianBlur(sigma: 2) | sepia", "opaque.png", "translucent.png", "--out-dir", "out", "--check", "-j", "2"],
+        in: dir.path)
+      #expect(result.status == 0, "\(result)")
+      let checks = result.stdout.split(separator: "\n").filter { $0.contains("check:") }
+      #expect(checks.count == 2 && checks.allSatisfy { $0.hasSuffix(": ok") }, "\(result)")
+    }
+
     static let chains = [
       "sepia | vignette",
       "wave(amplitude: 3, wavelength: 17) | pixelate(blockSize: 5) | gaussianBlur(sigma: 1.5)"
@@ -604,6 +619,11 @@ struct CommandLineTests {
       try #require(objects.count == 1, "\(result)")
       let (photo, _) = try ImageFile.read(FXC.rocket)
       Self.checkFields(objects[0], chain: "sepia", width: photo.width, height: photo.height, threads: 1)
+      // A JPEG is opaque: its alpha is folded, unless --no-opaque.
+      #expect(objects[0]["opaque_input"] as? Bool == true, "\(objects[0])")
+      let general = try fxc(["bench", "--chain", "sepia", "--json", "--seconds", "0.05", "--no-opaque", "--no-unsplit"], in: FXC.packageRoot)
+      #expect(general.status == 0, "\(general)")
+      #expect(try Self.objects(general.stdout).first?["opaque_input"] as? Bool == false, "\(general)")
     }
 
     @Test func jsonOneLinePerChain() throws {
