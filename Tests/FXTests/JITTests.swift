@@ -59,6 +59,35 @@ struct JITTests {
       #expect(memcmp(one.data, tiled.data, one.byteCount) == 0, "narrow tiles, \(threads) threads")
     }
   }
+
+  /// A vertical filter with taps `dy` rows away (clamped at the image's top
+  /// and bottom): column order, with row tables per chunk of 32 rows.
+  static func vertical(_ offsets: [Float]) -> Effect {
+    Effect.layer("vertical \(offsets)", sampler: Sampler(filter: .nearest, address: .clampToEdge)) { p, layer in
+      var sum: Expr = float4(0)
+      for (k, dy) in offsets.enumerated() { sum = sum + layer.sample(p + float2(Expr(Float(0)), Expr(dy))) * Expr(Float(k + 1) / 64) }
+      return sum
+    }
+  }
+
+  /// Column order across chunks: taps reaching further than a chunk (±40
+  /// rows), and beyond the row tables' limit (±300 rows, row order), over
+  /// images taller than several chunks — alone (one call covers a band of
+  /// rows), after a blur (line buffers) and read by a distortion (whole-image
+  /// intermediates) — give the interpreter's pixels for 1 and 3 threads.
+  @Test(arguments: [[-40, -1, 0, 3, 40], [-300, -7, 0, 5, 300]] as [[Float]])
+  func verticalTapsAcrossChunks(_ offsets: [Float]) throws {
+    for effect in [Self.vertical(offsets), gaussianBlur(sigma: 1) | Self.vertical(offsets), Self.vertical(offsets) | wave(amplitude: 6, wavelength: 13)] {
+      let pipeline = try Pipeline(effect)
+      let input = randomImage(29, 150, seed: 11, format: .rgba8)
+      let reference = try Interpreter.runStaged(pipeline.graph, inputs: [input])
+      let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba32f, cache: nil)
+      let one = try compiled.run([input], threads: 1)
+      #expect(maxDifference(reference, one) <= 1e-4, "\(effect.name)")
+      let three = try compiled.run([input], threads: 3)
+      #expect(memcmp(one.data, three.data, one.byteCount) == 0, "\(effect.name): 3 threads")
+    }
+  }
 }
 
 import Foundation
