@@ -62,11 +62,14 @@ struct BufferDescriptor {
 /// a range narrower than W computes nothing — ``CompiledKernel`` never asks
 /// for one (it pads images narrower than W).
 ///
-/// A pass without vertical taps runs in row order (row by row, W columns at a
-/// time). A pass with vertical taps — rows `pixelY + k` — runs in column
+/// A pass runs in row order (row by row, W columns at a time) or in column
 /// order: rows in chunks of ``PassEmitter/chunkRows``, each vector of columns
-/// walking down a chunk, so its taps read a window of rows that stays in L1,
-/// with the address of every row the chunk reads taken from a table.
+/// walking down a chunk. Column order is for a pass with vertical taps — rows
+/// `pixelY + k` —, whose taps then read a window of rows that stays in L1
+/// (row addresses from a per-chunk table), and for a pass whose work that
+/// depends on the column only outweighs the work that depends on the row only
+/// (``PassEmitter/columnOrderSaving``: a wave's `sin(x·k)` is then computed
+/// once per column and chunk instead of at every pixel).
 public enum KernelEmitter {
   public static func emit(_ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host) throws -> KernelModule {
     let module = try KernelModule(name: "fxc_kernel", target: target)
@@ -292,7 +295,8 @@ struct PassEmitter {
       _ = try loop("row", from: y0, step: 1, while: { y in LLVMBuildICmp(b, LLVMIntSLT, y, y1, "")! }, body: body)
     }
     let reach = verticalReach
-    if reach.values.contains(where: { $0 > 0 }), reach.values.allSatisfy({ $0 <= Self.maxTableReach }) {
+    let verticalTaps = reach.values.contains(where: { $0 > 0 }) && reach.values.allSatisfy({ $0 <= Self.maxTableReach })
+    if verticalTaps || columnOrderSaving > 16 {
       // Column order: rows in chunks; in a chunk, each vector of columns walks
       // down its rows. The taps of a vertical filter then read a window of
       // rows that moves one row per step and stays in L1, instead of
@@ -327,6 +331,30 @@ struct PassEmitter {
       reach[buffer] = max(reach[buffer] ?? 0, abs(Int(k)))
     }
     return reach
+  }
+
+  /// The work column order takes out of the per-pixel body minus what row
+  /// order does, in rough instructions per vector: row order computes values
+  /// that depend on the row only (not on x) once per row, column order those
+  /// that depend on the column only once per chunk — a wave's `sin(x·k)`
+  /// (the loop-invariant code motion is LLVM's).
+  var columnOrderSaving: Int {
+    var dependsOnY = [Bool](repeating: false, count: program.count)
+    var saving = 0
+    for (i, n) in program.nodes.enumerated() {
+      dependsOnY[i] = n.op == .pixelY || n.args.contains { dependsOnY[Int($0.index)] }
+      guard live[i], varies[i] != dependsOnY[i] else { continue }
+      let cost: Int
+      switch n.op {
+      case .sin, .cos: cost = 30
+      case .exp, .log, .pow, .atan2: cost = 4 * w  // libm, lane by lane
+      case .div, .sqrt: cost = 8
+      case .constant, .pixelX, .pixelY, .width, .height, .uniform, .inputWidth, .inputHeight: cost = 0
+      default: cost = 1
+      }
+      saving += varies[i] ? cost : -cost
+    }
+    return saving
   }
 
   /// Taps further away than this many rows keep row order: their row window

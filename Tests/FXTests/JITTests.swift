@@ -70,6 +70,19 @@ struct JITTests {
     }
   }
 
+  /// Column order is chosen for vertical taps and where column-only work
+  /// (a wave's sin of x) outweighs row-only work; a color chain keeps row order.
+  @Test func columnOrderWhereItSaves() throws {
+    func columnOrder(_ effect: Effect) throws -> Bool {
+      let compiled = try Pipeline(effect).compile(inputFormats: [.rgba8], outputFormat: .rgba8, cache: nil)
+      return try compiled.dumpNative().ir.contains("\nchunk.body")
+    }
+    #expect(try columnOrder(wave(amplitude: 10, wavelength: 60)))
+    #expect(try columnOrder(Self.vertical([-2, 0, 2])))
+    #expect(try !columnOrder(sepia() | vignette()))
+    #expect(try !columnOrder(chromaticAberration(amount: 6)))
+  }
+
   /// Column order across chunks: taps reaching further than a chunk (±40
   /// rows), and beyond the row tables' limit (±300 rows, row order), over
   /// images taller than several chunks — alone (one call covers a band of
