@@ -91,12 +91,21 @@ enum FileSystem {
 
   private static func cannotCreate(in directory: String, errno e: Int32) -> String {
     switch e {
-    case ENOENT: "cannot write: the directory \"\(directory)\" does not exist"
+    case ENOENT:
+      // procfs and the like: the directory is there, but no file can be made in it.
+      isDirectory(directory)
+        ? "cannot write: files cannot be created in the directory \"\(directory)\""
+        : "cannot write: the directory \"\(directory)\" does not exist"
     case ENOTDIR: "cannot write: \"\(directory)\" is not a directory"
     case EACCES, EPERM: "cannot write: permission denied in the directory \"\(directory)\""
     case EROFS: "cannot write: the directory \"\(directory)\" is on a read-only file system"
     default: "cannot write: cannot create a file in \"\(directory)\": \(describe(e))"
     }
+  }
+
+  static func isDirectory(_ path: String) -> Bool {
+    var s = stat()
+    return stat(path, &s) == 0 && (s.st_mode & S_IFMT) == S_IFDIR
   }
 
   /// An errno in plain lower-case words.

@@ -180,6 +180,16 @@ final class BatchProcessor: @unchecked Sendable {
       do {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
       } catch {
+        // Name the part of the path in the way, rather than Foundation's wording.
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for part in directory.split(separator: "/") {
+          prefix += "/" + part
+          let kind = FileKind.of(prefix)
+          if kind == .missing { break }
+          if kind != .directory {
+            throw ImageFileError(path: directory, reason: "cannot create the output directory: \"\(prefix)\" is a file, not a directory")
+          }
+        }
         throw ImageFileError(path: directory, reason: "cannot create the output directory: \(error.localizedDescription)")
       }
     }

@@ -27,6 +27,9 @@ struct DumpCommand {
     let (pipeline, effect) = try pipeline(chain: chain)
     let showAll = !passes && !ir && !asm
     print("# chain: \(effect.name)")
+    if !options.opaqueInputs.isEmpty {
+      print("# opaque inputs (--opaque): " + options.opaqueInputs.sorted().map { "in\($0)" }.joined(separator: ", ") + " — alpha reads as the constant 1")
+    }
     let (kernel, log) = pipeline.lower(options)
     if passes || showAll {
       for entry in log.entries {
