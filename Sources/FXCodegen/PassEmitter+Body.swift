@@ -136,7 +136,7 @@ extension PassEmitter {
       let negative = LLVMBuildICmp(b, LLVMIntSLT, r, LLVMConstNull(vi), "")!
       let fixed = LLVMBuildSelect(b, negative, LLVMBuildAdd(b, r, d, ""), r, "")!
       return LLVMBuildSelect(b, positive, fixed, LLVMConstNull(vi), "")!
-    case .toInt: return try call("llvm.fptosi.sat", [vi, vf], a)
+    case .toInt: return saturatingToInt(a[0])
     case .toFloat: return LLVMBuildSIToFP(b, a[0], vf, "")!
     case .toFloatUnsigned: return LLVMBuildUIToFP(b, a[0], vf, "")!
     case .select: return LLVMBuildSelect(b, a[0], a[1], a[2], "")!
@@ -197,6 +197,21 @@ extension PassEmitter {
       blocks.withUnsafeMutableBufferPointer { bl in LLVMAddIncoming(phi, v.baseAddress, bl.baseAddress, 2) }
     }
     return phi
+  }
+
+  /// Semantics.toInt: truncation, NaN → 0, saturating at Int32's bounds —
+  /// `llvm.fptosi.sat`'s meaning, in vector instructions: x86 lowers that
+  /// intrinsic lane by lane with two branches per lane. NaN becomes 0, the
+  /// value is clamped into the range where `fptosi` is defined (2147483520 is
+  /// the largest float below 2³¹), and values ≥ 2³¹ then take Int32.max.
+  func saturatingToInt(_ x: LLVMValueRef) -> LLVMValueRef {
+    let isNaN = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "")!
+    let n = LLVMBuildSelect(b, isNaN, LLVMConstNull(vf), x, "")!
+    let low = splat(f32(-2_147_483_648)), high = splat(f32(2_147_483_520))
+    let above = LLVMBuildFCmp(b, LLVMRealOGT, n, high, "")!
+    let clamped = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, n, low, "")!, low, LLVMBuildSelect(b, above, high, n, "")!, "")!
+    let truncated = LLVMBuildFPToSI(b, clamped, vi, "")!
+    return LLVMBuildSelect(b, above, splat(i32(Int(Int32.max))), truncated, "")!
   }
 
   /// Semantics.min / max exactly: `isnan(a) ? b : (b ⋖ a ? b : a)`, so a NaN

@@ -104,3 +104,34 @@ struct JITTests {
 }
 
 import Foundation
+
+/// `toInt` in vector code (no per-lane branches) against Semantics.toInt on
+/// the values where truncation, saturation and NaN meet.
+struct ToIntTests {
+  @Test func saturatingConversionMatchesSemantics() throws {
+    let values: [Float] = [
+      0, -0, 0.5, -0.5, 0.999_999_9, -1.000_000_1, 1e10, -1e10, .infinity, -.infinity, .nan, -.nan,
+      2_147_483_520, 2_147_483_648, -2_147_483_648, -2_147_483_904, 16_777_217, -7.99, 123.456, .leastNonzeroMagnitude,
+      .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 3e9, -3e9,
+    ]
+    let effect = Effect.layer("toInt", sampler: Sampler(filter: .nearest, address: .clampToEdge)) { p, layer in
+      let c = layer.sample(p)
+      return float4(float(int(c.r)), float(int(c.g)), float(int(c.b)), float(int(c.a)))
+    }
+    let input = try ImageBuffer(width: values.count, height: 2, format: .rgba32f)
+    for (x, v) in values.enumerated() {
+      input[x, 0] = SIMD4(v, -v, v * 0.5, v + 1)
+      input[x, 1] = SIMD4(v - 1, v * 2, -v * 2, v)
+    }
+    let output = try Pipeline(effect).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil).run([input])
+    for y in 0..<2 {
+      for x in 0..<values.count {
+        let i = input[x, y], o = output[x, y]
+        for c in 0..<4 {
+          let expected = Float(Semantics.toInt(i[c]))
+          #expect(o[c].bitPattern == expected.bitPattern, "toInt(\(i[c])) = \(o[c]), expected \(expected)")
+        }
+      }
+    }
+  }
+}
