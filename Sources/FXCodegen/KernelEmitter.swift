@@ -333,8 +333,8 @@ struct PassEmitter {
     return reach
   }
 
-  /// The work column order takes out of the per-pixel body minus what row
-  /// order does, in rough instructions per vector: row order computes values
+  /// The float work column order takes out of the per-pixel body minus what
+  /// row order does, in rough instructions per vector: row order computes values
   /// that depend on the row only (not on x) once per row, column order those
   /// that depend on the column only once per chunk — a wave's `sin(x·k)`
   /// (the loop-invariant code motion is LLVM's).
@@ -343,7 +343,9 @@ struct PassEmitter {
     var saving = 0
     for (i, n) in program.nodes.enumerated() {
       dependsOnY[i] = n.op == .pixelY || n.args.contains { dependsOnY[Int($0.index)] }
-      guard live[i], varies[i] != dependsOnY[i] else { continue }
+      // Float work only: integer index arithmetic is cheap, and that of a
+      // horizontal blur's taps (clamp(x + k)) folds into addresses anyway.
+      guard live[i], varies[i] != dependsOnY[i], n.kind == .float else { continue }
       let cost: Int
       switch n.op {
       case .sin, .cos: cost = 30

@@ -81,6 +81,12 @@ struct JITTests {
     #expect(try columnOrder(Self.vertical([-2, 0, 2])))
     #expect(try !columnOrder(sepia() | vignette()))
     #expect(try !columnOrder(chromaticAberration(amount: 6)))
+    // A split blur: only the vertical pass; the horizontal pass's per-tap
+    // index arithmetic varies along x but is no reason to leave row order.
+    let blur = try Pipeline(gaussianBlur(sigma: 3)).compile(inputFormats: [.rgba8], outputFormat: .rgba8, cache: nil)
+    let functions = try blur.dumpNative().ir.components(separatedBy: "\ndefine ").dropFirst()
+    #expect(functions.count == blur.kernel.passes.count)
+    #expect(functions.filter { $0.contains("\nchunk.body") }.count == 1)
   }
 
   /// Column order across chunks: taps reaching further than a chunk (±40
