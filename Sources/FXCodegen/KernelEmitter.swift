@@ -296,7 +296,7 @@ struct PassEmitter {
     }
     let reach = verticalReach
     let verticalTaps = reach.values.contains(where: { $0 > 0 }) && reach.values.allSatisfy({ $0 <= Self.maxTableReach })
-    if verticalTaps || columnOrderSaving > 16 {
+    if verticalTaps || columnOrderSaving > Self.columnOrderThreshold {
       // Column order: rows in chunks; in a chunk, each vector of columns walks
       // down its rows. The taps of a vertical filter then read a window of
       // rows that moves one row per step and stays in L1, instead of
@@ -358,6 +358,11 @@ struct PassEmitter {
     }
     return saving
   }
+
+  /// How much ``columnOrderSaving`` must exceed to leave row order for it: a
+  /// sine's worth, not a few multiplies (column order's chunk loops and
+  /// strided stores cost a little).
+  static let columnOrderThreshold = 16
 
   /// Taps further away than this many rows keep row order: their row window
   /// would not stay in cache, and the row tables live on the stack.
