@@ -52,6 +52,9 @@ extension PassEmitter {
     case .load(let buffer, let channel):
       let key = PixelKey(buffer: buffer, x: node.args[0], y: node.args[1])
       let ix = program[node.args[0]], rowInvariant = !varies[Int(node.args[1].index)]
+      // The row's address, emitted only on the paths that use it (a row-table
+      // load is volatile, so LLVM would not drop an unused one).
+      func row() -> LLVMValueRef { rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk) }
       if isPlanar(buffer) {
         // Planar intermediates: each channel is a row of floats; a dense read is one vector load.
         var offset: Int32? = nil
@@ -59,30 +62,23 @@ extension PassEmitter {
         if interior, let k = denseOffsets[id] { offset = k }
         if let offset {
           let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
-          let row = rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk)
-          let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, row: row, x: x, channel: channel, offset: Int(offset)), "")!
+          let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, row: row(), x: x, channel: channel, offset: Int(offset)), "")!
           LLVMSetAlignment(load, 4)
           return load
         }
-        if let k = denseOffsets[id] {
-          return try edgeLoad(buffer, channel: channel, row: rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk), x: xs, offset: Int(k))
-        }
+        if let k = denseOffsets[id] { return try edgeLoad(buffer, channel: channel, row: row(), x: xs, offset: Int(k)) }
         return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
       }
       if ix.op == .pixelX && rowInvariant {
-        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk), x: xs) }
+        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: row(), x: xs) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if interior, let k = denseOffsets[id] {
-        if pixels[key] == nil {
-          pixels[key] = denseLoad(buffer, row: rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk), x: xs, offset: Int(k))
-        }
+        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: row(), x: xs, offset: Int(k)) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if formats[buffer] != .rgba32f, let k = denseOffsets[id] {
-        if pixels[key] == nil {
-          pixels[key] = try edgeLoad(buffer, channel: nil, row: rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk), x: xs, offset: Int(k))
-        }
+        if pixels[key] == nil { pixels[key] = try edgeLoad(buffer, channel: nil, row: row(), x: xs, offset: Int(k)) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
       if formats[buffer] == .rgba32f {
