@@ -349,7 +349,8 @@ struct PassEmitter {
       let cost: Int
       switch n.op {
       case .sin, .cos: cost = 30
-      case .exp, .log, .pow, .atan2: cost = 4 * w  // libm, lane by lane
+      case .exp, .log: cost = 60  // double precision: twice the vectors
+      case .pow, .atan2: cost = 120
       case .div, .sqrt: cost = 8
       case .constant, .pixelX, .pixelY, .width, .height, .uniform, .inputWidth, .inputHeight: cost = 0
       default: cost = 1

@@ -100,12 +100,10 @@ extension PassEmitter {
     case .sqrt: return try call("llvm.sqrt", [vf], a)
     case .sin: return try sineOrCosine(a[0], cosine: false)
     case .cos: return try sineOrCosine(a[0], cosine: true)
-    // libm itself, as the interpreter calls it (not llvm.pow & co., which
-    // LLVM may rewrite, e.g. pow(2ⁿ, y) → exp2(n·y), a few ulps away).
-    case .exp: return libmPerLane("expf", a)
-    case .log: return libmPerLane("logf", a)
-    case .pow: return libmPerLane("powf", a)
-    case .atan2: return libmPerLane("atan2f", a)
+    case .exp: return try exponential(a[0])
+    case .log: return try logarithm(a[0])
+    case .pow: return try power(a[0], a[1])
+    case .atan2: return try arctangent2(a[0], a[1])
     case .lt: return compare(isFloat, LLVMRealOLT, LLVMIntSLT, a)
     case .le: return compare(isFloat, LLVMRealOLE, LLVMIntSLE, a)
     case .gt: return compare(isFloat, LLVMRealOGT, LLVMIntSGT, a)
@@ -144,10 +142,6 @@ extension PassEmitter {
   /// takes the polynomial; a vector with any lane outside ±8192 (or NaN, ±∞)
   /// then also calls libm lane by lane and keeps it for exactly those lanes.
   func sineOrCosine(_ x: LLVMValueRef, cosine: Bool) throws -> LLVMValueRef {
-    let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
-    let ctx = m.context
-    let slow = LLVMAppendBasicBlockInContext(ctx, fn, cosine ? "cos.libm" : "sin.libm")!
-    let merge = LLVMAppendBasicBlockInContext(ctx, fn, cosine ? "cos.done" : "sin.done")!
     let absolute = try call("llvm.fabs", [vf], [x])
     let inRange = LLVMBuildFCmp(b, LLVMRealOLE, absolute, splat(f32(Trigonometry.polynomialLimit)), "")!
     // Out-of-range lanes compute on 0 (their result is replaced), keeping fptosi defined.
@@ -175,24 +169,7 @@ extension PassEmitter {
     }
     let v = LLVMBuildSelect(b, useCos, cosPoly, sinPoly, "")!
     let fastResult = LLVMBuildSelect(b, negate, LLVMBuildFNeg(b, v, "")!, v, "")!
-    let all = try call("llvm.vector.reduce.and", [vb], [inRange])
-    let fastEnd = LLVMGetInsertBlock(b)!
-    LLVMBuildCondBr(b, all, merge, slow)
-
-    LLVMPositionBuilderAtEnd(b, slow)
-    let libm = libmPerLane(cosine ? "cosf" : "sinf", [x])
-    let slowResult = LLVMBuildSelect(b, inRange, fastResult, libm, "")!
-    let slowEnd = LLVMGetInsertBlock(b)!
-    LLVMBuildBr(b, merge)
-
-    LLVMPositionBuilderAtEnd(b, merge)
-    let phi = LLVMBuildPhi(b, vf, "")!
-    var values: [LLVMValueRef?] = [fastResult, slowResult]
-    var blocks: [LLVMBasicBlockRef?] = [fastEnd, slowEnd]
-    values.withUnsafeMutableBufferPointer { v in
-      blocks.withUnsafeMutableBufferPointer { bl in LLVMAddIncoming(phi, v.baseAddress, bl.baseAddress, 2) }
-    }
-    return phi
+    return try withLibmFallback(cosine ? "cosf" : "sinf", [x], ordinary: inRange, fast: fastResult)
   }
 
   /// Semantics.toInt: truncation, NaN → 0, saturating at Int32's bounds —

@@ -69,12 +69,15 @@ public func ceil(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr {
 public func sqrt(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.sqrt, [a], "sqrt", file, line) }
 public func sin(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.sin, [a], "sin", file, line) }
 public func cos(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.cos, [a], "cos", file, line) }
+/// eˣ, within 1 ulp (``Transcendentals``).
 public func exp(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.exp, [a], "exp", file, line) }
+/// Natural logarithm; −∞ at ±0, NaN below 0; within 1 ulp (``Transcendentals``).
 public func log(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.log, [a], "log", file, line) }
+/// aᵇ, within 1 ulp for a ≥ +0 (``Transcendentals``); C's powf for a negative or −0 base.
 public func pow(_ a: Expr, _ b: Expr, file: String = #fileID, line: Int = #line) -> Expr {
   call(.pow, [a, b], "pow", file, line)
 }
-/// atan2(y, x), radians in −π…π.
+/// atan2(y, x), radians in −π…π, within 1 ulp (``Transcendentals``).
 public func atan2(_ y: Expr, _ x: Expr, file: String = #fileID, line: Int = #line) -> Expr {
   call(.atan2, [y, x], "atan2", file, line)
 }

@@ -58,7 +58,7 @@ public enum Simplify {
 
   /// One algebraic identity: `op` applied to operands matching `operands`
   /// is replaced by `result`. Each holds for every input — NaN, ±∞ and the
-  /// sign of zero included — under ``Semantics`` (libm's powf for `pow`), which
+  /// sign of zero included — under ``Semantics`` (``Transcendentals/pow(_:_:)`` for `pow`), which
   /// SimplifyRuleTests checks on special and random values for every rule.
   public struct Rule: Sendable {
     public enum Operand: Sendable {
@@ -85,8 +85,8 @@ public enum Simplify {
 
   /// The rules, tried in order. Deliberately absent: `x · 0 → 0` (∞·0 is NaN),
   /// `x + 0 → x` (−0 + 0 is +0, a sign that reaches outputs through 1/x or
-  /// atan2), `pow(x, 2) → x·x` (glibc's powf is not correctly rounded: 114 of
-  /// 300,000 random floats differ from x·x by an ulp), `pow(x, 0.5) → sqrt(x)`
+  /// atan2), `pow(x, 2) → x·x` (pow is within 1 ulp, not correctly rounded, so it
+  /// may differ from x·x in the last bit), `pow(x, 0.5) → sqrt(x)`
   /// (differs at −0 and −∞), `sqrt(x·x) → |x|` (x·x overflows), and `mix`
   /// with a constant weight (mix is `a + (b − a)·t`: t = 1 gives b only up
   /// to rounding, t = 0 is `a + (b − a)·0`, NaN when b − a is infinite).

@@ -2,10 +2,10 @@ import FX
 import Foundation
 import Testing
 
-/// The JIT's vectorised sin and cos against libm (the IR's definition, Semantics):
-/// within 2e-7 absolute for |x| ≤ 8192 (the polynomial's stated bound), exact
-/// libm results beyond it and for NaN/±∞ (those vectors take libm).
-struct TranscendentalTests {
+/// The JIT's vectorised sin and cos against libm: within 2e-7 absolute for
+/// |x| ≤ 8192 (the polynomial's stated bound), exact libm results beyond it
+/// and for NaN/±∞ (those vectors take libm).
+struct TrigonometryTests {
   func evaluate(_ xs: [Float]) throws -> [(sin: Float, cos: Float)] {
     let effect = Effect.color("trig") { _, c in float4(sin(c.r), cos(c.r), 0, 1) }
     let input = try ImageBuffer(width: xs.count, height: 1, format: .rgba32f)
@@ -35,5 +35,133 @@ struct TranscendentalTests {
       #expect(s.isNaN ? r.sin.isNaN : r.sin == s, "sin(\(special)) = \(r.sin), libm \(s)")
       #expect(c.isNaN ? r.cos.isNaN : r.cos == c, "cos(\(special)) = \(r.cos), libm \(c)")
     }
+  }
+}
+
+/// exp, log, pow and atan2 (``Transcendentals``): at most 1 ulp from the true
+/// value (libm's double-precision functions, rounded once to float) over the
+/// whole float range, C11's special values, and the JIT's vector code equal
+/// to ``Transcendentals`` bit for bit, lanes of both paths mixed in a vector.
+struct TranscendentalTests {
+  /// Distance in floats between `a` and `b` (0 when equal or both NaN).
+  func ulps(_ a: Float, _ b: Float) -> Int {
+    if a.isNaN || b.isNaN { return a.isNaN && b.isNaN ? 0 : .max }
+    func ordered(_ x: Float) -> Int { x.sign == .minus ? -Int(x.magnitude.bitPattern) : Int(x.bitPattern) }
+    return abs(ordered(a) - ordered(b))
+  }
+
+  /// A float of any sign and magnitude (uniform over bit patterns, NaN and ±∞ excluded).
+  func anyFloat(_ rng: inout SplitMix) -> Float {
+    while true {
+      let x = Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
+      if x.isFinite { return x }
+    }
+  }
+
+  @Test func expWithinOneUlp() {
+    var rng = SplitMix(seed: 21)
+    var xs: [Float] = [0, -0.0, 1, -1, 1e-30, -1e-30, 88.72, 88.73, -87.33, -103.9, -103.98, -104, 0.3465736, -0.3465736]
+    for _ in 0..<20000 { xs.append(Float.random(in: -105...89, using: &rng)) }
+    for _ in 0..<5000 { xs.append(anyFloat(&rng)) }
+    var worst = 0
+    for x in xs { worst = max(worst, ulps(Transcendentals.exp(x), Float(Foundation.exp(Double(x))))) }
+    #expect(worst <= 1, "exp: \(worst) ulps")
+  }
+
+  @Test func logWithinOneUlp() {
+    var rng = SplitMix(seed: 22)
+    var xs: [Float] = [1, 2, 0.5, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, 1.4142135, 1.4142137]
+    xs += [1 + .ulpOfOne, 1 - .ulpOfOne / 2, 0.70710677, 3e-39]
+    for _ in 0..<20000 { xs.append(anyFloat(&rng).magnitude) }
+    for _ in 0..<5000 { xs.append(Float.random(in: 0.5...2, using: &rng)) }
+    var worst = 0
+    for x in xs where x > 0 { worst = max(worst, ulps(Transcendentals.log(x), Float(Foundation.log(Double(x))))) }
+    #expect(worst <= 1, "log: \(worst) ulps")
+  }
+
+  @Test func powWithinOneUlp() {
+    var rng = SplitMix(seed: 23)
+    var pairs: [(Float, Float)] = [(2, 10), (2, -149), (2, 127), (2, 128), (10, 38), (0.5, 149.5), (1, 1e30), (3, 0.5)]
+    for _ in 0..<20000 { pairs.append((Float.random(in: 0...1, using: &rng), Float.random(in: 0.1...10, using: &rng))) }
+    for _ in 0..<10000 { pairs.append((anyFloat(&rng).magnitude, Float.random(in: -40...40, using: &rng))) }
+    for _ in 0..<5000 { pairs.append((anyFloat(&rng).magnitude, anyFloat(&rng))) }
+    // Near 1 with large exponents: where y·ln x amplifies an error in ln x.
+    for _ in 0..<5000 {
+      let x = 1 + Float(Int.random(in: -2000...2000, using: &rng)) * .ulpOfOne
+      pairs.append((x, Float.random(in: -1e7...1e7, using: &rng)))
+    }
+    var worst = 0
+    for (x, y) in pairs {
+      worst = max(worst, ulps(Transcendentals.pow(x, y), Float(Foundation.pow(Double(x), Double(y)))))
+    }
+    #expect(worst <= 1, "pow: \(worst) ulps")
+  }
+
+  @Test func atan2WithinOneUlp() {
+    var rng = SplitMix(seed: 24)
+    var pairs: [(Float, Float)] = [(1, 1), (-1, 1), (1, -1), (-1, -1), (0, -1), (-0.0, -1), (1, 0), (-1, -0.0), (1e-30, 1e30)]
+    pairs += [(0.41421357, 1), (0.41421354, 1), (1e30, 1e-30), (3, -1e-40)]
+    for _ in 0..<20000 { pairs.append((Float.random(in: -2...2, using: &rng), Float.random(in: -2...2, using: &rng))) }
+    for _ in 0..<10000 { pairs.append((anyFloat(&rng), anyFloat(&rng))) }
+    var worst = 0
+    for (y, x) in pairs { worst = max(worst, ulps(Transcendentals.atan2(y, x), Float(Foundation.atan2(Double(y), Double(x))))) }
+    #expect(worst <= 1, "atan2: \(worst) ulps")
+  }
+
+  /// C11 Annex F's special cases, which libm's float functions implement.
+  static let specials: [Float] = [.nan, .infinity, -.infinity, 0, -0.0, 1, -1, 2, -2, 0.5, -0.5, 3, -3, 1e-40, -1e-40]
+
+  /// Where an operand is NaN, ±∞ or ±0 the result is exact (C11 F.10), so
+  /// libm's float function must agree bit for bit; elsewhere within 1 ulp.
+  @Test func specialValuesFollowC11() {
+    func special(_ x: Float) -> Bool { !x.isFinite || x == 0 }
+    for x in Self.specials {
+      #expect(ulps(Transcendentals.exp(x), Foundation.exp(x)) <= (special(x) ? 0 : 1), "exp(\(x))")
+      #expect(ulps(Transcendentals.log(x), Foundation.log(x)) <= (special(x) ? 0 : 1), "log(\(x))")
+      for y in Self.specials {
+        let bound = special(x) || special(y) ? 0 : 1
+        #expect(ulps(Transcendentals.pow(x, y), Foundation.pow(x, y)) <= bound, "pow(\(x), \(y))")
+        #expect(ulps(Transcendentals.atan2(x, y), Foundation.atan2(x, y)) <= bound, "atan2(\(x), \(y))")
+      }
+    }
+  }
+
+  /// exp(r), log(r), pow(r, g) and atan2(r, g) of each pixel, by the JIT.
+  func jit(_ operands: [(Float, Float)]) throws -> [SIMD4<Float>] {
+    let effect = Effect.color("transcendentals") { _, c in float4(exp(c.r), log(c.r), pow(c.r, c.g), atan2(c.r, c.g)) }
+    let input = try ImageBuffer(width: operands.count, height: 1, format: .rgba32f)
+    for (i, (x, y)) in operands.enumerated() { input[i, 0] = SIMD4(x, y, 0, 1) }
+    let compiled = try Pipeline(effect).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil)
+    #expect(compiled.backend == .jit)
+    let out = try compiled.run([input])
+    return (0..<operands.count).map { out[$0, 0] }
+  }
+
+  @Test func jitIsTheSameBits() throws {
+    var rng = SplitMix(seed: 25)
+    var operands: [(Float, Float)] = []
+    // Specials scattered among ordinary lanes, so that vectors of both kinds (all
+    // ordinary; some lanes taking libm) occur at every lane position.
+    // A last-bit difference in a series term shows up in few results; pow with
+    // large exponents amplifies it (y·ln x), so that class is the largest.
+    for _ in 0..<40000 {
+      switch Int.random(in: 0..<10, using: &rng) {
+      case 0: operands.append((Self.specials.randomElement(using: &rng)!, Self.specials.randomElement(using: &rng)!))
+      case 1: operands.append((anyFloat(&rng), anyFloat(&rng)))
+      case 2: operands.append((Float.random(in: -1...1, using: &rng), Float.random(in: -3...3, using: &rng)))
+      case 3, 4: operands.append((Float.random(in: 0...1, using: &rng), Float.random(in: 0.1...5, using: &rng)))
+      default: operands.append((Float.random(in: 0.7...1.42, using: &rng), Float.random(in: -80...80, using: &rng)))
+      }
+    }
+    let out = try jit(operands)
+    var mismatches: [String] = []
+    for ((x, y), p) in zip(operands, out) {
+      let expected = [Transcendentals.exp(x), Transcendentals.log(x), Transcendentals.pow(x, y), Transcendentals.atan2(x, y)]
+      for (name, (got, want)) in zip(["exp", "log", "pow", "atan2"], zip([p.x, p.y, p.z, p.w], expected))
+      where !(got.bitPattern == want.bitPattern || (got.isNaN && want.isNaN)) {
+        mismatches.append("\(name)(\(x), \(y)): JIT \(got), Transcendentals \(want)")
+      }
+    }
+    #expect(mismatches.isEmpty, "\(mismatches.count) differ, e.g. \(mismatches.prefix(5))")
   }
 }
