@@ -110,7 +110,7 @@ public final class CompiledPipeline: @unchecked Sendable {
 
   /// The backend actually in use.
   public var backend: Backend { compiled == nil ? .interpreter : .jit }
-  /// Time LLVM spent (emit + O3 + machine code, or linking a cached object), in
+  /// Time LLVM spent (emit + optimise + machine code, or linking a cached object), in
   /// milliseconds, when this pipeline's kernel was made; 0 for a memory-cache hit.
   public var llvmMilliseconds: Double { kernelSource == .memoryCache ? 0 : compiled?.compileMilliseconds ?? 0 }
   /// LLVM's compile time by phase ("emit", "optimise"), when this pipeline compiled.
@@ -167,7 +167,7 @@ public final class CompiledPipeline: @unchecked Sendable {
   /// The LLVM IR of the optimised module and the host assembly, for `fxc dump`.
   public func dumpNative() throws -> (ir: String, assembly: String) {
     let module = try KernelEmitter.emit(kernel, layout: layout)
-    try module.optimize("default<O3>")
+    try module.optimize(CompiledKernel.optimisationPipeline)
     return (module.textualIR, try module.assembly())
   }
 }

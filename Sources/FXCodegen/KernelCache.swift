@@ -103,7 +103,7 @@ public struct KernelCache: Sendable {
 
 /// Where a compiled kernel's machine code came from.
 public enum KernelSource: String, Sendable {
-  /// LLVM ran: emit, O3, code generation.
+  /// LLVM ran: emit, optimise, code generation.
   case compiled
   /// An object file from the disk cache, linked into a fresh JIT.
   case diskCache = "disk cache"

@@ -98,8 +98,7 @@ struct PassEmitter {
   let live: [Bool]
   /// Nodes whose value changes along a row (depend on `pixelX`).
   let varies: [Bool]
-  /// Passes with more live nodes than this are compiled for size: one vector
-  /// body and LLVM's O1 pipeline.
+  /// Passes with more live nodes than this are compiled for size: one vector body.
   static let largePass = 4000
 
   /// The live nodes in the order the body emits them: depth first from each

@@ -45,7 +45,7 @@ struct DumpCommand {
     if ir || asm || showAll {
       let native = try compiled.dumpNative()
       print("\n## target: \(Pipeline.hostSummary), buffers RGBA8 → RGBA8")
-      if ir || showAll { print("\n## LLVM IR (after O3)\n\(native.ir)") }
+      if ir || showAll { print("\n## LLVM IR (optimised)\n\(native.ir)") }
       if asm || showAll { print("\n## assembly\n\(native.assembly)") }
     }
   }

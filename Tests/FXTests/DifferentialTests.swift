@@ -8,7 +8,7 @@ import Testing
 /// schedules: default, forceInline, forceMaterialise, unsimplified) and 48 of
 /// them through the JIT, all against staged evaluation (DESIGN §4). The JIT
 /// gets the smaller share because LLVM's compile (tens of milliseconds to a few
-/// hundred per graph at O3) dominates the cost; the interpreters run these
+/// hundred per graph) dominates the cost; the interpreters run these
 /// ≤ 17×7 images in a few milliseconds even in a debug build.
 ///
 /// A disagreement is shrunk and reported as Swift source to paste into
