@@ -118,9 +118,9 @@ extension PassEmitter {
     return try fma(LLVMBuildSIToFP(b, e, vd, "")!, f64(Transcendentals.ln2), try fma(fmul(s, z), q, fadd(s, s)))
   }
 
-  private func atan2Core(_ a: LLVMValueRef, _ bb: LLVMValueRef, xNegative: LLVMValueRef) throws -> LLVMValueRef {
-    let swap = fcmp(LLVMRealOGT, a, bb)
-    let t = fdiv(select(swap, bb, a), select(swap, a, bb))
+  private func atan2Core(_ ay: LLVMValueRef, _ ax: LLVMValueRef, xNegative: LLVMValueRef) throws -> LLVMValueRef {
+    let swap = fcmp(LLVMRealOGT, ay, ax)
+    let t = fdiv(select(swap, ax, ay), select(swap, ay, ax))
     let big = fcmp(LLVMRealOGT, t, f64(Transcendentals.tanPiOver8))
     let u = select(big, fdiv(fsub(t, f64(1)), fadd(t, f64(1))), t)
     let root = try call("llvm.sqrt", [vd], [fadd(f64(1), fmul(u, u))])

@@ -62,23 +62,28 @@ public enum Transcendentals {
 
   // MARK: the four functions
 
+  /// eˣ; NaN → NaN; +∞ above about 88.72, 0 below about −103.97 (through subnormals).
   public static func exp(_ x: Float) -> Float {
     if x.isNaN { return x }
     return Float(expCore(clampExpArgument(Double(x))))
   }
 
+  /// ln x; ±0 → −∞, x < 0 → NaN, +∞ → +∞, NaN → NaN.
   public static func log(_ x: Float) -> Float {
     if x > 0 && x < .infinity { return Float(logCore(x)) }
     if x == 0 { return -.infinity }
     return x < 0 ? .nan : x  // NaN stays NaN, +∞ stays +∞
   }
 
+  /// xʸ; the double path for `+0 ≤ x < ∞` and finite y (``powIsOrdinary(_:_:)``), libm's `powf` otherwise.
   public static func pow(_ x: Float, _ y: Float) -> Float {
     guard powIsOrdinary(x, y) else { return Foundation.pow(x, y) }
     if x == 0 { return y > 0 ? 0 : y < 0 ? .infinity : 1 }
     return Float(expCore(clampExpArgument(Double(y) * logCore(x))))
   }
 
+  /// The angle of (x, y) in radians, −π…π; libm's `atan2f` where an operand
+  /// is NaN or ±∞ or both are ±0 (``atan2IsOrdinary(_:_:)``).
   public static func atan2(_ y: Float, _ x: Float) -> Float {
     guard atan2IsOrdinary(y, x) else { return Foundation.atan2(y, x) }
     let r = Float(atan2Core(Double(Swift.abs(y)), Double(Swift.abs(x)), xNegative: x < 0))
@@ -134,10 +139,10 @@ public enum Transcendentals {
     return (s + s).addingProduct(s * z, q).addingProduct(Double(e), ln2)
   }
 
-  /// `atan2(|y|, |x|)`, then `π − θ` when x is negative; `a = |y|`, `b = |x|`, not both 0.
-  static func atan2Core(_ a: Double, _ b: Double, xNegative: Bool) -> Double {
-    let swap = a > b
-    let t = (swap ? b : a) / (swap ? a : b)
+  /// `atan2(|y|, |x|)`, then `π − θ` when x is negative; `ay = |y|`, `ax = |x|`, not both 0.
+  static func atan2Core(_ ay: Double, _ ax: Double, xNegative: Bool) -> Double {
+    let swap = ay > ax
+    let t = (swap ? ax : ay) / (swap ? ay : ax)
     let big = t > tanPiOver8
     let u = big ? (t - 1) / (t + 1) : t
     let v = u / (1 + (1 + u * u).squareRoot())
