@@ -137,9 +137,11 @@ struct RunCommand {
       throw UsageError("--param expects NAME=VALUE or NAME=A...B, like vignette.intensity=0.5, got '\(text)'")
     }
     let name = String(text[..<equals]), value = String(text[text.index(after: equals)...])
+    // NaN and ±∞ parse here and are refused with the parameter's range, as
+    // in a chain, when the chain is resolved.
     func number(_ s: String) throws -> Double {
-      guard let v = Double(s.trimmingCharacters(in: .whitespaces)), v.isFinite else {
-        throw UsageError("--param \(name): '\(s)' is not a finite number")
+      guard let v = Double(s.trimmingCharacters(in: .whitespaces)) else {
+        throw UsageError("--param \(name): '\(s)' is not a number")
       }
       return v
     }
