@@ -1,5 +1,6 @@
 import Dispatch
 import FXCodegen
+import Synchronization
 
 /// Where a compiled pipeline runs.
 public enum Backend: String, Sendable, CaseIterable {
@@ -18,6 +19,9 @@ public enum Backend: String, Sendable, CaseIterable {
 public struct Pipeline: Sendable {
   /// The checked graph in the scalar IR.
   public let graph: EffectGraph
+  /// What ``apply(to:uniforms:threads:)`` compiled, by input format and
+  /// opacity, shared by copies of this pipeline.
+  let applied = AppliedKernels()
 
   /// A pipeline applying `effect` to one input image.
   /// - Throws: ``GraphError`` when an effect's expression is ill-typed.
@@ -72,11 +76,16 @@ public struct Pipeline: Sendable {
 
   /// Compiles for `image`'s format (and, when it is opaque, for an opaque
   /// input: ``LoweringOptions/opaqueInputs``) and applies the pipeline to it:
-  /// a new image of the same size and format.
+  /// a new image of the same size and format. The compiled pipeline is kept
+  /// (one per format and opacity), so applying it to many images lowers and
+  /// compiles once — a large blur's lowering alone takes ~100 ms.
   public func apply(to image: ImageBuffer, uniforms: [Param: Float] = [:], threads: Int = 1) throws -> ImageBuffer {
-    var options = LoweringOptions()
-    if image.isOpaque { options.opaqueInputs = [0] }
-    let compiled = try compile(inputFormats: [image.format], outputFormat: image.format, options: options)
+    let opaque = image.isOpaque
+    let compiled = try applied.compiled(for: AppliedKernels.Key(format: image.format, opaque: opaque)) {
+      var options = LoweringOptions()
+      if opaque { options.opaqueInputs = [0] }
+      return try compile(inputFormats: [image.format], outputFormat: image.format, options: options)
+    }
     return try compiled.run([image], uniforms: uniforms, threads: threads)
   }
 
@@ -84,6 +93,30 @@ public struct Pipeline: Sendable {
   public static var hostSummary: String { HostTarget.host.summary }
   /// fp32 lanes per vector on this host.
   public static var hostVectorWidth: Int { HostTarget.host.vectorWidth }
+}
+
+/// The pipelines ``Pipeline/apply(to:uniforms:threads:)`` compiled, by key.
+final class AppliedKernels: Sendable {
+  struct Key: Hashable {
+    var format: PixelFormat
+    var opaque: Bool
+  }
+  private let kernels = Mutex<[Key: CompiledPipeline]>([:])
+
+  /// The pipeline compiled for `key`, made by `compile` the first time
+  /// (outside the lock: two threads may both compile; the first stored wins).
+  func compiled(for key: Key, _ compile: () throws -> CompiledPipeline) throws -> CompiledPipeline {
+    if let known = kernels.withLock({ $0[key] }) { return known }
+    let made = try compile()
+    return kernels.withLock { table in
+      if let known = table[key] { return known }
+      table[key] = made
+      return made
+    }
+  }
+
+  /// How many pipelines were compiled (for tests).
+  var count: Int { kernels.withLock { $0.count } }
 }
 
 /// A pipeline compiled for one buffer layout; runs on images of any size.

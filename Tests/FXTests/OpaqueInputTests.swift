@@ -6,18 +6,6 @@ import Testing
 /// constant 1 folds away every operation on alpha, and must not change a pixel
 /// of an opaque image.
 struct OpaqueInputTests {
-  /// A random opaque image: every alpha 1, colors anywhere in 0…1.
-  func opaqueImage(_ w: Int, _ h: Int, seed: UInt64, format: PixelFormat) -> ImageBuffer {
-    var rng = SplitMix(seed: seed)
-    let img = try! ImageBuffer(width: w, height: h, format: format)
-    for y in 0..<h {
-      for x in 0..<w {
-        img[x, y] = SIMD4(Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng), 1)
-      }
-    }
-    return img
-  }
-
   @Test(arguments: PixelFormat.allCases)
   func isOpaqueReadsEveryAlpha(_ format: PixelFormat) {
     let img = opaqueImage(13, 4, seed: 1, format: format)

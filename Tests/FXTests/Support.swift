@@ -28,6 +28,18 @@ func randomImage(_ w: Int, _ h: Int, seed: UInt64 = 1, format: PixelFormat = .rg
   return img
 }
 
+/// A random opaque image: every alpha 1, colors anywhere in 0…1.
+func opaqueImage(_ w: Int, _ h: Int, seed: UInt64, format: PixelFormat) -> ImageBuffer {
+  var rng = SplitMix(seed: seed)
+  let img = try! ImageBuffer(width: w, height: h, format: format)
+  for y in 0..<h {
+    for x in 0..<w {
+      img[x, y] = SIMD4(Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng), 1)
+    }
+  }
+  return img
+}
+
 /// Largest absolute channel difference; NaN in the same place counts as equal.
 func maxDifference(_ a: ImageBuffer, _ b: ImageBuffer) -> Float {
   precondition(a.width == b.width && a.height == b.height)
