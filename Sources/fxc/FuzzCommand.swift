@@ -73,6 +73,7 @@ struct FuzzCommand {
     let step = Swift.max(1, Swift.min(1000, graphs / 20))
     CrashReport.slots(jobs)
     DispatchQueue.concurrentPerform(iterations: jobs) { worker in
+      CrashReport.useAlternateStack()
       while true {
         let index: Int? = lock.withLock {
           guard !stop, next < graphs else { return nil }
@@ -82,6 +83,7 @@ struct FuzzCommand {
         guard let index else { return }
         let caseSeed = SplitMix64.derive(seed, index)
         CrashReport.running(caseSeed, worker: worker)
+        CrashReport.crashIfAsked()
         let c = generator(caseSeed).make()
         let t0 = DispatchTime.now().uptimeNanoseconds
         let d = Differential.check(c, evaluations: evaluations)
@@ -123,7 +125,9 @@ struct FuzzCommand {
 
   func runSingle(_ caseSeed: UInt64) throws {
     CrashReport.slots(1)
+    CrashReport.useAlternateStack()
     CrashReport.running(caseSeed, worker: 0)
+    CrashReport.crashIfAsked()
     let c = generator(caseSeed).make()
     if showCase { print(c, "\n") }
     guard let d = Differential.check(c, evaluations: evaluations) else {
@@ -144,8 +148,9 @@ struct FuzzCommand {
   }
 }
 
-/// On a trap (a failed precondition in the compiler) the seeds of the cases
-/// being run are printed, so that `fxc fuzz --case SEED` reproduces it.
+/// On a trap (a failed precondition in the compiler) or a crash, a stack
+/// overflow included, the seeds of the cases being run are printed, so that
+/// `fxc fuzz --case SEED` reproduces it.
 enum CrashReport {
   nonisolated(unsafe) static var seeds = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
   nonisolated(unsafe) static var count = 0
@@ -160,9 +165,14 @@ enum CrashReport {
 
   static func running(_ seed: UInt64, worker: Int) { seeds[worker] = seed }
 
+  /// Handlers for the crash signals, run on the thread's alternate stack
+  /// (``useAlternateStack()``) when it has one.
   static func install() {
     for sig in [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT] {
-      signal(sig) { s in
+      var action = sigaction()
+      sigemptyset(&action.sa_mask)
+      action.sa_flags = SA_ONSTACK
+      action.__sigaction_handler.sa_handler = { s in
         CrashReport.write("\nfxc fuzz: crashed (signal ")
         CrashReport.write(UInt64(s))
         CrashReport.write(") while running:")
@@ -175,7 +185,37 @@ enum CrashReport {
         signal(s, SIG_DFL)
         raise(s)
       }
+      sigaction(sig, &action, nil)
     }
+  }
+
+  /// Gives the calling thread a stack for signal handlers: a stack overflow
+  /// leaves none on the thread's own stack, and the report would be lost.
+  static func useAlternateStack() {
+    var current = stack_t()
+    guard sigaltstack(nil, &current) == 0, current.ss_flags & Int32(SS_DISABLE) != 0 else { return }
+    let size: Int = 1 << 16
+    // Kept for the life of the thread (the workers live as long as the run).
+    let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    var stack = stack_t(ss_sp: memory, ss_flags: 0, ss_size: size)
+    sigaltstack(&stack, nil)
+  }
+
+  /// `FXC_FUZZ_CRASH=trap` or `=overflow` makes every case run off the main
+  /// thread crash that way, to check this report on worker threads (CLITests;
+  /// the Swift runtime gives the main thread an alternate stack of its own).
+  static func crashIfAsked() {
+    guard !Thread.isMainThread else { return }
+    switch ProcessInfo.processInfo.environment["FXC_FUZZ_CRASH"] {
+    case "trap": preconditionFailure("FXC_FUZZ_CRASH=trap")
+    case "overflow": _ = overflow(1)
+    default: break
+    }
+  }
+
+  @inline(never) static func overflow(_ depth: Int) -> Int {
+    var frame = (depth, depth, depth, depth, depth, depth, depth, depth)
+    return withUnsafeMutablePointer(to: &frame) { p in depth == 0 ? 0 : overflow(p.pointee.0 &+ 1) &+ p.pointee.7 }
   }
 
   /// Async-signal-safe writes (no allocation).
