@@ -301,7 +301,10 @@ struct PassEmitter {
       // rows that moves one row per step and stays in L1, instead of
       // streaming every tap row from L2 once per output row; row addresses
       // come from a table filled once per chunk.
-      for (buffer, r) in reach.sorted(by: { $0.key < $1.key }) {
+      // Beyond maxTableReach a table would not fit the stack (a pass in column
+      // order for its column-only work may also read rows a million away):
+      // such loads compute their row address as in row order.
+      for (buffer, r) in reach.sorted(by: { $0.key < $1.key }) where r <= Self.maxTableReach {
         let table = LLVMBuildArrayAlloca(b, t.ptr, i32(Self.chunkRows + 2 * r), "rows\(buffer)")!
         rowTables[buffer] = (table, r)
       }

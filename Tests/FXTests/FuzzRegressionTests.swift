@@ -165,6 +165,22 @@ struct FuzzRegressionTests {
     expectAgreement(s0, [input])
   }
 
+  /// Column order taken for a pass's column-only work (pow of x) while it
+  /// also reads rows a million away: the row table of that buffer took
+  /// 2 million entries on the stack and crashed (`--case 13057801998645148927`).
+  /// Only reaches up to ``maxTableReach`` get a table now.
+  @Test func columnOrderWithFarRows() throws {
+    let input = randomImage(4, 5, seed: 8, format: .rgba32f)
+    let s2 = Effect.layer("s2", sampler: Sampler(filter: .linear, address: .transparent)) { position, layer in
+      layer.sample(position + float2(0.0, 1000000.0))
+    }(.input(0))
+    let s3 = Effect.layer("s3", sampler: Sampler(filter: .linear, address: .repeat)) { position, layer in
+      let v0: Expr = normalize(floatFromUnsigned(int(position.x)))
+      return layer.sample(position) + pow(float4(float2(-1.0), float(int(v0.r)), position.g), -1.0)
+    }(s2)
+    expectAgreement(s3, [input])
+  }
+
   /// The polynomial path and libm's meet at ±8192; a vector mixing both ranges
   /// gives each lane its own definition, whatever its neighbours.
   @Test func trigonometryIsTheSameBitsInEveryEvaluation() throws {
