@@ -91,7 +91,7 @@ struct PassEmitter {
   let m: KernelModule
   let b: LLVMBuilderRef
   let t: LLVMTypes
-  let w: Int
+  var w: Int
   let formats: [PixelFormat]
   let pass: Kernel.Pass
   let program: Program
@@ -131,6 +131,45 @@ struct PassEmitter {
   /// Buffers stored planar (the intermediates).
   let planar: Set<Int>
 
+  /// `floor` nodes of an affine function of `pixelX` whose slope is at most
+  /// 1/W in magnitude (a pixelate's `floor((x + ½)/16)`): piecewise constant
+  /// over runs of at least W columns, so usually the same in all W lanes of a
+  /// vector (``emitBody`` checks, and then computes what depends on them once).
+  let blockUniform: [Int]
+
+  static func blockUniformNodes(_ p: Program, live: [Bool], lanes: Int) -> [Int] {
+    // The slope d(node)/d(pixelX) of nodes affine in pixelX; 0 for nodes
+    // that do not depend on it, nil where unknown.
+    var slope = [Double?](repeating: nil, count: p.count)
+    func constant(_ id: NodeID) -> Double? {
+      switch p[id].op {
+      case .constant(.float(let bits)): Double(Float(bitPattern: bits))
+      case .constant(.int(let n)): Double(n)
+      default: nil
+      }
+    }
+    var result: [Int] = []
+    for (i, n) in p.nodes.enumerated() {
+      let s = n.args.map { slope[Int($0.index)] }
+      switch n.op {
+      case .pixelX: slope[i] = 1
+      case .toFloat: slope[i] = s[0]
+      case .add: slope[i] = s[0].flatMap { a in s[1].map { a + $0 } }
+      case .sub: slope[i] = s[0].flatMap { a in s[1].map { a - $0 } }
+      case .neg: slope[i] = s[0].map { -$0 }
+      case .mul:
+        if let c = constant(n.args[1]) { slope[i] = s[0].map { $0 * c } }
+        else if let c = constant(n.args[0]) { slope[i] = s[1].map { $0 * c } }
+        else { slope[i] = s == [0, 0] ? 0 : nil }
+      case .div:
+        if let c = constant(n.args[1]), c != 0 { slope[i] = s[0].map { $0 / c } } else { slope[i] = s == [0, 0] ? 0 : nil }
+      default: slope[i] = s.allSatisfy({ $0 == 0 }) ? 0 : nil
+      }
+      if live[i], n.op == .floor, let a = s[0], a != 0, abs(a) <= 1 / Double(lanes) { result.append(i) }
+    }
+    return result
+  }
+
   // Function arguments and values hoisted into the entry block.
   var buffersArg: LLVMValueRef!
   var uniformsArg: LLVMValueRef!
@@ -157,6 +196,7 @@ struct PassEmitter {
     }
     self.varies = varies
     emissionOrder = Self.depthFirstOrder(program)
+    blockUniform = live.lazy.filter { $0 }.count > Self.largePass ? [] : Self.blockUniformNodes(program, live: live, lanes: lanes)
     var offsets = [Int32?](repeating: nil, count: program.count)
     var rows = [Int32?](repeating: nil, count: program.count)
     for (i, n) in program.nodes.enumerated() where live[i] {

@@ -9,17 +9,104 @@ extension PassEmitter {
   /// the function computes (the runtime gives every call at least W columns).
   /// `interior`: every dense-able load's `pixelX + k` is inside the row for all lanes.
   /// `rowInChunk`: in column order, `y` minus the first row of the chunk (the row tables' origin).
+  ///
+  /// A pass with ``blockUniform`` nodes (a pixelate's block index) computes
+  /// them first; when each is the same in every lane (bit for bit), what
+  /// depends on pixelX only through them — the block's sample, its gathers
+  /// included — is computed once, on lane 0 (``emitBlockUniformBody``);
+  /// otherwise the general body runs. Both give the same bits.
   func emitBody(x: LLVMValueRef, y: LLVMValueRef, interior: Bool, rowInChunk: LLVMValueRef? = nil) throws {
     var values = [LLVMValueRef?](repeating: nil, count: program.count)
     var pixels: [PixelKey: LLVMValueRef] = [:]
     let iota = constVector((0..<w).map { i32($0) })
     let xs = LLVMBuildAdd(b, splat(x), iota, "xs")!
-    for i in emissionOrder {
-      let node = program.nodes[i]
-      let a = node.args.map { values[Int($0.index)]! }
-      values[i] = try emit(node, a, id: i, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &pixels)
+    func emitNodes(_ order: [Int], _ values: inout [LLVMValueRef?], _ pixels: inout [PixelKey: LLVMValueRef]) throws {
+      for i in order {
+        let node = program.nodes[i]
+        let a = node.args.map { values[Int($0.index)]! }
+        values[i] = try emit(node, a, id: i, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &pixels)
+      }
     }
+    guard !blockUniform.isEmpty else {
+      try emitNodes(emissionOrder, &values, &pixels)
+      store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y)
+      return
+    }
+    // The block-uniform nodes and what they depend on, shared by both bodies.
+    var inCone = [Bool](repeating: false, count: program.count)
+    var stack = blockUniform
+    while let i = stack.popLast() {
+      guard !inCone[i] else { continue }
+      inCone[i] = true
+      stack += program.nodes[i].args.map { Int($0.index) }
+    }
+    try emitNodes(emissionOrder.filter { inCone[$0] }, &values, &pixels)
+    let rest = emissionOrder.filter { !inCone[$0] }
+    var uniform = LLVMConstInt(t.i1, 1, 0)!
+    for q in blockUniform {
+      let bits = LLVMBuildBitCast(b, values[q]!, vi, "")!
+      let first = splat(LLVMBuildExtractElement(b, bits, i32(0), "")!)
+      let same = try call("llvm.vector.reduce.and", [vb], [LLVMBuildICmp(b, LLVMIntEQ, bits, first, "")!])
+      uniform = LLVMBuildAnd(b, uniform, same, "")!
+    }
+    let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
+    let uniformBlock = LLVMAppendBasicBlockInContext(m.context, fn, "block.uniform")!
+    let generalBlock = LLVMAppendBasicBlockInContext(m.context, fn, "block.general")!
+    let done = LLVMAppendBasicBlockInContext(m.context, fn, "block.done")!
+    LLVMBuildCondBr(b, uniform, uniformBlock, generalBlock)
+
+    LLVMPositionBuilderAtEnd(b, uniformBlock)
+    try emitBlockUniformBody(rest, values, pixels, xs: xs, x: x, y: y, interior: interior, rowInChunk: rowInChunk)
+    LLVMBuildBr(b, done)
+
+    LLVMPositionBuilderAtEnd(b, generalBlock)
+    try emitNodes(rest, &values, &pixels)
     store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y)
+    LLVMBuildBr(b, done)
+    LLVMPositionBuilderAtEnd(b, done)
+  }
+
+  /// The rest of the body (`order`) for a vector whose block-uniform nodes
+  /// hold one value: the nodes that depend on `pixelX` only through them, or
+  /// not at all, are emitted on one lane (an emitter with W = 1) and splatted
+  /// where a per-pixel node reads them.
+  private func emitBlockUniformBody(
+    _ order: [Int], _ shared: [LLVMValueRef?], _ sharedPixels: [PixelKey: LLVMValueRef],
+    xs: LLVMValueRef, x: LLVMValueRef, y: LLVMValueRef, interior: Bool, rowInChunk: LLVMValueRef?
+  ) throws {
+    let uniformNodes = Set(blockUniform)
+    var perPixel = [Bool](repeating: false, count: program.count)
+    for (i, n) in program.nodes.enumerated() where !uniformNodes.contains(i) {
+      perPixel[i] = n.op == .pixelX || n.args.contains { perPixel[Int($0.index)] }
+    }
+    var lane = self
+    lane.w = 1
+    var vector = shared, scalar = [LLVMValueRef?](repeating: nil, count: program.count)
+    func vectorOf(_ j: Int) -> LLVMValueRef {
+      if let v = vector[j] { return v }
+      let v = LLVMBuildShuffleVector(b, scalar[j]!, LLVMGetPoison(LLVMTypeOf(scalar[j]!)), LLVMConstNull(t.vector(t.i32, w)), "")!
+      vector[j] = v
+      return v
+    }
+    func scalarOf(_ j: Int) -> LLVMValueRef {
+      if let s = scalar[j] { return s }
+      let s = LLVMBuildShuffleVector(b, vector[j]!, LLVMGetPoison(LLVMTypeOf(vector[j]!)), LLVMConstNull(t.vector(t.i32, 1)), "")!
+      scalar[j] = s
+      return s
+    }
+    var vectorPixels = sharedPixels, scalarPixels: [PixelKey: LLVMValueRef] = [:]
+    let xs1 = LLVMBuildShuffleVector(b, xs, LLVMGetPoison(LLVMTypeOf(xs)), LLVMConstNull(t.vector(t.i32, 1)), "")!
+    for i in order {
+      let node = program.nodes[i]
+      if perPixel[i] {
+        let a = node.args.map { vectorOf(Int($0.index)) }
+        vector[i] = try emit(node, a, id: i, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &vectorPixels)
+      } else {
+        let a = node.args.map { scalarOf(Int($0.index)) }
+        scalar[i] = try lane.emit(node, a, id: i, xs: xs1, y: y, interior: interior, rowInChunk: rowInChunk, &scalarPixels)
+      }
+    }
+    store(program.outputs.map { vectorOf(Int($0.index)) }, x: x, y: y)
   }
 
   struct PixelKey: Hashable {

@@ -1,0 +1,48 @@
+import FX
+import Foundation
+import Testing
+
+/// A pass with a `floor` of a slowly varying function of x (a pixelate's block
+/// index) checks, per vector, whether that value is the same in all lanes and
+/// then computes the block's sample once (KernelEmitter's block-uniform body).
+/// Blocks of 8…40 pixels on rows of odd widths give vectors of both kinds —
+/// inside one block and straddling two — and the JIT must give the
+/// interpreter's pixels bit for bit, at every thread count.
+struct BlockUniformTests {
+  static let blockSizes: [Float] = [8, 9, 12, 16, 24, 40]
+
+  func expectSameBits(_ effect: Effect, _ image: ImageBuffer, blockUniform: Bool) throws {
+    let pipeline = try Pipeline(effect)
+    let interpreted = try pipeline.compile(
+      inputFormats: [image.format], outputFormat: .rgba32f, backend: .interpreter, cache: nil
+    ).run([image])
+    let compiled = try pipeline.compile(inputFormats: [image.format], outputFormat: .rgba32f, cache: nil)
+    #expect(compiled.backend == .jit)
+    #expect(try compiled.dumpNative().ir.contains("block.uniform") == blockUniform)
+    for threads in [1, 3] {
+      let jit = try compiled.run([image], threads: threads)
+      #expect(memcmp(jit.data, interpreted.data, jit.byteCount) == 0, "\(threads) thread(s)")
+    }
+  }
+
+  @Test(arguments: blockSizes, PixelFormat.allCases)
+  func pixelateIsTheInterpretersPixels(_ side: Float, _ format: PixelFormat) throws {
+    let image = randomImage(61, 7, seed: UInt64(side), format: format)
+    try expectSameBits(pixelate(amount: 1, blockSize: Expr(side)) | vignette(), image, blockUniform: true)
+  }
+
+  /// Blocks narrower than a vector take the general body only.
+  @Test func smallBlocksHaveNoUniformBody() throws {
+    try expectSameBits(pixelate(amount: 1, blockSize: 3), randomImage(29, 5, seed: 9), blockUniform: false)
+  }
+
+  /// A hand-written block pattern whose per-block value is a sin of the
+  /// block index, next to per-pixel work, at a negative slope.
+  @Test func blockIndexFeedsPerBlockAndPerPixelWork() throws {
+    let effect = Effect.color("blocks") { p, c in
+      let block = floor((100 - p.x) / 10)
+      return float4(sin(block * 1.7), c.g * fract(p.x * 0.37), block / 8, 1)
+    }
+    try expectSameBits(effect, randomImage(53, 4, seed: 5, format: .rgba32f), blockUniform: true)
+  }
+}
