@@ -164,4 +164,31 @@ struct TranscendentalTests {
     }
     #expect(mismatches.isEmpty, "\(mismatches.count) differ, e.g. \(mismatches.prefix(5))")
   }
+
+  /// On an x86-64 without AVX or FMA (4 lanes; LLVM calls libm's `fma` for
+  /// each fused multiply-add) the kernel gives the same bits as on this host.
+  @Test func sameBitsWithoutAVXOrFMA() throws {
+    let host = HostTarget.host
+    guard host.triple.hasPrefix("x86_64") else { return }
+    let baseline = HostTarget(triple: host.triple, cpuName: "x86-64", features: "+sse2,-avx,-avx2,-fma,-avx512f")
+    #expect(baseline.vectorWidth == 4)
+    var rng = SplitMix(seed: 26)
+    let operands: [(Float, Float)] = (0..<999).map { i in
+      i % 7 == 0
+        ? (Self.specials.randomElement(using: &rng)!, Self.specials.randomElement(using: &rng)!)
+        : (Float.random(in: 0.7...1.42, using: &rng), Float.random(in: -80...80, using: &rng))
+    }
+    let effect = Effect.color("transcendentals") { _, c in float4(exp(c.r), log(c.r), pow(c.r, c.g), atan2(c.r, c.g)) }
+    let input = try ImageBuffer(width: operands.count, height: 1, format: .rgba32f)
+    for (i, (x, y)) in operands.enumerated() { input[i, 0] = SIMD4(x, y, 0, 1) }
+    let (kernel, _) = try Pipeline(effect).lower()
+    let layout = KernelLayout(inputs: [.rgba32f], output: .rgba32f)
+    let output = try ImageBuffer(width: operands.count, height: 1, format: .rgba32f)
+    try CompiledKernel(kernel, layout: layout, target: baseline).run(inputs: [input], output: output)
+    let native = try jit(operands)
+    for i in 0..<operands.count {
+      let (a, b) = (output[i, 0], native[i])
+      for c in 0..<4 { #expect(a[c].bitPattern == b[c].bitPattern || (a[c].isNaN && b[c].isNaN), "\(operands[i]) channel \(c)") }
+    }
+  }
 }
