@@ -69,14 +69,20 @@ extension PassEmitter {
   /// The rest of the body (`order`) for a vector whose block-uniform nodes
   /// hold one value: the nodes that depend on `pixelX` only through them, or
   /// not at all, are emitted on one lane (an emitter with W = 1) and splatted
-  /// where a per-pixel node reads them.
+  /// where a per-pixel node reads them. Those that depend on the block-uniform
+  /// values are kept from the previous vector when its key — the block-uniform
+  /// values and the row — was the same (stack slots that LLVM turns into
+  /// loop-carried registers): a block of 16 columns computes its sample once.
   private func emitBlockUniformBody(
     _ order: [Int], _ shared: [LLVMValueRef?], _ sharedPixels: [PixelKey: LLVMValueRef],
     xs: LLVMValueRef, x: LLVMValueRef, y: LLVMValueRef, interior: Bool, rowInChunk: LLVMValueRef?
   ) throws {
     let uniformNodes = Set(blockUniform)
     var perPixel = [Bool](repeating: false, count: program.count)
-    for (i, n) in program.nodes.enumerated() where !uniformNodes.contains(i) {
+    var onBlock = [Bool](repeating: false, count: program.count)  // depends on a block-uniform node
+    for (i, n) in program.nodes.enumerated() {
+      onBlock[i] = uniformNodes.contains(i) || n.args.contains { onBlock[Int($0.index)] }
+      guard !uniformNodes.contains(i) else { continue }
       perPixel[i] = n.op == .pixelX || n.args.contains { perPixel[Int($0.index)] }
     }
     var lane = self
@@ -94,17 +100,72 @@ extension PassEmitter {
       scalar[j] = s
       return s
     }
-    var vectorPixels = sharedPixels, scalarPixels: [PixelKey: LLVMValueRef] = [:]
+    var scalarPixels: [PixelKey: LLVMValueRef] = [:]
     let xs1 = LLVMBuildShuffleVector(b, xs, LLVMGetPoison(LLVMTypeOf(xs)), LLVMConstNull(t.vector(t.i32, 1)), "")!
-    for i in order {
-      let node = program.nodes[i]
-      if perPixel[i] {
-        let a = node.args.map { vectorOf(Int($0.index)) }
-        vector[i] = try emit(node, a, id: i, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &vectorPixels)
-      } else {
+    func emitLane(_ nodes: [Int]) throws {
+      for i in nodes {
+        let node = program.nodes[i]
         let a = node.args.map { scalarOf(Int($0.index)) }
         scalar[i] = try lane.emit(node, a, id: i, xs: xs1, y: y, interior: interior, rowInChunk: rowInChunk, &scalarPixels)
       }
+    }
+    // Lane work that does not depend on the block: every vector (LLVM hoists it).
+    try emitLane(order.filter { !perPixel[$0] && !onBlock[$0] })
+    let blockWork = order.filter { !perPixel[$0] && onBlock[$0] }
+    let perPixelWork = order.filter { perPixel[$0] }
+    let outputs = Set(program.outputs.map { Int($0.index) })
+    let frontier = blockWork.filter { j in
+      outputs.contains(j) || perPixelWork.contains { program.nodes[$0].args.contains { Int($0.index) == j } }
+    }
+
+    // The key: each block-uniform value's bits and the row.
+    let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
+    let entry = LLVMGetEntryBasicBlock(fn)!
+    let atEntry = LLVMCreateBuilderInContext(m.context)!
+    defer { LLVMDisposeBuilder(atEntry) }
+    LLVMPositionBuilderBefore(atEntry, LLVMGetFirstInstruction(entry))
+    func slot(_ type: LLVMTypeRef) -> LLVMValueRef { LLVMBuildAlloca(atEntry, type, "block.cache")! }
+    let valid = slot(t.i1)
+    LLVMBuildStore(atEntry, LLVMConstInt(t.i1, 0, 0), valid)
+    let key = blockUniform.map { LLVMBuildExtractElement(b, LLVMBuildBitCast(b, vector[$0]!, vi, "")!, i32(0), "")! } + [y]
+    let keySlots = key.map { _ in slot(t.i32) }
+    var hit = LLVMBuildLoad2(b, t.i1, valid, "")!
+    for (k, s) in zip(key, keySlots) {
+      hit = LLVMBuildAnd(b, hit, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildLoad2(b, t.i32, s, "")!, k, "")!, "")!
+    }
+    let compute = LLVMAppendBasicBlockInContext(m.context, fn, "block.compute")!
+    let reuse = LLVMAppendBasicBlockInContext(m.context, fn, "block.reuse")!
+    let join = LLVMAppendBasicBlockInContext(m.context, fn, "block.join")!
+    LLVMBuildCondBr(b, hit, reuse, compute)
+
+    LLVMPositionBuilderAtEnd(b, compute)
+    try emitLane(blockWork)
+    let slots = frontier.map { slot(LLVMTypeOf(scalar[$0]!)) }
+    for (f, s) in zip(frontier, slots) { LLVMBuildStore(b, scalar[f]!, s) }
+    for (k, s) in zip(key, keySlots) { LLVMBuildStore(b, k, s) }
+    LLVMBuildStore(b, LLVMConstInt(t.i1, 1, 0), valid)
+    let computeEnd = LLVMGetInsertBlock(b)!
+    LLVMBuildBr(b, join)
+
+    LLVMPositionBuilderAtEnd(b, reuse)
+    let kept = zip(frontier, slots).map { f, s in LLVMBuildLoad2(b, LLVMTypeOf(scalar[f]!), s, "")! }
+    LLVMBuildBr(b, join)
+
+    LLVMPositionBuilderAtEnd(b, join)
+    for (f, old) in zip(frontier, kept) {
+      let phi = LLVMBuildPhi(b, LLVMTypeOf(scalar[f]!), "")!
+      var values: [LLVMValueRef?] = [scalar[f]!, old]
+      var blocks: [LLVMBasicBlockRef?] = [computeEnd, reuse]
+      values.withUnsafeMutableBufferPointer { v in
+        blocks.withUnsafeMutableBufferPointer { bl in LLVMAddIncoming(phi, v.baseAddress, bl.baseAddress, 2) }
+      }
+      scalar[f] = phi
+    }
+    var vectorPixels = sharedPixels
+    for i in perPixelWork {
+      let node = program.nodes[i]
+      let a = node.args.map { vectorOf(Int($0.index)) }
+      vector[i] = try emit(node, a, id: i, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &vectorPixels)
     }
     store(program.outputs.map { vectorOf(Int($0.index)) }, x: x, y: y)
   }

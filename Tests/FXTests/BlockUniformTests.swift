@@ -4,7 +4,8 @@ import Testing
 
 /// A pass with a `floor` of a slowly varying function of x (a pixelate's block
 /// index) checks, per vector, whether that value is the same in all lanes and
-/// then computes the block's sample once (KernelEmitter's block-uniform body).
+/// then computes the block's sample once, keeping it for the next vector of
+/// the same block and row (KernelEmitter's block-uniform body).
 /// Blocks of 8…40 pixels on rows of odd widths give vectors of both kinds —
 /// inside one block and straddling two — and the JIT must give the
 /// interpreter's pixels bit for bit, at every thread count.
@@ -25,10 +26,15 @@ struct BlockUniformTests {
     }
   }
 
+  /// Wide rows cross blocks along x; a 9-pixel-wide image keeps one block
+  /// along x for 40 rows and then moves to the next block row, where the
+  /// block sample kept from the row above must not be reused.
   @Test(arguments: blockSizes, PixelFormat.allCases)
   func pixelateIsTheInterpretersPixels(_ side: Float, _ format: PixelFormat) throws {
-    let image = randomImage(61, 7, seed: UInt64(side), format: format)
-    try expectSameBits(pixelate(amount: 1, blockSize: Expr(side)) | vignette(), image, blockUniform: true)
+    for (w, h) in [(61, 7), (9, 50)] {
+      let image = randomImage(w, h, seed: UInt64(side), format: format)
+      try expectSameBits(pixelate(amount: 1, blockSize: Expr(side)) | vignette(), image, blockUniform: true)
+    }
   }
 
   /// Blocks narrower than a vector take the general body only.
@@ -41,7 +47,7 @@ struct BlockUniformTests {
   @Test func blockIndexFeedsPerBlockAndPerPixelWork() throws {
     let effect = Effect.color("blocks") { p, c in
       let block = floor((100 - p.x) / 10)
-      return float4(sin(block * 1.7), c.g * fract(p.x * 0.37), block / 8, 1)
+      return float4(sin(block * 1.7 + p.y), c.g * fract(p.x * 0.37), block / 8, 1)
     }
     try expectSameBits(effect, randomImage(53, 4, seed: 5, format: .rgba32f), blockUniform: true)
   }
