@@ -113,10 +113,9 @@ extension PassEmitter {
     try emitLane(order.filter { !perPixel[$0] && !onBlock[$0] })
     let blockWork = order.filter { !perPixel[$0] && onBlock[$0] }
     let perPixelWork = order.filter { perPixel[$0] }
-    let outputs = Set(program.outputs.map { Int($0.index) })
-    let frontier = blockWork.filter { j in
-      outputs.contains(j) || perPixelWork.contains { program.nodes[$0].args.contains { Int($0.index) == j } }
-    }
+    // Block work that per-pixel work or the output reads: what is kept.
+    let read = Set(program.outputs.map { Int($0.index) } + perPixelWork.flatMap { program.nodes[$0].args.map { Int($0.index) } })
+    let frontier = blockWork.filter { read.contains($0) }
 
     // The key: each block-uniform value's bits and the row.
     let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
