@@ -7,7 +7,16 @@ import Testing
 /// (`FXC_FUZZ_CRASH` crashes only off the main thread; of the 200 cases, two
 /// workers share out, the worker thread's first one crashes.)
 struct FuzzCrashReportTests {
-  @Test(arguments: [("trap", SIGILL), ("overflow", SIGSEGV)])
+  /// A Swift trap is SIGILL on x86-64 (ud2) and SIGTRAP on arm64 (brk).
+  static let trap: Int32 = {
+    #if arch(x86_64)
+      SIGILL
+    #else
+      SIGTRAP
+    #endif
+  }()
+
+  @Test(arguments: [("trap", trap), ("overflow", SIGSEGV)])
   func crashNamesTheCasesBeingRun(_ mode: String, _ signal: Int32) throws {
     let dir = try BatchScratch()
     let fxc = try #require(BatchFXC.executable)
