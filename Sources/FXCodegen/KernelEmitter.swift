@@ -100,6 +100,8 @@ struct PassEmitter {
   let varies: [Bool]
   /// Passes with more live nodes than this are compiled for size: one vector body.
   static let largePass = 4000
+  /// Whether this pass has more than ``largePass`` live nodes.
+  let isLarge: Bool
 
   /// The live nodes in the order the body emits them: depth first from each
   /// output in turn, operands just before their first use. A blur's four
@@ -162,7 +164,8 @@ struct PassEmitter {
         else if let c = constant(n.args[0]) { slope[i] = s[1].map { $0 * c } }
         else { slope[i] = s == [0, 0] ? 0 : nil }
       case .div:
-        if let c = constant(n.args[1]), c != 0 { slope[i] = s[0].map { $0 / c } } else { slope[i] = s == [0, 0] ? 0 : nil }
+        if let c = constant(n.args[1]), c != 0 { slope[i] = s[0].map { $0 / c } }
+        else { slope[i] = s == [0, 0] ? 0 : nil }
       default: slope[i] = s.allSatisfy({ $0 == 0 }) ? 0 : nil
       }
       if live[i], n.op == .floor, let a = s[0], a != 0, abs(a) <= 1 / Double(lanes) { result.append(i) }
@@ -196,7 +199,8 @@ struct PassEmitter {
     }
     self.varies = varies
     emissionOrder = Self.depthFirstOrder(program)
-    blockUniform = live.lazy.filter { $0 }.count > Self.largePass ? [] : Self.blockUniformNodes(program, live: live, lanes: lanes)
+    isLarge = live.lazy.filter { $0 }.count > Self.largePass
+    blockUniform = isLarge ? [] : Self.blockUniformNodes(program, live: live, lanes: lanes)
     var offsets = [Int32?](repeating: nil, count: program.count)
     var rows = [Int32?](repeating: nil, count: program.count)
     for (i, n) in program.nodes.enumerated() where live[i] {
@@ -231,7 +235,7 @@ struct PassEmitter {
   var offsetRange: (Int32, Int32)? {
     // A huge pass (an unsplit blur of thousands of taps) gets one vector body,
     // not three: LLVM's time grows faster than linearly with code size.
-    guard live.lazy.filter({ $0 }).count <= PassEmitter.largePass else { return nil }
+    guard !isLarge else { return nil }
     let ks = denseOffsets.compactMap { $0 }
     guard ks.contains(where: { $0 != 0 }) else { return nil }
     return (min(ks.min()!, 0), max(ks.max()!, 0))
@@ -408,7 +412,8 @@ struct PassEmitter {
   static let columnOrderThreshold = 16
 
   /// Taps further away than this many rows keep row order: their row window
-  /// would not stay in cache, and the row tables live on the stack.
+  /// would not stay in cache, and the row tables live on the stack. (A pass in
+  /// column order for its column-only work gives such loads no table.)
   static let maxTableReach = 256
 
   /// Fills each row table with the addresses of rows `chunk − reach ..<

@@ -87,21 +87,21 @@ extension PassEmitter {
     }
     var lane = self
     lane.w = 1
+    /// Lane 0 of `v` repeated `lanes` times.
+    func broadcast(_ v: LLVMValueRef, _ lanes: Int) -> LLVMValueRef {
+      LLVMBuildShuffleVector(b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstNull(t.vector(t.i32, lanes)), "")!
+    }
     var vector = shared, scalar = [LLVMValueRef?](repeating: nil, count: program.count)
     func vectorOf(_ j: Int) -> LLVMValueRef {
-      if let v = vector[j] { return v }
-      let v = LLVMBuildShuffleVector(b, scalar[j]!, LLVMGetPoison(LLVMTypeOf(scalar[j]!)), LLVMConstNull(t.vector(t.i32, w)), "")!
-      vector[j] = v
-      return v
+      if vector[j] == nil { vector[j] = broadcast(scalar[j]!, w) }
+      return vector[j]!
     }
     func scalarOf(_ j: Int) -> LLVMValueRef {
-      if let s = scalar[j] { return s }
-      let s = LLVMBuildShuffleVector(b, vector[j]!, LLVMGetPoison(LLVMTypeOf(vector[j]!)), LLVMConstNull(t.vector(t.i32, 1)), "")!
-      scalar[j] = s
-      return s
+      if scalar[j] == nil { scalar[j] = broadcast(vector[j]!, 1) }
+      return scalar[j]!
     }
     var scalarPixels: [PixelKey: LLVMValueRef] = [:]
-    let xs1 = LLVMBuildShuffleVector(b, xs, LLVMGetPoison(LLVMTypeOf(xs)), LLVMConstNull(t.vector(t.i32, 1)), "")!
+    let xs1 = broadcast(xs, 1)
     func emitLane(_ nodes: [Int]) throws {
       for i in nodes {
         let node = program.nodes[i]
@@ -153,11 +153,7 @@ extension PassEmitter {
     LLVMPositionBuilderAtEnd(b, join)
     for (f, old) in zip(frontier, kept) {
       let phi = LLVMBuildPhi(b, LLVMTypeOf(scalar[f]!), "")!
-      var values: [LLVMValueRef?] = [scalar[f]!, old]
-      var blocks: [LLVMBasicBlockRef?] = [computeEnd, reuse]
-      values.withUnsafeMutableBufferPointer { v in
-        blocks.withUnsafeMutableBufferPointer { bl in LLVMAddIncoming(phi, v.baseAddress, bl.baseAddress, 2) }
-      }
+      addIncoming(phi, [(scalar[f]!, computeEnd), (old, reuse)])
       scalar[f] = phi
     }
     var vectorPixels = sharedPixels

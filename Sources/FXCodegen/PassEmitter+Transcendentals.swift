@@ -153,11 +153,7 @@ extension PassEmitter {
 
     LLVMPositionBuilderAtEnd(b, merge)
     let phi = LLVMBuildPhi(b, vf, "")!
-    var values: [LLVMValueRef?] = [fast, slowResult]
-    var blocks: [LLVMBasicBlockRef?] = [fastEnd, slowEnd]
-    values.withUnsafeMutableBufferPointer { v in
-      blocks.withUnsafeMutableBufferPointer { bl in LLVMAddIncoming(phi, v.baseAddress, bl.baseAddress, 2) }
-    }
+    addIncoming(phi, [(fast, fastEnd), (slowResult, slowEnd)])
     return phi
   }
 }
