@@ -3,7 +3,8 @@ import PackageDescription
 
 // fxc — an effect-graph compiler. Data flows one way through the targets:
 // FXIR (the language) → FXPasses (optimise, schedule, lower to a Kernel) →
-// FXInterpreter (the oracle) / FXCodegen (LLVM JIT) → FX (the API users import).
+// FXInterpreter (the oracle) / FXCodegen (LLVM JIT) → FX (the API users import)
+// → FXTestSupport (random graphs for the tests and `fxc fuzz`) → fxc.
 let package = Package(
   name: "fxc",
   products: [
@@ -25,12 +26,15 @@ let package = Package(
     .target(
       name: "FX",
       dependencies: ["FXIR", "FXPasses", "FXInterpreter", "FXCodegen", "FXImage", "FXEffects"]),
-    .executableTarget(name: "fxc", dependencies: ["FX"]),
+    // Random graphs, the shrinker and differential checks: for the tests and
+    // `fxc fuzz`, not part of the FX product.
+    .target(name: "FXTestSupport", dependencies: ["FX"]),
+    .executableTarget(name: "fxc", dependencies: ["FX", "FXTestSupport"]),
 
     .testTarget(name: "FXIRTests", dependencies: ["FXIR", "FXPasses", "FXInterpreter"]),
     .testTarget(name: "FXImageTests", dependencies: ["FXImage"], resources: [.copy("Fixtures")]),
-    .testTarget(name: "FXCodegenTests", dependencies: ["FXCodegen", "CLLVM"]),
-    .testTarget(name: "FXTests", dependencies: ["FX"]),
+    .testTarget(name: "FXCodegenTests", dependencies: ["FXCodegen", "FXPasses", "CLLVM"]),
+    .testTarget(name: "FXTests", dependencies: ["FX", "FXTestSupport"]),
     .testTarget(name: "CLITests", dependencies: ["FX"]),
   ],
   swiftLanguageModes: [.v5]

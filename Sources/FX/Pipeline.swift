@@ -43,12 +43,20 @@ public struct Pipeline: Sendable {
   /// With `.jit`, an LLVM failure falls back to the interpreter (reported by
   /// ``CompiledPipeline/backend`` and ``CompiledPipeline/fallbackReason``).
   /// - Throws: ``RunError`` when `inputFormats` does not name one format per input.
+  /// - Throws: ``RunError`` when `inputFormats` does not name one format per
+  ///   input, or `target` is one this machine cannot run (``Target/named(_:)``
+  ///   gives only runnable ones).
   /// - Parameter cache: where compiled kernels are looked up and stored
   ///   (``KernelCache/standard``: memory and `~/.cache/fxc`); nil compiles afresh.
+  /// - Parameter target: the CPU to compile for: the host, or an x86-64 level
+  ///   it can run (tests run every level the host supports).
   public func compile(
     inputFormats: [PixelFormat]? = nil, outputFormat: PixelFormat = .rgba8, backend: Backend = .jit,
-    options: LoweringOptions = LoweringOptions(), cache: KernelCache? = .standard
+    options: LoweringOptions = LoweringOptions(), cache: KernelCache? = .standard, target: Target = .host
   ) throws -> CompiledPipeline {
+    if let reason = target.cannotRun(on: .host) {
+      throw RunError("this machine (\(Target.host.summary)) cannot run code for target '\(target.name)': it \(reason)")
+    }
     let start = DispatchTime.now().uptimeNanoseconds
     let (kernel, _) = lower(options)
     let formats = inputFormats ?? Array(repeating: .rgba8, count: kernel.inputCount)
@@ -56,15 +64,15 @@ public struct Pipeline: Sendable {
       throw RunError("the pipeline reads \(kernel.inputCount) image(s); \(formats.count) input format(s) given")
     }
     let layout = KernelLayout(inputs: formats, output: outputFormat)
-    var result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: nil, source: nil)
+    var result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: nil, source: nil)
     if backend == .jit {
       do {
         if let cache {
-          let (compiled, source) = try CompiledKernel.cached(kernel, layout: layout, cache: cache)
-          result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: compiled, source: source)
+          let (compiled, source) = try CompiledKernel.cached(kernel, layout: layout, target: target, cache: cache)
+          result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: source)
         } else {
-          let compiled = try CompiledKernel(kernel, layout: layout)
-          result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, compiled: compiled, source: .compiled)
+          let compiled = try CompiledKernel(kernel, layout: layout, target: target)
+          result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: .compiled)
         }
       } catch {
         result.fallbackReason = "\(error)"
@@ -90,9 +98,9 @@ public struct Pipeline: Sendable {
   }
 
   /// The host CPU as the code generator sees it, e.g. "znver3: AVX2, FMA, 8 × fp32 lanes".
-  public static var hostSummary: String { HostTarget.host.summary }
+  public static var hostSummary: String { Target.host.summary }
   /// fp32 lanes per vector on this host.
-  public static var hostVectorWidth: Int { HostTarget.host.vectorWidth }
+  public static var hostVectorWidth: Int { Target.host.lanes }
 }
 
 /// The pipelines ``Pipeline/apply(to:uniforms:threads:)`` compiled, by key.
@@ -124,6 +132,8 @@ public final class CompiledPipeline: @unchecked Sendable {
   public let graph: EffectGraph
   public let kernel: Kernel
   public let layout: KernelLayout
+  /// The CPU the kernel is planned and compiled for.
+  public let target: Target
   private let compiled: CompiledKernel?
   /// Where the machine code came from (nil for the interpreter).
   public let kernelSource: KernelSource?
@@ -133,10 +143,11 @@ public final class CompiledPipeline: @unchecked Sendable {
   /// in milliseconds: lowering plus LLVM, or plus a cache load.
   public internal(set) var compileMilliseconds: Double = 0
 
-  init(graph: EffectGraph, kernel: Kernel, layout: KernelLayout, compiled: CompiledKernel?, source: KernelSource?) {
+  init(graph: EffectGraph, kernel: Kernel, layout: KernelLayout, target: Target, compiled: CompiledKernel?, source: KernelSource?) {
     self.graph = graph
     self.kernel = kernel
     self.layout = layout
+    self.target = target
     self.compiled = compiled
     self.kernelSource = source
   }
@@ -197,9 +208,13 @@ public final class CompiledPipeline: @unchecked Sendable {
   /// tiles, or whole images), for `fxc dump`.
   public var runtimeSchedule: String { compiled?.runtimeSchedule ?? "interpreter: whole-image rasters" }
 
-  /// The LLVM IR of the optimised module and the host assembly, for `fxc dump`.
+  /// The loop plan of the kernel on ``target`` (what the JIT's code does;
+  /// the interpreter does not use it), for `fxc dump` and tests.
+  public var plan: KernelPlan { compiled?.plan ?? layout.plan(kernel, target: target) }
+
+  /// The LLVM IR of the optimised module and the target's assembly, for `fxc dump`.
   public func dumpNative() throws -> (ir: String, assembly: String) {
-    let module = try KernelEmitter.emit(kernel, layout: layout)
+    let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout)
     try module.optimize(CompiledKernel.optimisationPipeline)
     return (module.textualIR, try module.assembly())
   }

@@ -1,4 +1,4 @@
-import CLLVM
+internal import CLLVM
 import Dispatch
 import Foundation
 import FXIR
@@ -15,12 +15,13 @@ public final class CompiledKernel: @unchecked Sendable {
 
   public let kernel: Kernel
   public let layout: KernelLayout
-  public let target: HostTarget
+  public var target: Target { plan.target }
   /// Time spent emitting, optimising and generating machine code, in milliseconds.
   public let compileMilliseconds: Double
   private let jit: JIT
   private let passes: [PassFunction]
-  private let plan: Plan
+  /// The loop plan the code follows (``KernelPlan``): per pass and at run time.
+  public let plan: KernelPlan
   private let pool = BufferPool()
 
   /// LLVM's new-pass-manager pipeline for kernels: O1. The emitter writes
@@ -46,19 +47,23 @@ public final class CompiledKernel: @unchecked Sendable {
   /// - Throws: ``LLVMError`` if LLVM rejects the module (a compiler bug; the
   ///   interpreter remains available as a fallback).
   public init(
-    _ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host, keepObject: Bool = false, object: [UInt8]? = nil
+    _ kernel: Kernel, layout: KernelLayout, target: Target = .host, keepObject: Bool = false, object: [UInt8]? = nil
   ) throws {
     guard layout.inputs.count == kernel.inputCount else {
       throw LLVMError("the kernel reads \(kernel.inputCount) inputs, the layout names \(layout.inputs.count)")
     }
     let start = DispatchTime.now().uptimeNanoseconds
+    let plan = layout.plan(kernel, target: target)
     var phases: [String: Double] = [:]
-    let jit = try JIT()
+    if let reason = target.cannotRun(on: .host) {
+      throw LLVMError("this machine (\(Target.host.summary)) cannot run code for \(target.name): it \(reason)")
+    }
+    let jit = try JIT(target: target)
     if let object {
       try jit.addObject(object)
       self.object = object
     } else {
-      let module = try KernelEmitter.emit(kernel, layout: layout, target: target)
+      let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout)
       let emitted = DispatchTime.now().uptimeNanoseconds
       try module.optimize(Self.optimisationPipeline)
       phases["emit"] = Double(emitted - start) / 1e6
@@ -80,10 +85,9 @@ public final class CompiledKernel: @unchecked Sendable {
     compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     phaseMilliseconds = phases
     self.jit = jit
-    self.plan = Plan(kernel)
+    self.plan = plan
     self.kernel = kernel
     self.layout = layout
-    self.target = target
   }
 
   /// Runs every pass, rows split into contiguous bands across `threads` threads.
@@ -114,7 +118,7 @@ public final class CompiledKernel: @unchecked Sendable {
     guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
       throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
     }
-    let lanes = target.vectorWidth
+    let lanes = target.lanes
     guard output.width >= lanes else {
       // The pass functions work in whole vectors of `lanes` columns (a row
       // range narrower than that computes nothing). A narrower image runs on
@@ -146,13 +150,13 @@ public final class CompiledKernel: @unchecked Sendable {
     var fixed = (inputs + [output]).map(Self.descriptor)
     for i in [0, fixed.count - 1] { fixed[i].width = Int32(width) }
     let values = uniforms.isEmpty ? [0] : uniforms
-    let bands = Swift.max(1, Swift.min(threads, (height + Self.stripRows - 1) / Self.stripRows))
+    let bands = Swift.max(1, Swift.min(threads, (height + RunPlan.stripRows - 1) / RunPlan.stripRows))
     let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: columns)
 
-    if let lookahead = plan.lookahead {
+    if let lookahead = plan.run.lookahead {
       // Line buffers: each band owns a ring of rows per intermediate.
-      let ringRows = kernel.intermediates.indices.map { Self.ringRows(plan.rowSpan[passWriting(inputCountOffset: $0)]) }
-      let columnLookahead = plan.columnLookahead
+      let ringRows = kernel.intermediates.indices.map { RunPlan.ringRows(plan.run.rowSpan[passWriting(inputCountOffset: $0)]) }
+      let columnLookahead = plan.run.columnLookahead
       // Tiles as wide as keep every ring's rows of the tile within
       // tileCacheBytes, a multiple of the vector width; the whole row when
       // columns are read at data-dependent offsets.
@@ -160,12 +164,12 @@ public final class CompiledKernel: @unchecked Sendable {
       var tileWidth = columns
       if columnLookahead != nil && rowsInFlight > 0 {
         let fit = Self.tileCacheBytes / (PixelFormat.rgba32f.bytesPerPixel * rowsInFlight)
-        let lanes = target.vectorWidth
+        let lanes = target.lanes
         tileWidth = Swift.min(columns, Swift.max(4 * lanes, fit / lanes * lanes))
       }
       // Tile starts; a last tile narrower than a vector joins the one before.
       var tileStarts = Array(stride(from: 0, to: columns, by: tileWidth))
-      if tileStarts.count > 1, columns - tileStarts.last! < target.vectorWidth { tileStarts.removeLast() }
+      if tileStarts.count > 1, columns - tileStarts.last! < target.lanes { tileStarts.removeLast() }
       let perBand = { (band: Int) in
         let y0 = band * height / bands, y1 = (band + 1) * height / bands
         let rings = ringRows.map { self.pool.take(byteCount: $0 * intermediateBytes) }
@@ -191,7 +195,7 @@ public final class CompiledKernel: @unchecked Sendable {
               // needs its consumers' span (Plan.rowSpan), not 2·lookahead.
               var strip = y0 - 2 * (lookahead.max() ?? 0)
               while strip < y1 {
-                let end = Swift.min(y1, strip + Self.stripRows)
+                let end = Swift.min(y1, strip + RunPlan.stripRows)
                 for (i, pass) in self.passes.enumerated() {
                   let target = i == self.passes.count - 1 ? end : Swift.min(height, end + lookahead[i])
                   guard target > done[i] else { continue }
@@ -235,23 +239,7 @@ public final class CompiledKernel: @unchecked Sendable {
   }
 
   /// How intermediates are held at run time, for `fxc dump`.
-  public var runtimeSchedule: String {
-    guard !kernel.intermediates.isEmpty else { return "no intermediates: one fused pass" }
-    guard let lookahead = plan.lookahead else {
-      return "whole-image intermediates (some stage reads an intermediate at data-dependent rows), rows split across threads per pass"
-    }
-    var lines = ["line buffers: each thread streams its band of rows in strips of \(Self.stripRows), every pass computed just ahead of its consumers"]
-    for (i, pass) in kernel.passes.enumerated() {
-      var line = "  pass \(i) '\(pass.name)': \(lookahead[i]) rows ahead"
-      if pass.output != kernel.outputBuffer {
-        line += ", ring of \(Self.ringRows(plan.rowSpan[i])) rows"
-      }
-      if let c = plan.columnLookahead { line += ", \(c[i]) columns of halo" }
-      lines.append(line)
-    }
-    lines.append(plan.columnLookahead == nil ? "  whole-row tiles (columns read at data-dependent offsets)" : "  column tiles sized so the rows in flight fit in \(Self.tileCacheBytes / 1024) KiB")
-    return lines.joined(separator: "\n")
-  }
+  public var runtimeSchedule: String { plan.runDescription(tileCacheBytes: Self.tileCacheBytes) }
 
   /// The most bytes of intermediate rows a tile keeps in flight (its rings);
   /// a wider image is cut into column tiles. Changing it changes speed, never
@@ -265,16 +253,6 @@ public final class CompiledKernel: @unchecked Sendable {
   /// tiles, 44.9 with whole rows; σ 3 + contrast 139 → 170.
   public nonisolated(unsafe) static var tileCacheBytes: Int = 8 << 20
 
-  /// Rows per strip of the line-buffer schedule.
-  static let stripRows = 8
-
-  /// Rows of a ring holding a strip plus `span` more rows, a power of two.
-  static func ringRows(_ span: Int) -> Int {
-    var n = 1
-    while n < stripRows + span + 1 { n *= 2 }
-    return n
-  }
-
   /// The pass that writes intermediate number `i` (buffer `inputCount + i`).
   func passWriting(inputCountOffset i: Int) -> Int {
     kernel.passes.firstIndex { $0.output == kernel.inputCount + i }!
@@ -284,52 +262,6 @@ public final class CompiledKernel: @unchecked Sendable {
     BufferDescriptor(data: b.data, rowBytes: Int64(b.rowBytes), width: Int32(b.width), height: Int32(b.height))
   }
 
-  /// How far ahead of the output row each pass must have computed its rows
-  /// (0 for the last pass), or nil when some intermediate is read at
-  /// data-dependent rows (then intermediates are whole images).
-  struct Plan {
-    var lookahead: [Int]?
-    /// Columns each pass must compute beyond a tile's edges, or nil when some
-    /// intermediate is read at data-dependent columns (then tiles are whole rows).
-    var columnLookahead: [Int]?
-
-    /// For each pass, how many rows of its output are alive at once beyond a
-    /// strip: from the oldest row a consumer still reads, `lookahead[j] − r`,
-    /// to the newest row written, `lookahead[i] = max(lookahead[j] + r)`, over
-    /// its consumers j reading it at rows `y ± r`. A buffer read only at `y`
-    /// (the planar copy) needs a strip, however far ahead it is computed.
-    var rowSpan: [Int] = []
-
-    init(_ kernel: Kernel) {
-      columnLookahead = Self.lookahead(kernel, kernel.passes.map { PassEmitter.reach($0.program, .x) })
-      let reach = kernel.passes.map { PassEmitter.reach($0.program, .y) }
-      lookahead = Self.lookahead(kernel, reach)
-      if kernel.intermediates.isEmpty { lookahead = nil }
-      if let lookahead {
-        rowSpan = kernel.passes.indices.map { i in
-          let buffer = kernel.passes[i].output
-          var oldest = lookahead[i]
-          for j in kernel.passes.indices where j > i {
-            if case .some(.some(let r)) = reach[j][buffer] { oldest = Swift.min(oldest, lookahead[j] - Int(r)) }
-          }
-          return lookahead[i] - oldest
-        }
-      }
-    }
-
-    static func lookahead(_ kernel: Kernel, _ reach: [[Int: Int32?]]) -> [Int]? {
-      var lookahead = [Int](repeating: 0, count: kernel.passes.count)
-      for i in stride(from: kernel.passes.count - 2, through: 0, by: -1) {
-        let buffer = kernel.passes[i].output
-        for j in (i + 1)..<kernel.passes.count {
-          guard let r = reach[j][buffer] else { continue }
-          guard let r else { return nil }
-          lookahead[i] = Swift.max(lookahead[i], lookahead[j] + Int(r))
-        }
-      }
-      return lookahead
-    }
-  }
 }
 
 /// Reuses large scratch buffers between runs, so intermediates cost neither an

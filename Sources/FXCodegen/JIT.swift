@@ -1,11 +1,13 @@
-import CLLVM
+internal import CLLVM
+import FXPasses
 import Synchronization
 
-/// An ORC LLJIT instance for the host CPU: add kernel modules or object
-/// files, then look up their functions as callable addresses.
+/// An ORC LLJIT instance for one ``Target`` (by default the host CPU): add
+/// kernel modules or object files, then look up their functions as callable
+/// addresses.
 ///
 /// Code is generated lazily, at the first ``lookup(_:)`` of a symbol of a
-/// module, with the host's CPU name and features. Functions in the process
+/// module, with the target's CPU name and features. Functions in the process
 /// (libc, libm) are visible to JIT'd code.
 ///
 /// ## Thread safety
@@ -21,14 +23,13 @@ public final class JIT: @unchecked Sendable {
   /// linking), collected so ``lookup(_:)`` can explain its failure.
   private let sessionErrors = SessionErrorLog()
 
-  /// Creates a JIT for the host CPU.
+  /// Creates a JIT that generates code for `target`, which must be one this
+  /// machine can execute (``Target/named(_:)`` checks that).
   ///
-  /// - Throws: ``LLVMError`` if LLVM cannot detect or target the host.
-  public init() throws {
-    try LLVMSetup.requireNativeTarget()
-    var machineBuilder: LLVMOrcJITTargetMachineBuilderRef?
-    try LLVMError.check(
-      LLVMOrcJITTargetMachineBuilderDetectHost(&machineBuilder), "detecting the host for the JIT")
+  /// - Throws: ``LLVMError`` if LLVM cannot generate code for `target`.
+  public init(target: Target = .host) throws {
+    // ORC owns the target machine from here on.
+    let machineBuilder = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(try TargetMachine.create(target))
     let builder = LLVMOrcCreateLLJITBuilder()
     // The builder takes the machine builder, and LLVMOrcCreateLLJIT the
     // builder, even when it fails: nothing is left to dispose here.

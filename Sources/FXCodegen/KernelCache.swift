@@ -1,4 +1,4 @@
-import CLLVM
+internal import CLLVM
 import Foundation
 import FXIR
 import FXImage
@@ -49,7 +49,7 @@ public struct KernelCache: Sendable {
   }()
 
   /// The cache key of `kernel` compiled for `layout` on `target`.
-  public static func key(_ kernel: Kernel, _ layout: KernelLayout, _ target: HostTarget) -> String {
+  public static func key(_ kernel: Kernel, _ layout: KernelLayout, _ target: Target) -> String {
     var text = "\(compilerVersion)\n\(target.triple)\n\(target.cpuName)\n\(target.features)\n"
     text += layout.inputs.map(\.rawValue).joined(separator: ",") + "->" + layout.output.rawValue + "\n"
     text += "inputs \(kernel.inputCount) intermediates \(kernel.intermediates) uniforms \(kernel.uniformCount)\n"
@@ -117,7 +117,7 @@ extension CompiledKernel {
   /// - Throws: ``LLVMError`` when LLVM rejects the kernel or a cached object is unusable
   ///   (a corrupt cached object is ignored and recompiled).
   public static func cached(
-    _ kernel: Kernel, layout: KernelLayout, target: HostTarget = .host, cache: KernelCache = .standard
+    _ kernel: Kernel, layout: KernelLayout, target: Target = .host, cache: KernelCache = .standard
   ) throws -> (CompiledKernel, KernelSource) {
     let key = KernelCache.key(kernel, layout, target)
     if cache.useMemory, let hit = KernelCache.lookup(key) { return (hit, .memoryCache) }

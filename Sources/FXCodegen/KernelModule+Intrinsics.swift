@@ -1,4 +1,4 @@
-import CLLVM
+internal import CLLVM
 
 extension KernelModule {
   /// Declares an LLVM intrinsic in this module (once; later calls return the
@@ -16,7 +16,7 @@ extension KernelModule {
   /// - Throws: ``LLVMError`` if LLVM knows no intrinsic of that name, or if
   ///   types are given for a non-overloaded one or missing for an overloaded one.
   ///   LLVM cannot check the number of types: too few is undefined behaviour.
-  public func intrinsic(
+  func intrinsic(
     _ name: String, _ overloadedTypes: [LLVMTypeRef] = []
   ) throws -> (function: LLVMValueRef, type: LLVMTypeRef) {
     let id = LLVMLookupIntrinsicID(name, name.utf8.count)

@@ -1,4 +1,4 @@
-import CLLVM
+internal import CLLVM
 
 extension KernelModule {
   /// Tells LLVM to leave a loop as written: no vectorisation, interleaving or
@@ -12,7 +12,7 @@ extension KernelModule {
   ///
   /// - Parameter branch: the loop's latch, the branch instruction that jumps
   ///   back to the loop header.
-  public func disableVectorization(ofLoopLatch branch: LLVMValueRef) {
+  func disableVectorization(ofLoopLatch branch: LLVMValueRef) {
     let context = self.context
     let loopID = makeLoopID(properties: [
       property("llvm.loop.vectorize.enable", LLVMConstInt(types.i1, 0, 0)),

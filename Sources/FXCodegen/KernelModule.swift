@@ -1,4 +1,5 @@
-import CLLVM
+internal import CLLVM
+import FXPasses
 
 /// One LLVM module under construction, in its own LLVM context, with the
 /// target's triple and data layout already set.
@@ -21,7 +22,7 @@ public final class KernelModule {
   /// The module's name, used in error messages.
   public let name: String
   /// The target the module is compiled for.
-  public let target: HostTarget
+  public let target: Target
 
   private var threadSafeContext: LLVMOrcThreadSafeContextRef?
   private var ownedContext: LLVMContextRef?
@@ -31,7 +32,7 @@ public final class KernelModule {
   /// The LLVM context that owns the module's types, constants and metadata.
   ///
   /// - Precondition: the module has not been handed to a ``JIT``.
-  public var context: LLVMContextRef {
+  var context: LLVMContextRef {
     guard let ownedContext else { preconditionFailure(movedMessage) }
     return ownedContext
   }
@@ -39,7 +40,7 @@ public final class KernelModule {
   /// The module to add functions to.
   ///
   /// - Precondition: the module has not been handed to a ``JIT``.
-  public var module: LLVMModuleRef {
+  var module: LLVMModuleRef {
     guard let ownedModule else { preconditionFailure(movedMessage) }
     return ownedModule
   }
@@ -48,12 +49,12 @@ public final class KernelModule {
   public var isTransferred: Bool { ownedModule == nil }
 
   /// Types of this module's context.
-  public var types: LLVMTypes { LLVMTypes(context) }
+  var types: LLVMTypes { LLVMTypes(context) }
 
   /// Creates an empty module for `target` in a fresh context.
   ///
   /// - Throws: ``LLVMError`` if LLVM cannot generate code for `target`.
-  public init(name: String, target: HostTarget = .host) throws {
+  public init(name: String, target: Target = .host) throws {
     self.name = name
     self.target = target
     self.machine = try TargetMachine(target)
@@ -155,7 +156,7 @@ public final class KernelModule {
 
   /// Creates an instruction builder in this module's context, passes it to
   /// `body` and disposes of it afterwards.
-  public func withBuilder<R>(_ body: (LLVMBuilderRef) throws -> R) rethrows -> R {
+  func withBuilder<R>(_ body: (LLVMBuilderRef) throws -> R) rethrows -> R {
     let builder = LLVMCreateBuilderInContext(context)!
     defer { LLVMDisposeBuilder(builder) }
     return try body(builder)

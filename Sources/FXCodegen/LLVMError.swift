@@ -1,4 +1,5 @@
-import CLLVM
+internal import CLLVM
+import FXPasses
 
 /// A failure reported by LLVM: an invalid module, an unknown pass pipeline,
 /// a symbol the JIT cannot find, an object file it cannot load.

@@ -1,4 +1,4 @@
-import CLLVM
+internal import CLLVM
 import FXIR
 import FXImage
 import FXPasses
@@ -78,13 +78,9 @@ extension PassEmitter {
     xs: LLVMValueRef, x: LLVMValueRef, y: LLVMValueRef, interior: Bool, rowInChunk: LLVMValueRef?
   ) throws {
     let uniformNodes = Set(blockUniform)
-    var perPixel = [Bool](repeating: false, count: program.count)
-    var onBlock = [Bool](repeating: false, count: program.count)  // depends on a block-uniform node
-    for (i, n) in program.nodes.enumerated() {
-      onBlock[i] = uniformNodes.contains(i) || n.args.contains { onBlock[Int($0.index)] }
-      guard !uniformNodes.contains(i) else { continue }
-      perPixel[i] = n.op == .pixelX || n.args.contains { perPixel[Int($0.index)] }
-    }
+    // Depends on pixelX other than through a block-uniform node; depends on one.
+    let perPixel = program.dependence(on: { $1.op == .pixelX }, stoppingAt: uniformNodes.contains)
+    let onBlock = program.dependence { i, _ in uniformNodes.contains(i) }
     var lane = self
     lane.w = 1
     /// Lane 0 of `v` repeated `lanes` times.
@@ -194,33 +190,35 @@ extension PassEmitter {
       throw LLVMError("internal error: \(node.op.name) in a kernel program (not lowered)")
     case .load(let buffer, let channel):
       let key = PixelKey(buffer: buffer, x: node.args[0], y: node.args[1])
-      let ix = program[node.args[0]], rowInvariant = !varies[Int(node.args[1].index)]
+      let load = plan.loads[id]!
       // The row's address, emitted only on the paths that use it (a row-table
       // load is volatile, so LLVM would not drop an unused one).
-      func row() -> LLVMValueRef { rowStart(buffer, rows: a[1], tap: rowOffsets[id], rowInChunk: rowInChunk) }
+      func row() -> LLVMValueRef { rowStart(buffer, rows: a[1], tap: load.rowOffset, rowInChunk: rowInChunk) }
+      // A dense load at `offset` (interior vectors), or a masked edge load
+      // at `masked` (border vectors); otherwise a gather.
+      var offset: Int32? = nil, masked: Int32? = nil
+      switch load.strategy {
+      case .dense: offset = 0
+      case .denseInterior(let k, let border):
+        if interior { offset = k } else if border == .masked { masked = k }
+      case .gather: break
+      }
       if isPlanar(buffer) {
         // Planar intermediates: each channel is a row of floats; a dense read is one vector load.
-        var offset: Int32? = nil
-        if ix.op == .pixelX && rowInvariant { offset = 0 }
-        if interior, let k = denseOffsets[id] { offset = k }
         if let offset {
           let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
           let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, row: row(), x: x, channel: channel, offset: Int(offset)), "")!
           LLVMSetAlignment(load, 4)
           return load
         }
-        if let k = denseOffsets[id] { return try edgeLoad(buffer, channel: channel, row: row(), x: xs, offset: Int(k)) }
+        if let k = masked { return try edgeLoad(buffer, channel: channel, row: row(), x: xs, offset: Int(k)) }
         return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
       }
-      if ix.op == .pixelX && rowInvariant {
-        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: row(), x: xs) }
+      if let offset {
+        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: row(), x: xs, offset: Int(offset)) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }
-      if interior, let k = denseOffsets[id] {
-        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: row(), x: xs, offset: Int(k)) }
-        return channelOfDense(pixels[key]!, buffer, channel)
-      }
-      if formats[buffer] != .rgba32f, let k = denseOffsets[id] {
+      if let k = masked {
         if pixels[key] == nil { pixels[key] = try edgeLoad(buffer, channel: nil, row: row(), x: xs, offset: Int(k)) }
         return channelOfDense(pixels[key]!, buffer, channel)
       }

@@ -1,4 +1,4 @@
-import CLLVM
+internal import CLLVM
 import FXIR
 
 /// Vectorised exp, log, pow and atan2, bit for bit ``Transcendentals`` (the

@@ -1,6 +1,7 @@
-import CLLVM
+internal import CLLVM
+import FXPasses
 
-/// An owned `LLVMTargetMachineRef` for one ``HostTarget``: the cost model for
+/// An owned `LLVMTargetMachineRef` for one ``Target``: the cost model for
 /// the optimiser and the code generator for ``KernelModule/assembly()`` and
 /// ``KernelModule/objectCode()``.
 ///
@@ -12,7 +13,17 @@ final class TargetMachine {
   /// The data layout string modules for this machine must carry.
   let dataLayout: String
 
-  init(_ target: HostTarget) throws {
+  init(_ target: Target) throws {
+    let machine = try Self.create(target)
+    let layout = LLVMCreateTargetDataLayout(machine)
+    defer { LLVMDisposeTargetData(layout) }
+    self.ref = machine
+    self.dataLayout = takeLLVMMessage(LLVMCopyStringRepOfTargetData(layout)) ?? ""
+  }
+
+  /// A new target machine for `target` that the caller owns (``JIT`` hands
+  /// one to ORC, which disposes of it).
+  static func create(_ target: Target) throws -> LLVMTargetMachineRef {
     try LLVMSetup.requireNativeTarget()
     var llvmTarget: LLVMTargetRef?
     var message: UnsafeMutablePointer<CChar>?
@@ -28,10 +39,7 @@ final class TargetMachine {
     else {
       throw LLVMError("cannot create a target machine for \(target)")
     }
-    let layout = LLVMCreateTargetDataLayout(machine)
-    defer { LLVMDisposeTargetData(layout) }
-    self.ref = machine
-    self.dataLayout = takeLLVMMessage(LLVMCopyStringRepOfTargetData(layout)) ?? ""
+    return machine
   }
 
   deinit { LLVMDisposeTargetMachine(ref) }

@@ -128,13 +128,12 @@ struct PassBuilder {
     if k == 0, isOutput, inRange.contains(Axis(id: i, isX: isX)) { return (i, nil) }
     let v = k == 0 ? i : p.add(.add, [i, p.constant(k)])
     let zero = p.constant(Int32(0)), one = p.constant(Int32(1))
-    let last = p.add(.sub, [n, one])
     var inside: NodeID? = nil
     let r: NodeID
     switch mode {
-    case .clampToEdge: r = p.add(.min, [p.add(.max, [v, zero]), last])
+    case .clampToEdge: r = ClampToEdge.emit(v, extent: n, in: &p)
     case .transparent:
-      r = p.add(.min, [p.add(.max, [v, zero]), last])
+      r = ClampToEdge.emit(v, extent: n, in: &p)
       inside = p.add(.and, [p.add(.ge, [v, zero]), p.add(.lt, [v, n])])
     case .repeat: r = p.add(.mod, [v, n])
     case .mirror:

@@ -1,5 +1,6 @@
 import Dispatch
 import FX
+import FXTestSupport
 import Foundation
 
 /// `fxc fuzz`: differential testing on random graphs (the long mode of

@@ -1,4 +1,5 @@
 import CLLVM
+import FXPasses
 import Testing
 
 @testable import FXCodegen
@@ -14,7 +15,7 @@ import Testing
 
   @Test(arguments: [1, 7, 33, 1000])
   func scalesVectorsWithAScalarTail(count: Int) throws {
-    let lanes = HostTarget.host.vectorWidth
+    let lanes = Target.host.lanes
     let kernel = try KernelModule(name: "scale")
     kernel.disableVectorization(ofLoopLatch: buildScale(kernel, lanes: lanes))
     try kernel.optimize()
@@ -39,7 +40,7 @@ import Testing
     try kernel.optimize()
     let object = try kernel.objectCode()
     #expect(
-      object.starts(with: [0x7F, 0x45, 0x4C, 0x46]) || !HostTarget.host.triple.contains("linux"))
+      object.starts(with: [0x7F, 0x45, 0x4C, 0x46]) || !Target.host.triple.contains("linux"))
 
     let jit = try JIT()
     try jit.addObject(object)
@@ -98,7 +99,7 @@ import Testing
 
   @Test func vectorIntrinsicsRun() throws {
     // p[0..<W] = fma(floor(p), sqrt(p), 1) on one <W x float>.
-    let lanes = HostTarget.host.vectorWidth
+    let lanes = Target.host.lanes
     let kernel = try KernelModule(name: "intrinsics")
     let t = kernel.types
     let vf = t.vector(t.float, lanes)

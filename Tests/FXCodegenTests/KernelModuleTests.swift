@@ -1,4 +1,5 @@
 import CLLVM
+import FXPasses
 import Testing
 
 @testable import FXCodegen
@@ -6,9 +7,9 @@ import Testing
 @Suite struct KernelModuleTests {
   @Test func newModuleCarriesTheHostTripleAndDataLayout() throws {
     let kernel = try KernelModule(name: "empty")
-    #expect(String(cString: LLVMGetTarget(kernel.module)) == HostTarget.host.triple)
+    #expect(String(cString: LLVMGetTarget(kernel.module)) == Target.host.triple)
     #expect(!String(cString: LLVMGetDataLayoutStr(kernel.module)).isEmpty)
-    #expect(kernel.textualIR.contains("target triple = \"\(HostTarget.host.triple)\""))
+    #expect(kernel.textualIR.contains("target triple = \"\(Target.host.triple)\""))
   }
 
   @Test func verifyExplainsABrokenModule() throws {
@@ -50,7 +51,7 @@ import Testing
   @Test func intrinsicsTheEmitterNeeds() throws {
     let kernel = try KernelModule(name: "intrinsics")
     let t = kernel.types
-    let w = HostTarget.host.vectorWidth
+    let w = Target.host.lanes
     let (vf, vi, vp) = (t.vector(t.float, w), t.vector(t.i32, w), t.vector(t.ptr, w))
     for name in ["llvm.floor", "llvm.sqrt", "llvm.fabs", "llvm.minnum", "llvm.maxnum", "llvm.fma"] {
       let (function, type) = try kernel.intrinsic(name, [vf])

@@ -1,5 +1,5 @@
 import CLLVM
-import FXCodegen
+@testable import FXCodegen
 
 // Small functions built by hand with LLVM's C API, as the kernel emitter will.
 

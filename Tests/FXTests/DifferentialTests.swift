@@ -1,4 +1,5 @@
 import FX
+import FXTestSupport
 import Foundation
 import Testing
 
@@ -40,6 +41,19 @@ struct DifferentialTests {
   func jitAgreesWithStaged(chunk: Int) {
     for i in stride(from: chunk, to: Self.jitGraphs, by: Self.chunks / 2) {
       expectAgreement(i, [.jit])
+    }
+  }
+
+  /// The JIT at every x86-64 level this machine runs (SSE4 / AVX2 / AVX-512:
+  /// 4, 8, 16 lanes), so an AVX-512 host also tests its narrower code paths.
+  @Test(arguments: Target.runnableLevels.map(\.name))
+  func jitAgreesWithStagedAtEveryLevel(level: String) throws {
+    let target = try Target.named(level)
+    for i in stride(from: 1, to: Self.jitGraphs, by: 4) {
+      let c = Self.make(i)
+      guard let d = Differential.check(c, evaluations: [.jit], target: target) else { continue }
+      let (small, failure) = Differential.shrink(c, failing: d, maxAttempts: 60, target: target)
+      Issue.record("\(level), graph \(i) (fxc fuzz --case \(c.seed)): \(d)\n\nshrunk:\n\(small)\n\n\(failure)")
     }
   }
 

@@ -1,4 +1,5 @@
 import FX
+import FXTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import FX
+import FXTestSupport
 import Testing
 
 /// The input wrapper (Halide's `Func::in()`): a planar copy of input 0 that the

@@ -3,6 +3,7 @@ import FXIR
 import FXImage
 import FXInterpreter
 import FXPasses
+import FX
 
 // A testing utility: random, well-typed effect graphs for differential testing
 // of the compiler against the staged interpreter (DESIGN §4), with shrinking of
@@ -937,9 +938,12 @@ public enum Differential {
 
   /// Compares the evaluations in `evaluations` with staged evaluation; the first disagreement, or nil.
   public static func check(
-    _ c: FuzzCase, evaluations: [Evaluation] = Evaluation.interpreted + [.jit], cache: PipelineCache? = nil
+    _ c: FuzzCase, evaluations: [Evaluation] = Evaluation.interpreted + [.jit], cache: PipelineCache? = nil,
+    target: Target = .host
   ) -> Disagreement? {
-    check(c.image, inputs: c.buffers, evaluations: evaluations, jitSchedule: c.jitSchedule, cache: cache.map { ($0, c.graphKey) })
+    check(
+      c.image, inputs: c.buffers, evaluations: evaluations, jitSchedule: c.jitSchedule, cache: cache.map { ($0, c.graphKey) },
+      target: target)
   }
 
   /// Compares the evaluations in `evaluations` of the graph computing `output`
@@ -948,14 +952,14 @@ public enum Differential {
   /// default, 1 forceInline (when affordable), 2 forceMaterialise.
   public static func check(
     _ output: Image, inputs all: [ImageBuffer], evaluations: [Evaluation] = Evaluation.interpreted + [.jit],
-    jitSchedule: Int = 0
+    jitSchedule: Int = 0, target: Target = .host
   ) -> Disagreement? {
-    check(output, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, cache: nil)
+    check(output, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, cache: nil, target: target)
   }
 
   static func check(
     _ img: Image, inputs all: [ImageBuffer], evaluations: [Evaluation], jitSchedule: Int,
-    cache: (PipelineCache, String)?
+    cache: (PipelineCache, String)?, target: Target
   ) -> Disagreement? {
     let graph: EffectGraph
     do { graph = try EffectGraph(output: img) } catch {
@@ -990,13 +994,13 @@ public enum Differential {
           if jitSchedule == 2 { options.forceMaterialise = true }
         }
         if e == .jit {
-          let key = cache.map { $0.1 + "\(options)" }
+          let key = cache.map { $0.1 + "\(options)\(target.name)" }
           let compiled: CompiledPipeline
           if let key, let hit = cache?.0.get(key) {
             compiled = hit
           } else {
             compiled = try Pipeline(output: img).compile(
-              inputFormats: inputs.map(\.format), outputFormat: .rgba32f, options: options)
+              inputFormats: inputs.map(\.format), outputFormat: .rgba32f, options: options, target: target)
             if let key { cache?.0.put(key, compiled) }
           }
           guard compiled.backend == .jit else {
@@ -1056,17 +1060,18 @@ public enum Differential {
   /// type or by a constant), simpler samplers, smaller and plainer images.
   /// Returns the smallest failing case found and its disagreement.
   public static func shrink(
-    _ c: FuzzCase, failing d: Disagreement, maxAttempts: Int = 2000, cache: PipelineCache = PipelineCache()
+    _ c: FuzzCase, failing d: Disagreement, maxAttempts: Int = 2000, cache: PipelineCache = PipelineCache(),
+    target: Target = .host
   ) -> (FuzzCase, Disagreement) {
     let evaluations = d.evaluation == .error ? Evaluation.interpreted + [.jit] : [d.evaluation]
     var last = d
     let small = shrink(c, maxAttempts: maxAttempts) { candidate in
-      guard let f = check(candidate, evaluations: evaluations, cache: cache), f.evaluation == d.evaluation else { return false }
+      guard let f = check(candidate, evaluations: evaluations, cache: cache, target: target), f.evaluation == d.evaluation else { return false }
       last = f
       return true
     }
     // `last` belongs to the last candidate that failed, which is `small`.
-    return (small, check(small, evaluations: evaluations, cache: cache) ?? last)
+    return (small, check(small, evaluations: evaluations, cache: cache, target: target) ?? last)
   }
 
   /// Greedy reduction of `c` while `fails` holds: the first candidate (from

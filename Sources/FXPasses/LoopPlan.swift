@@ -1,0 +1,282 @@
+import FXIR
+
+/// How one pass of a ``Kernel`` is executed for a ``Target``: every decision
+/// the code generator and the runtime follow, made here as data so that it
+/// can be printed (`fxc dump`) and tested at any vector width without LLVM.
+///
+/// A pass runs W = ``lanes`` pixels at a time (structure of arrays). It runs
+/// in row order (row by row, W columns at a time) or in column order: rows in
+/// chunks of ``chunkRows``, each vector of columns walking down a chunk, with
+/// row addresses from a per-chunk table for the buffers in ``rowTables``.
+/// With an ``interior`` range, each row is three loops — left border,
+/// interior, right border — so that taps `pixelX + k` load densely inside.
+public struct PassPlan: Sendable {
+  public enum Order: String, Sendable, Equatable { case rows, columns }
+
+  /// How a load gets its W pixels.
+  public enum LoadStrategy: Sendable, Equatable {
+    /// Column `pixelX` of a row the same in every lane: one vector load.
+    case dense
+    /// Column `pixelX + offset` clamped to the row, of a row the same in every
+    /// lane: dense in interior vectors; in border vectors `border`.
+    case denseInterior(offset: Int32, border: Border)
+    /// Any other coordinates: a gather per channel (float) or per pixel (8/16-bit).
+    case gather
+  }
+
+  /// What a dense tap does in a vector near the row's ends.
+  public enum Border: String, Sendable, Equatable {
+    /// A masked vector load for the lanes inside the row, the edge pixel for the others.
+    case masked
+    /// A gather of the clamped columns (interleaved float buffers).
+    case gather
+  }
+
+  public struct Load: Sendable, Equatable {
+    public var buffer: Int
+    public var channel: Int
+    public var strategy: LoadStrategy
+    /// `k` when the row is `pixelY + k` clamped to the image (or `pixelY`).
+    public var rowOffset: Int32?
+  }
+
+  /// fp32 lanes per vector (the target's).
+  public var lanes: Int
+  public var order: Order
+  /// Why ``order`` was chosen, for `fxc dump`.
+  public var orderReason: String
+  /// Rows per chunk of column order.
+  public var chunkRows: Int
+  /// In column order, for each buffer read at rows `pixelY + k`, the largest
+  /// |k| (a table of chunkRows + 2·reach row addresses per chunk).
+  public var rowTables: [Int: Int]
+  /// The smallest and largest dense tap offset, when some is not 0: vectors
+  /// whose every tap column is inside the row form the interior loop.
+  public var interior: (lo: Int32, hi: Int32)?
+  /// `floor` nodes of an affine function of `pixelX` with slope ≤ 1/W (a
+  /// pixelate's block index): piecewise constant over runs of ≥ W columns,
+  /// so usually the same in all lanes; the emitter checks each vector and
+  /// then computes what depends on them once.
+  public var blockUniform: [Int]
+  /// Why ``blockUniform`` is or is not used, for `fxc dump`.
+  public var blockUniformReason: String
+  /// The plan of each live load node, by node index.
+  public var loads: [Int: Load]
+  /// More live nodes than ``LoopPlanner/largePass``: one vector body, no
+  /// interior split or block-uniform body (LLVM's time grows faster than
+  /// linearly with code size).
+  public var isLarge: Bool
+  /// Live nodes of the pass program.
+  public var live: [Bool]
+  /// Nodes whose value changes along a row (depend on `pixelX`).
+  public var varies: [Bool]
+  /// The live nodes in the order the body emits them: depth first from each
+  /// output in turn, operands just before their first use. A blur's four
+  /// channel sums are then computed one after another, instead of every tap's
+  /// four channels being loaded first and held (which spills registers).
+  public var emissionOrder: [Int]
+}
+
+/// Makes the ``PassPlan`` of every pass and the ``RunPlan`` of a kernel for
+/// a target. Pure: the same kernel, buffers and lanes give the same plan on
+/// every machine.
+public enum LoopPlanner {
+  /// Passes with more live nodes than this are compiled for size: one vector body.
+  public static let largePass = 4000
+  /// Rows per chunk of column order: a vector of columns walks down this many
+  /// rows, reading a window of chunkRows + 2·reach rows (for a σ10 blur of
+  /// planar floats, 32 + 60 rows × 4 planes × 32 bytes ≈ 12 KiB: in L1).
+  public static let chunkRows = 32
+  /// Taps further away than this many rows keep row order: their row window
+  /// would not stay in cache, and the row tables live on the stack. (A pass in
+  /// column order for its column-only work gives such loads no table.)
+  public static let maxTableReach = 256
+  /// How much the column-order saving must exceed to leave row order for it:
+  /// a sine's worth, not a few multiplies (column order's chunk loops and
+  /// strided stores cost a little).
+  public static let columnOrderThreshold = 16
+
+  /// The plan of each pass of `kernel` at `lanes` fp32 lanes, where
+  /// `interleavedFloat` names the buffers stored as interleaved RGBA32F
+  /// (float inputs; intermediates are planar).
+  public static func plan(_ kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>) -> [PassPlan] {
+    kernel.passes.map { plan($0, kernel: kernel, lanes: lanes, interleavedFloat: interleavedFloat) }
+  }
+
+  static func plan(_ pass: Kernel.Pass, kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>) -> PassPlan {
+    let p = pass.program
+    let live = p.live()
+    let varies = p.dependence(on: .pixelX)
+    let isLarge = live.lazy.filter { $0 }.count > largePass
+    let planar = Set(kernel.inputCount..<kernel.outputBuffer)
+    var loads: [Int: PassPlan.Load] = [:]
+    for (i, n) in p.nodes.enumerated() where live[i] {
+      guard case .load(let buffer, let channel) = n.op else { continue }
+      let rowInvariant = !varies[Int(n.args[1].index)]
+      var strategy = PassPlan.LoadStrategy.gather
+      if rowInvariant, p[n.args[0]].op == .pixelX {
+        strategy = .dense
+      } else if rowInvariant, let k = ClampToEdge.offset(of: n.args[0], .x, in: p) {
+        let border: PassPlan.Border = !planar.contains(buffer) && interleavedFloat.contains(buffer) ? .gather : .masked
+        strategy = .denseInterior(offset: k, border: border)
+      }
+      loads[i] = .init(buffer: buffer, channel: channel, strategy: strategy, rowOffset: ClampToEdge.offset(of: n.args[1], .y, in: p))
+    }
+    var plan = PassPlan(
+      lanes: lanes, order: .rows, orderReason: "", chunkRows: chunkRows, rowTables: [:], interior: nil, blockUniform: [],
+      blockUniformReason: "", loads: loads, isLarge: isLarge, live: live, varies: varies, emissionOrder: depthFirstOrder(p))
+    plan.interior = isLarge ? nil : interiorRange(loads)
+    chooseOrder(&plan, p)
+    chooseBlockUniform(&plan, p)
+    return plan
+  }
+
+  static func interiorRange(_ loads: [Int: PassPlan.Load]) -> (lo: Int32, hi: Int32)? {
+    let ks = loads.values.compactMap { load -> Int32? in
+      if case .denseInterior(let k, _) = load.strategy { return k }
+      return load.strategy == .dense ? 0 : nil
+    }
+    guard ks.contains(where: { $0 != 0 }) else { return nil }
+    return (min(ks.min()!, 0), max(ks.max()!, 0))
+  }
+
+  /// Column order for a pass with vertical taps (all within
+  /// ``maxTableReach``), whose taps then read a window of rows that stays in
+  /// L1, or for one whose column-only float work outweighs its row-only work
+  /// (``columnOrderSaving``: a wave's `sin(x·k)` is then computed once per
+  /// column and chunk instead of at every pixel).
+  static func chooseOrder(_ plan: inout PassPlan, _ p: Program) {
+    var reach: [Int: Int] = [:]
+    for (i, load) in plan.loads.sorted(by: { $0.key < $1.key }) {
+      guard let k = load.rowOffset, !plan.varies[Int(p.nodes[i].args[1].index)] else { continue }
+      reach[load.buffer] = max(reach[load.buffer] ?? 0, abs(Int(k)))
+    }
+    let far = reach.values.max() ?? 0
+    let verticalTaps = far > 0 && far <= maxTableReach
+    let saving = columnOrderSaving(plan, p)
+    if verticalTaps {
+      plan.order = .columns
+      plan.orderReason = "vertical taps up to ±\(far) rows: each vector of columns walks down a chunk of \(chunkRows) rows"
+    } else if saving > columnOrderThreshold {
+      plan.order = .columns
+      plan.orderReason = "column-only float work outweighs row-only work by \(saving) > \(columnOrderThreshold)"
+    } else {
+      plan.order = .rows
+      plan.orderReason =
+        far > maxTableReach
+        ? "taps up to ±\(far) rows, beyond ±\(maxTableReach): row order"
+        : "no vertical taps; column-only saving \(saving) ≤ \(columnOrderThreshold)"
+    }
+    if plan.order == .columns { plan.rowTables = reach.filter { $0.value <= maxTableReach } }
+  }
+
+  /// The float work column order takes out of the per-pixel body minus what
+  /// row order does, in rough instructions per vector: row order computes values
+  /// that depend on the row only (not on x) once per row, column order those
+  /// that depend on the column only once per chunk (the loop-invariant code
+  /// motion is LLVM's). Integer index arithmetic is left out: it is cheap,
+  /// and that of a horizontal blur's taps (clamp(x + k)) folds into addresses.
+  static func columnOrderSaving(_ plan: PassPlan, _ p: Program) -> Int {
+    let dependsOnY = p.dependence(on: .pixelY)
+    var saving = 0
+    for (i, n) in p.nodes.enumerated() where plan.live[i] && plan.varies[i] != dependsOnY[i] && n.kind == .float {
+      saving += plan.varies[i] ? n.op.cost : -n.op.cost
+    }
+    return saving
+  }
+
+  /// The block-uniform nodes (``PassPlan/blockUniform``) and why.
+  static func chooseBlockUniform(_ plan: inout PassPlan, _ p: Program) {
+    let slopes = slopes(p)
+    let candidates = p.nodes.indices.filter { i in
+      plan.live[i] && p.nodes[i].op == .floor && (slopes[Int(p.nodes[i].args[0].index)].map { $0 != 0 } ?? false)
+    }
+    func describe(_ i: Int) -> String { "%\(i) = floor(slope \(slopes[Int(p.nodes[i].args[0].index)]!) along x)" }
+    guard !candidates.isEmpty else {
+      plan.blockUniformReason = "none: no floor of an affine function of x"
+      return
+    }
+    guard !plan.isLarge else {
+      plan.blockUniformReason = "none: the pass is large (> \(largePass) nodes), one vector body"
+      return
+    }
+    let bound = 1 / Double(plan.lanes)
+    plan.blockUniform = candidates.filter { abs(slopes[Int(p.nodes[$0].args[0].index)]!) <= bound }
+    let rejected = candidates.filter { !plan.blockUniform.contains($0) }
+    var parts: [String] = []
+    if !plan.blockUniform.isEmpty {
+      parts.append("used for " + plan.blockUniform.map(describe).joined(separator: ", ") + ": |slope| ≤ 1/\(plan.lanes), runs of ≥ \(plan.lanes) columns, so usually one value per vector")
+    }
+    if !rejected.isEmpty {
+      parts.append("not for " + rejected.map(describe).joined(separator: ", ") + ": |slope| > 1/\(plan.lanes), blocks narrower than a \(plan.lanes)-lane vector")
+    }
+    plan.blockUniformReason = parts.joined(separator: "; ")
+  }
+
+  /// The slope d(node)/d(pixelX) of nodes affine in pixelX; 0 for nodes that
+  /// do not depend on it, nil where unknown.
+  static func slopes(_ p: Program) -> [Double?] {
+    var slope = [Double?](repeating: nil, count: p.count)
+    func constant(_ id: NodeID) -> Double? {
+      switch p[id].op {
+      case .constant(.float(let bits)): Double(Float(bitPattern: bits))
+      case .constant(.int(let n)): Double(n)
+      default: nil
+      }
+    }
+    for (i, n) in p.nodes.enumerated() {
+      let s = n.args.map { slope[Int($0.index)] }
+      switch n.op {
+      case .pixelX: slope[i] = 1
+      case .toFloat: slope[i] = s[0]
+      case .add: slope[i] = s[0].flatMap { a in s[1].map { a + $0 } }
+      case .sub: slope[i] = s[0].flatMap { a in s[1].map { a - $0 } }
+      case .neg: slope[i] = s[0].map { -$0 }
+      case .mul:
+        if let c = constant(n.args[1]) { slope[i] = s[0].map { $0 * c } }
+        else if let c = constant(n.args[0]) { slope[i] = s[1].map { $0 * c } }
+        else { slope[i] = s == [0, 0] ? 0 : nil }
+      case .div:
+        if let c = constant(n.args[1]), c != 0 { slope[i] = s[0].map { $0 / c } }
+        else { slope[i] = s == [0, 0] ? 0 : nil }
+      default: slope[i] = s.allSatisfy({ $0 == 0 }) ? 0 : nil
+      }
+    }
+    return slope
+  }
+
+  static func depthFirstOrder(_ p: Program) -> [Int] {
+    var order: [Int] = []
+    var state = [UInt8](repeating: 0, count: p.count)  // 0 new, 1 open, 2 done
+    for out in p.outputs {
+      var stack = [Int(out.index)]
+      while let top = stack.last {
+        if state[top] == 2 { stack.removeLast(); continue }
+        if state[top] == 1 {
+          state[top] = 2
+          order.append(top)
+          stack.removeLast()
+          continue
+        }
+        state[top] = 1
+        // Push operands in reverse so the first operand is emitted first.
+        for a in p.nodes[top].args.reversed() where state[Int(a.index)] == 0 { stack.append(Int(a.index)) }
+      }
+    }
+    return order
+  }
+}
+
+extension Op {
+  /// Rough cost in vector instructions, for the column-order decision.
+  var cost: Int {
+    switch self {
+    case .sin, .cos: 30
+    case .exp, .log: 60  // double precision: twice the vectors
+    case .pow, .atan2: 120
+    case .div, .sqrt: 8
+    case .constant, .pixelX, .pixelY, .width, .height, .uniform, .inputWidth, .inputHeight: 0
+    default: 1
+    }
+  }
+}

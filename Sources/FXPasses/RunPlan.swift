@@ -1,0 +1,152 @@
+import FXIR
+
+/// How a kernel's passes are run over an image: line buffers or whole-image
+/// intermediates, how far ahead each pass runs, ring sizes and column halos.
+///
+/// When every intermediate is read only at rows `y + k` with constant `k`
+/// (blur taps, colour reads), each thread streams its band of rows in strips
+/// of ``stripRows``, computing each pass just far enough ahead of its
+/// consumers into a small per-thread ring of rows — a line buffer (Halide's
+/// sliding window) — so intermediates stay in cache. Otherwise intermediates
+/// are whole images. Both give identical pixels for any thread count.
+public struct RunPlan: Sendable {
+  /// Rows per strip of the line-buffer schedule.
+  public static let stripRows = 8
+
+  /// How far ahead of the output row each pass must have computed its rows
+  /// (0 for the last pass), or nil when some intermediate is read at
+  /// data-dependent rows (then intermediates are whole images) or there is none.
+  public var lookahead: [Int]?
+  /// Columns each pass must compute beyond a tile's edges, or nil when some
+  /// intermediate is read at data-dependent columns (then tiles are whole rows).
+  public var columnLookahead: [Int]?
+  /// For each pass, how many rows of its output are alive at once beyond a
+  /// strip: from the oldest row a consumer still reads, `lookahead[j] − r`,
+  /// to the newest row written, `lookahead[i] = max(lookahead[j] + r)`, over
+  /// its consumers j reading it at rows `y ± r`. A buffer read only at `y`
+  /// (the planar copy) needs a strip, however far ahead it is computed.
+  public var rowSpan: [Int] = []
+
+  public init(_ kernel: Kernel) {
+    columnLookahead = Self.lookahead(kernel, kernel.passes.map { Self.reach($0.program, .x) })
+    let reach = kernel.passes.map { Self.reach($0.program, .y) }
+    lookahead = kernel.intermediates.isEmpty ? nil : Self.lookahead(kernel, reach)
+    if let lookahead {
+      rowSpan = kernel.passes.indices.map { i in
+        let buffer = kernel.passes[i].output
+        var oldest = lookahead[i]
+        for j in kernel.passes.indices where j > i {
+          if case .some(.some(let r)) = reach[j][buffer] { oldest = Swift.min(oldest, lookahead[j] - Int(r)) }
+        }
+        return lookahead[i] - oldest
+      }
+    }
+  }
+
+  /// Rows of a ring holding a strip plus `span` more rows, a power of two.
+  public static func ringRows(_ span: Int) -> Int {
+    var n = 1
+    while n < stripRows + span + 1 { n *= 2 }
+    return n
+  }
+
+  /// For each buffer that `program` loads, the largest |offset| along `axis`
+  /// of its loads, when every load's coordinate on that axis is
+  /// `pixelX/pixelY + k` clamped; nil for a buffer read at data-dependent
+  /// coordinates there.
+  public static func reach(_ program: Program, _ axis: PixelOffset.Axis) -> [Int: Int32?] {
+    var reach: [Int: Int32?] = [:]
+    let live = program.live()
+    for (i, n) in program.nodes.enumerated() where live[i] {
+      guard case .load(let b, _) = n.op else { continue }
+      let k = ClampToEdge.offset(of: n.args[axis == .x ? 0 : 1], axis, in: program)
+      switch (reach[b], k) {
+      case (nil, _): reach[b] = .some(k.map(abs))
+      case (.some(.some(let r)), .some(let k)): reach[b] = .some(max(r, abs(k)))
+      default: reach[b] = .some(nil)
+      }
+    }
+    return reach
+  }
+
+  static func lookahead(_ kernel: Kernel, _ reach: [[Int: Int32?]]) -> [Int]? {
+    var lookahead = [Int](repeating: 0, count: kernel.passes.count)
+    for i in stride(from: kernel.passes.count - 2, through: 0, by: -1) {
+      let buffer = kernel.passes[i].output
+      for j in (i + 1)..<kernel.passes.count {
+        guard let r = reach[j][buffer] else { continue }
+        guard let r else { return nil }
+        lookahead[i] = Swift.max(lookahead[i], lookahead[j] + Int(r))
+      }
+    }
+    return lookahead
+  }
+}
+
+/// Everything the code generator and the runtime follow for one kernel on
+/// one target: a ``PassPlan`` per pass and the ``RunPlan``. `fxc dump`
+/// prints it.
+public struct KernelPlan: Sendable, CustomStringConvertible {
+  public var target: Target
+  public var passes: [PassPlan]
+  public var run: RunPlan
+  let kernel: Kernel
+
+  /// The plan of `kernel` for `target`, where `interleavedFloat` names the
+  /// buffers stored as interleaved RGBA32F (inputs or the output in that format).
+  public init(_ kernel: Kernel, target: Target, interleavedFloat: Set<Int> = []) {
+    self.kernel = kernel
+    self.target = target
+    passes = LoopPlanner.plan(kernel, lanes: target.lanes, interleavedFloat: interleavedFloat)
+    run = RunPlan(kernel)
+  }
+
+  public var description: String {
+    var lines = ["target \(target.name): \(target.summary)"]
+    for (k, (pass, plan)) in zip(kernel.passes, passes).enumerated() {
+      lines.append("pass \(k) '\(pass.name)' → b\(pass.output), \(plan.lanes) lanes")
+      lines.append("  order: \(plan.order.rawValue) — \(plan.orderReason)")
+      if !plan.rowTables.isEmpty {
+        let tables = plan.rowTables.sorted { $0.key < $1.key }.map { "b\($0.key) ±\($0.value)" }
+        lines.append("  row tables: " + tables.joined(separator: ", "))
+      }
+      if let (lo, hi) = plan.interior {
+        lines.append("  interior: columns where x\(lo) … x+\(hi) are inside the row load densely; border vectors apart")
+      } else {
+        lines.append("  interior: one loop (no dense tap off pixelX)")
+      }
+      lines.append("  block-uniform: \(plan.blockUniformReason)")
+      if plan.isLarge { lines.append("  large pass: one vector body (> \(LoopPlanner.largePass) nodes)") }
+      var counts: [String: Int] = [:]
+      for load in plan.loads.values { counts[Self.name(load), default: 0] += 1 }
+      lines.append("  loads: " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  static func name(_ load: PassPlan.Load) -> String {
+    switch load.strategy {
+    case .dense: "dense"
+    case .denseInterior(_, let border): "dense inside, \(border.rawValue) at the border"
+    case .gather: "gather"
+    }
+  }
+
+  /// How intermediates are held at run time; column tiles keep at most
+  /// `tileCacheBytes` of intermediate rows in flight.
+  public func runDescription(tileCacheBytes: Int) -> String {
+    guard !kernel.intermediates.isEmpty else { return "no intermediates: one fused pass" }
+    guard let lookahead = run.lookahead else {
+      return "whole-image intermediates (some stage reads an intermediate at data-dependent rows), rows split across threads per pass"
+    }
+    var lines = ["line buffers: each thread streams its band of rows in strips of \(RunPlan.stripRows), every pass computed just ahead of its consumers"]
+    for (i, pass) in kernel.passes.enumerated() {
+      var line = "  pass \(i) '\(pass.name)': \(lookahead[i]) rows ahead"
+      if pass.output != kernel.outputBuffer { line += ", ring of \(RunPlan.ringRows(run.rowSpan[i])) rows" }
+      if let c = run.columnLookahead { line += ", \(c[i]) columns of halo" }
+      lines.append(line)
+    }
+    lines.append(run.columnLookahead == nil ? "  whole-row tiles (columns read at data-dependent offsets)" : "  column tiles sized so the rows in flight fit in \(tileCacheBytes / 1024) KiB")
+    return lines.joined(separator: "\n")
+  }
+}
