@@ -72,21 +72,49 @@ struct JITTests {
 
   /// Column order is chosen for vertical taps and where column-only work
   /// (a wave's sin of x) outweighs row-only work; a color chain keeps row order.
+  /// Code for each x86-64 level this machine runs uses that level's
+  /// registers: xmm only at v2 (4 lanes), ymm at v3 (8), zmm at v4 (16) —
+  /// and gives the interpreter's pixels.
+  @Test(arguments: Target.runnableLevels.map(\.name))
+  func eachLevelUsesItsVectorRegisters(level: String) throws {
+    let target = try Target.named(level)
+    let pipeline = try Pipeline(sepia() | vignette())
+    let compiled = try pipeline.compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil, target: target)
+    #expect(compiled.plan.passes.allSatisfy { $0.lanes == target.lanes })
+    let assembly = try compiled.dumpNative().assembly
+    #expect(assembly.contains("%zmm") == (target.lanes == 16), "\(level)")
+    #expect(assembly.contains("%ymm") == (target.lanes == 8) || target.lanes == 16, "\(level)")
+    let input = randomImage(37, 5, seed: 11, format: .rgba32f)
+    let d = maxDifference(try Interpreter.runStaged(pipeline.graph, inputs: [input]), try compiled.run([input]))
+    #expect(d <= 1e-4, "\(level): max difference \(d)")
+  }
+
+  /// An unknown target, or one this machine cannot run, is refused by name.
+  @Test func unrunnableTargetIsRefused() throws {
+    let pipeline = try Pipeline(sepia())
+    let foreign = Target(name: "arm", triple: "aarch64-unknown-linux-gnu", cpuName: "neoverse-n1", features: "+neon")
+    #expect(throws: RunError.self) { try pipeline.compile(cache: nil, target: foreign) }
+    #expect(throws: TargetError.self) { try Target.named("x86-64-v9") }
+  }
+
+  /// The plan decides (no lanes involved), the emitted code follows it: a
+  /// function walks down chunks exactly when its pass is in column order.
   @Test func columnOrderWhereItSaves() throws {
-    func columnOrder(_ effect: Effect) throws -> Bool {
+    func orders(_ effect: Effect) throws -> [PassPlan.Order] {
       let compiled = try Pipeline(effect).compile(inputFormats: [.rgba8], outputFormat: .rgba8, cache: nil)
-      return try compiled.dumpNative().ir.contains("\nchunk.body")
+      let functions = try compiled.dumpNative().ir.components(separatedBy: "\ndefine ").dropFirst()
+      let orders = compiled.plan.passes.map(\.order)
+      #expect(functions.count == orders.count)
+      #expect(functions.map { $0.contains("\nchunk.body") } == orders.map { $0 == .columns })
+      return orders
     }
-    #expect(try columnOrder(wave(amplitude: 10, wavelength: 60)))
-    #expect(try columnOrder(Self.vertical([-2, 0, 2])))
-    #expect(try !columnOrder(sepia() | vignette()))
-    #expect(try !columnOrder(chromaticAberration(amount: 6)))
+    #expect(try orders(wave(amplitude: 10, wavelength: 60)).last == .columns)
+    #expect(try orders(Self.vertical([-2, 0, 2])).last == .columns)
+    #expect(try orders(sepia() | vignette()) == [.rows])
+    #expect(try !orders(chromaticAberration(amount: 6)).contains(.columns))
     // A split blur: only the vertical pass; the horizontal pass's per-tap
     // index arithmetic varies along x but is no reason to leave row order.
-    let blur = try Pipeline(gaussianBlur(sigma: 3)).compile(inputFormats: [.rgba8], outputFormat: .rgba8, cache: nil)
-    let functions = try blur.dumpNative().ir.components(separatedBy: "\ndefine ").dropFirst()
-    #expect(functions.count == blur.kernel.passes.count)
-    #expect(functions.filter { $0.contains("\nchunk.body") }.count == 1)
+    #expect(try orders(gaussianBlur(sigma: 3)).filter { $0 == .columns }.count == 1)
   }
 
   /// Column order across chunks: taps reaching further than a chunk (±40
