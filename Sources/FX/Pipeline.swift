@@ -35,8 +35,10 @@ public struct Pipeline: Sendable {
   }
 
   /// The kernel the passes produce, with the log of every pass.
-  public func lower(_ options: LoweringOptions = LoweringOptions()) -> (Kernel, LoweringLog) {
-    Lower.run(graph, options: options)
+  ///
+  /// - Throws: ``InternalError`` when a pass produced invalid IR (a bug in fxc).
+  public func lower(_ options: LoweringOptions = LoweringOptions()) throws -> (Kernel, LoweringLog) {
+    try Lower.run(graph, options: options)
   }
 
   /// Lowers and compiles for inputs stored as `inputFormats`, writing `outputFormat`.
@@ -58,7 +60,7 @@ public struct Pipeline: Sendable {
       throw RunError("this machine (\(Target.host.summary)) cannot run code for target '\(target.name)': it \(reason)")
     }
     let start = DispatchTime.now().uptimeNanoseconds
-    let (kernel, _) = lower(options)
+    let (kernel, _) = try lower(options)
     let formats = inputFormats ?? Array(repeating: .rgba8, count: kernel.inputCount)
     guard formats.count == kernel.inputCount else {
       throw RunError("the pipeline reads \(kernel.inputCount) image(s); \(formats.count) input format(s) given")

@@ -988,7 +988,7 @@ public enum Differential {
           if jitSchedule == 1 && cost <= inlineLimit {
             var inline = options
             inline.forceInline = true
-            let nodes = Lower.run(graph, options: inline).0.passes.reduce(0) { $0 + $1.program.liveCount }
+            let nodes = try Lower.run(graph, options: inline).0.passes.reduce(0) { $0 + $1.program.liveCount }
             options.forceInline = Double(nodes) <= jitInlineLimit
           }
           if jitSchedule == 2 { options.forceMaterialise = true }
@@ -1008,7 +1008,7 @@ public enum Differential {
           }
           out = try compiled.run(inputs)
         } else {
-          let (kernel, _) = Lower.run(graph, options: options)
+          let (kernel, _) = try Lower.run(graph, options: options)
           out = try Interpreter.run(kernel, inputs: inputs, uniforms: uniforms, params: graph.uniforms, format: .rgba32f)
         }
       } catch {

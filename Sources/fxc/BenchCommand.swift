@@ -110,7 +110,7 @@ struct BenchCommand {
       let interpRate = Double(interpPixels) / 1e6 / interp, jitRate = mpix / jit, jitAllRate = mpix / jitAll
       // A chain with a split convolution is also timed unsplit, side by side.
       var unsplitRate: Double? = nil
-      let hasSplit = compiled.kernel.passes.count > pipeline.lower(unsplitOptions).0.passes.count
+      let hasSplit = compiled.kernel.passes.count > (try pipeline.lower(unsplitOptions)).0.passes.count
       if unsplit, hasSplit {
         let unsplit = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: unsplitOptions)
         unsplitRate = mpix / (try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try unsplit.run([input], into: output, threads: threads) })

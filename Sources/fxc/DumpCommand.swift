@@ -30,7 +30,7 @@ struct DumpCommand {
     if !options.opaqueInputs.isEmpty {
       print("# opaque inputs (--opaque): " + options.opaqueInputs.sorted().map { "in\($0)" }.joined(separator: ", ") + " — alpha reads as the constant 1")
     }
-    let (kernel, log) = pipeline.lower(options)
+    let (kernel, log) = try pipeline.lower(options)
     if passes || showAll {
       for entry in log.entries {
         print("\n## pass: \(entry.pass) — \(entry.summary)\n\(entry.ir)")

@@ -28,7 +28,7 @@ private func pyramidResponse(width: Int, at center: Int, level: Int) -> [Double]
       Issue.record("the blending stage was recognised as a convolution")
       return
     }
-    let (kernel, log) = Lower.run(graph)
+    let (kernel, log) = try Lower.run(graph)
     let split = try #require(log.entries.first { $0.pass == "separable split" })
     #expect(split.summary == "split 0 convolutions")
     #expect(kernel.passes.count >= 2)

@@ -23,7 +23,7 @@ func effectOutputs(
     var options = LoweringOptions()
     options.forceInline = allInline
     options.forceMaterialise = materialise
-    let (kernel, _) = Lower.run(graph, options: options)
+    let (kernel, _) = try Lower.run(graph, options: options)
     result.append((label, try Interpreter.run(kernel, inputs: inputs, uniforms: uniforms, params: graph.uniforms)))
   }
   if jit {

@@ -23,7 +23,7 @@ struct LoweringTests {
         var options = LoweringOptions()
         options.forceInline = mode == 1
         options.forceMaterialise = mode == 2
-        let (kernel, _) = Lower.run(graph, options: options)
+        let (kernel, _) = try Lower.run(graph, options: options)
         let out = try Interpreter.run(kernel, inputs: [input])
         let d = maxDifference(reference, out)
         #expect(d <= 1e-4, "\(name) \(w)×\(h) mode \(mode): max difference \(d)")

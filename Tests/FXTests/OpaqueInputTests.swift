@@ -56,9 +56,9 @@ struct OpaqueInputTests {
   @Test func blurOfAnOpaqueInputLoadsNoAlpha() throws {
     let graph = try EffectGraph(output: gaussianBlur(sigma: 3)(.input()))
     var options = LoweringOptions()
-    let (general, _) = Lower.run(graph, options: options)
+    let (general, _) = try Lower.run(graph, options: options)
     options.opaqueInputs = [0]
-    let (kernel, log) = Lower.run(graph, options: options)
+    let (kernel, log) = try Lower.run(graph, options: options)
     func alphaLoads(_ k: Kernel) -> Int {
       k.passes.reduce(0) { n, pass in
         let live = pass.program.live()

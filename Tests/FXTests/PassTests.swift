@@ -5,7 +5,7 @@ import Testing
 struct PassTests {
   func kernel(_ effect: Effect, _ options: LoweringOptions = LoweringOptions()) throws -> (EffectGraph, Kernel, LoweringLog) {
     let graph = try EffectGraph(output: effect(.input()))
-    let (k, log) = Lower.run(graph, options: options)
+    let (k, log) = try Lower.run(graph, options: options)
     return (graph, k, log)
   }
 
@@ -34,7 +34,7 @@ struct PassTests {
     #expect(stats.identities == 1)
     #expect(stats.unreachable == 1)
     #expect(pruned.stages.count == 2)
-    let (k, _) = Lower.run(graph)
+    let (k, _) = try Lower.run(graph)
     let input = randomImage(8, 5, seed: 7, format: .rgba32f)
     #expect(maxDifference(try Interpreter.runStaged(graph, inputs: [input]), try Interpreter.run(k, inputs: [input])) <= 1e-5)
     // Not an identity: scale(2) stays.

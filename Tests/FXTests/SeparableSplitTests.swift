@@ -20,10 +20,10 @@ struct SeparableSplitTests {
       var unsplit = LoweringOptions()
       unsplit.splitSeparable = false
       for options in [LoweringOptions(), unsplit] {
-        let (kernel, _) = Lower.run(graph, options: options)
+        let (kernel, _) = try Lower.run(graph, options: options)
         #expect(maxDifference(reference, try Interpreter.run(kernel, inputs: [input])) <= 1e-4)
       }
-      let (kernel, log) = Lower.run(graph)
+      let (kernel, log) = try Lower.run(graph)
       let r = Int((3 * sigma).rounded(.up)), n = 2 * r + 1
       // Horizontal, then vertical fused with sepia; from 6 taps on, the input
       // is first converted once to a planar copy (WrapInput).
@@ -44,7 +44,7 @@ struct SeparableSplitTests {
     #expect(try splitCount(box) == 1)
     let graph = try EffectGraph(output: box(.input()))
     let input = randomImage(6, 5, seed: 8, format: .rgba32f)
-    let (kernel, _) = Lower.run(graph)
+    let (kernel, _) = try Lower.run(graph)
     #expect(maxDifference(try Interpreter.runStaged(graph, inputs: [input]), try Interpreter.run(kernel, inputs: [input])) <= 1e-5)
   }
 

@@ -20,7 +20,7 @@ struct WrapInputTests {
     for filter in [Sampler.Filter.nearest, .linear] {
       let output = (box(7, Sampler(filter: filter, address: mode)) | sepia())(.input())
       let graph = try EffectGraph(output: output)
-      let (kernel, log) = Lower.run(graph)
+      let (kernel, log) = try Lower.run(graph)
       #expect(log.entries.contains { $0.pass == "wrap input" })
       #expect(kernel.passes.count == 2)
       #expect(kernel.passes[0].name.hasSuffix("(planar copy)"))
@@ -37,7 +37,7 @@ struct WrapInputTests {
   /// stay inlined: the copy would cost more than it saves.
   @Test func fewReadsKeepTheInputInline() throws {
     for effect in [sepia() | vignette(), wave(), box(5, Sampler(filter: .nearest, address: .clampToEdge))] {
-      let (kernel, log) = Lower.run(try EffectGraph(output: effect(.input())))
+      let (kernel, log) = try Lower.run(try EffectGraph(output: effect(.input())))
       #expect(!log.entries.contains { $0.pass == "wrap input" })
       #expect(kernel.passes.allSatisfy { !$0.name.hasSuffix("(planar copy)") })
     }
