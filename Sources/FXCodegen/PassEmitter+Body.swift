@@ -292,13 +292,16 @@ extension PassEmitter {
     func add(_ p: LLVMValueRef, _ q: LLVMValueRef) -> LLVMValueRef { LLVMBuildFAdd(b, p, q, "")! }
     func sub(_ p: LLVMValueRef, _ q: LLVMValueRef) -> LLVMValueRef { LLVMBuildFSub(b, p, q, "")! }
     func c(_ v: Float) -> LLVMValueRef { splat(f32(v)) }
-    var j = LLVMBuildFPToSI(b, mul(ax, c(1.27323954473516)), vi, "")!
+    var j = LLVMBuildFPToSI(b, mul(ax, c(Trigonometry.fourOverPi)), vi, "")!
     j = LLVMBuildAnd(b, LLVMBuildAdd(b, j, splat(i32(1)), ""), splat(i32(~1)), "")!
     let y = LLVMBuildSIToFP(b, j, vf, "")!
-    let r = sub(sub(sub(ax, mul(y, c(0.78515625))), mul(y, c(2.4187564849853515625e-4))), mul(y, c(3.77489497744594108e-8)))
+    let pi4 = Trigonometry.piOver4
+    let r = sub(sub(sub(ax, mul(y, c(pi4.0))), mul(y, c(pi4.1))), mul(y, c(pi4.2)))
     let z = mul(r, r)
-    let cosPoly = add(sub(mul(mul(add(mul(sub(mul(c(2.443315711809948e-5), z), c(1.388731625493765e-3)), z), c(4.166664568298827e-2)), z), z), mul(c(0.5), z)), c(1))
-    let sinPoly = add(mul(mul(sub(mul(add(mul(c(-1.9515295891e-4), z), c(8.3321608736e-3)), z), c(1.6666654611e-1)), z), r), r)
+    // The same operations in the same order as Trigonometry (x + (−c) and x − c round alike).
+    let (c0, c1, c2) = Trigonometry.cosCoefficients, (s0, s1, s2) = Trigonometry.sinCoefficients
+    let cosPoly = add(sub(mul(mul(add(mul(add(mul(c(c0), z), c(c1)), z), c(c2)), z), z), mul(c(0.5), z)), c(1))
+    let sinPoly = add(mul(mul(add(mul(add(mul(c(s0), z), c(s1)), z), c(s2)), z), r), r)
     let q = cosine ? LLVMBuildAdd(b, j, splat(i32(2)), "")! : j
     let zero = LLVMConstNull(vi)
     let useCos = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, q, splat(i32(2)), ""), zero, "")!

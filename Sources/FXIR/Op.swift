@@ -12,9 +12,10 @@ public enum ImageRef: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// Every operation of the flat scalar IR, listed once. The operand kinds and
-/// result kind of each are fixed by ``Op/resultKind(_:)``; what each computes is
-/// defined by ``Semantics`` (shared by the interpreter and the constant folder).
+/// Every operation of the flat scalar IR, listed once. Its facts — name,
+/// operand and result kinds, cost, and what a pure op computes — are its
+/// ``OpSpec`` (``Op/spec``, OpTable.swift), which the type checker, the
+/// verifier, the printer, the constant folder and the interpreter read.
 ///
 /// Two levels use this one op set:
 /// - **stage programs** (one per effect application) read `position` and
@@ -64,7 +65,8 @@ public enum Op: Hashable, Sendable {
   /// (bool, a, b) → a where true, else b.
   case select
 
-  /// The kind of the result, or a message explaining why the operand kinds are wrong.
+  /// The kind of the result, or a message explaining why the operand kinds
+  /// are wrong: the table's ``OpSpec/signature``.
   public func resultKind(_ args: [ScalarKind]) -> Result<ScalarKind, OpTypeError> {
     func need(_ count: Int, _ ok: Bool, _ result: ScalarKind) -> Result<ScalarKind, OpTypeError> {
       guard args.count == count, ok else {
@@ -74,42 +76,28 @@ public enum Op: Hashable, Sendable {
     }
     let same = args.allSatisfy { $0 == args.first }
     let k = args.first ?? .float
-    switch self {
-    case .constant(let s): return need(0, true, s.kind)
-    case .positionX, .positionY: return need(0, true, .float)
-    case .width, .height, .inputWidth, .inputHeight, .pixelX, .pixelY: return need(0, true, .int)
-    case .uniform: return need(0, true, .float)
-    case .sample: return need(2, args == [.float, .float], .float)
-    case .load: return need(2, args == [.int, .int], .float)
-    case .add, .sub, .mul, .min, .max: return need(2, same && k != .bool, k)
-    case .neg, .abs: return need(1, k != .bool, k)
-    case .div, .pow, .atan2: return need(2, same && k == .float, .float)
-    case .floor, .ceil, .sqrt, .sin, .cos, .exp, .log: return need(1, k == .float, .float)
-    case .lt, .le, .gt, .ge: return need(2, same && k != .bool, .bool)
-    case .eq, .ne: return need(2, same, .bool)
-    case .isNaN: return need(1, k == .float, .bool)
-    case .and, .or, .xor: return need(2, same && k != .float, k)
-    case .not: return need(1, k != .float, k)
-    case .shl, .shr, .ushr, .mod: return need(2, same && k == .int, .int)
-    case .toInt: return need(1, k == .float, .int)
-    case .toFloat, .toFloatUnsigned: return need(1, k == .int, .float)
+    switch spec.signature {
+    case .leaf(let kind):
+      if case .constant(let s) = self { return need(0, true, s.kind) }
+      return need(0, true, kind ?? .float)
+    case .arithmetic(let arity): return need(arity, same && k != .bool, k)
+    case .float(let arity): return need(arity, same && k == .float, .float)
+    case .order: return need(2, same && k != .bool, .bool)
+    case .equality: return need(2, same, .bool)
+    case .floatTest: return need(1, k == .float, .bool)
+    case .bitwise(let arity): return need(arity, same && k != .float, k)
+    case .integer: return need(2, same && k == .int, .int)
+    case .conversion(let from, let to): return need(1, k == from, to)
     case .select:
       return need(3, args.count == 3 && args[0] == .bool && args[1] == args[2], args.count == 3 ? args[1] : .float)
+    case .read(let coordinate): return need(2, args == [coordinate, coordinate], .float)
     }
   }
 
   /// True for ops whose value depends only on their operands (no reads, no built-ins).
-  public var isPure: Bool {
-    switch self {
-    case .constant, .add, .sub, .mul, .neg, .min, .max, .abs, .div, .floor, .ceil, .sqrt, .sin, .cos,
-      .exp, .log, .pow, .atan2, .lt, .le, .gt, .ge, .eq, .ne, .isNaN, .and, .or, .xor, .not, .shl, .shr,
-      .ushr, .mod, .toInt, .toFloat, .toFloatUnsigned, .select:
-      true
-    default: false
-    }
-  }
+  public var isPure: Bool { spec.isPure }
 
-  /// The op's name as `fxc dump` prints it.
+  /// The op's name as `fxc dump` prints it: the table's, with parameters.
   public var name: String {
     switch self {
     case .constant(let s): "\(s)"
@@ -118,7 +106,7 @@ public enum Op: Hashable, Sendable {
     case .inputHeight(let k): "inputHeight[\(k)]"
     case .sample(let img, let s, let c): "sample[\(img), \(s), .\(Self.channelNames[c])]"
     case .load(let b, let c): "load[b\(b), .\(Self.channelNames[c])]"
-    default: "\(self)"
+    default: spec.name
     }
   }
 

@@ -31,52 +31,35 @@ public enum Semantics {
 
   @inlinable public static func shiftAmount(_ b: Int32) -> Int32 { b & 31 }
 
-  /// Evaluates a pure op on constant operands. Returns nil for ops that are not
-  /// pure (reads and built-ins) or operands of the wrong kinds.
+  /// Evaluates a pure op on constant operands, by its ``OpSpec/meaning``.
+  /// Returns nil for ops that are not pure (reads and built-ins) or operands
+  /// of the wrong kinds.
   public static func evaluate(_ op: Op, _ a: [Scalar]) -> Scalar? {
-    func f(_ i: Int) -> Float { a[i].floatValue }
-    func n(_ i: Int) -> Int32 { a[i].intValue }
-    guard case .success(let kind) = op.resultKind(a.map(\.kind)) else { return nil }
-    let isFloat = a.first?.kind == .float
-    switch op {
-    case .constant(let s): return s
-    case .add: return isFloat ? .float(f(0) + f(1)) : .int(n(0) &+ n(1))
-    case .sub: return isFloat ? .float(f(0) - f(1)) : .int(n(0) &- n(1))
-    case .mul: return isFloat ? .float(f(0) * f(1)) : .int(n(0) &* n(1))
-    case .neg: return isFloat ? .float(-f(0)) : .int(0 &- n(0))
-    case .min: return isFloat ? .float(min(f(0), f(1))) : .int(Swift.min(n(0), n(1)))
-    case .max: return isFloat ? .float(max(f(0), f(1))) : .int(Swift.max(n(0), n(1)))
-    case .abs: return isFloat ? .float(Swift.abs(f(0))) : .int(n(0) == .min ? .min : Swift.abs(n(0)))
-    case .div: return .float(f(0) / f(1))
-    case .floor: return .float(Foundation.floor(f(0)))
-    case .ceil: return .float(Foundation.ceil(f(0)))
-    case .sqrt: return .float(f(0).squareRoot())
-    case .sin: return .float(Trigonometry.sin(f(0)))
-    case .cos: return .float(Trigonometry.cos(f(0)))
-    case .exp: return .float(Transcendentals.exp(f(0)))
-    case .log: return .float(Transcendentals.log(f(0)))
-    case .pow: return .float(Transcendentals.pow(f(0), f(1)))
-    case .atan2: return .float(Transcendentals.atan2(f(0), f(1)))
-    case .lt: return .bool(isFloat ? f(0) < f(1) : n(0) < n(1))
-    case .le: return .bool(isFloat ? f(0) <= f(1) : n(0) <= n(1))
-    case .gt: return .bool(isFloat ? f(0) > f(1) : n(0) > n(1))
-    case .ge: return .bool(isFloat ? f(0) >= f(1) : n(0) >= n(1))
-    case .eq: return .bool(isFloat ? f(0) == f(1) : (a[0].kind == .bool ? a[0] == a[1] : n(0) == n(1)))
-    case .ne: return .bool(isFloat ? f(0) != f(1) : (a[0].kind == .bool ? a[0] != a[1] : n(0) != n(1)))
-    case .isNaN: return .bool(f(0).isNaN)
-    case .and: return kind == .bool ? .bool(a[0].boolValue && a[1].boolValue) : .int(n(0) & n(1))
-    case .or: return kind == .bool ? .bool(a[0].boolValue || a[1].boolValue) : .int(n(0) | n(1))
-    case .xor: return kind == .bool ? .bool(a[0].boolValue != a[1].boolValue) : .int(n(0) ^ n(1))
-    case .not: return kind == .bool ? .bool(!a[0].boolValue) : .int(~n(0))
-    case .shl: return .int(n(0) << shiftAmount(n(1)))
-    case .shr: return .int(n(0) >> shiftAmount(n(1)))
-    case .ushr: return .int(Int32(bitPattern: UInt32(bitPattern: n(0)) >> UInt32(shiftAmount(n(1)))))
-    case .mod: return .int(euclidMod(n(0), n(1)))
-    case .toInt: return .int(toInt(f(0)))
-    case .toFloat: return .float(Float(n(0)))
-    case .toFloatUnsigned: return .float(Float(UInt32(bitPattern: n(0))))
-    case .select: return a[0].boolValue ? a[1] : a[2]
-    default: return nil
+    guard case .success = op.resultKind(a.map(\.kind)), let m = op.spec.meaning else { return nil }
+    if case .constant(let s) = op { return s }
+    if op == .select { return a[0].boolValue ? a[1] : a[2] }
+    switch (a.count, a[0]) {
+    case (1, .float(let bits)):
+      let x = Float(bitPattern: bits)
+      if let f = m.float1 { return .float(f(x)) }
+      if let f = m.floatTest { return .bool(f(x)) }
+      if let f = m.toInt { return .int(f(x)) }
+    case (1, .int(let x)):
+      if let f = m.int1 { return .int(f(x)) }
+      if let f = m.toFloat { return .float(f(x)) }
+    case (1, .bool(let x)):
+      if let f = m.bool1 { return .bool(f(x)) }
+    case (2, .float):
+      let x = a[0].floatValue, y = a[1].floatValue
+      if let f = m.float2 { return .float(f(x, y)) }
+      if let f = m.floatCompare { return .bool(f(x, y)) }
+    case (2, .int(let x)):
+      if let f = m.int2 { return .int(f(x, a[1].intValue)) }
+      if let f = m.intCompare { return .bool(f(x, a[1].intValue)) }
+    case (2, .bool(let x)):
+      if let f = m.bool2 { return .bool(f(x, a[1].boolValue)) }
+    default: break
     }
+    return nil
   }
 }

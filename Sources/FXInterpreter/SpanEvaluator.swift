@@ -35,8 +35,8 @@ enum Column {
 
 /// Evaluates a program node by node over a span of `n` pixels of one row — a
 /// whole column of values per node, no per-pixel tree walking or boxing. Each
-/// op's meaning comes from ``Semantics`` (the same functions the constant
-/// folder uses).
+/// pure op's meaning comes from its ``OpSpec`` (the same functions the
+/// constant folder uses); only reads and built-ins are evaluated here.
 struct SpanEvaluator {
   let program: Program
   let live: [Bool]
@@ -64,7 +64,6 @@ struct SpanEvaluator {
     _ node: Node, _ a: [Column], y: Int32, x0: Int32, n: Int, _ ctx: EvalContext,
     _ samples: inout [SampleKey: [SIMD4<Float>]]
   ) -> Column {
-    let isFloat = node.args.first.map { program[$0].kind == .float } ?? false
     switch node.op {
     case .constant(let s):
       switch s {
@@ -112,88 +111,37 @@ struct SpanEvaluator {
         return .bool((0..<n).map { c[$0] ? u[$0] : v[$0] })
       }
     default:
-      return pure(node, a, isFloat: isFloat, n: n)
+      return pure(node, a, n: n)
     }
   }
 
-  /// Pure ops: a loop per op over the span.
-  func pure(_ node: Node, _ a: [Column], isFloat: Bool, n: Int) -> Column {
-    if isFloat {
-      let x = a[0].f
-      if a.count == 1 {
-        switch node.op {
-        case .neg: return .float(x.map { -$0 })
-        case .abs: return .float(x.map { Swift.abs($0) })
-        case .floor: return .float(x.map { $0.rounded(.down) })
-        case .ceil: return .float(x.map { $0.rounded(.up) })
-        case .sqrt: return .float(x.map { $0.squareRoot() })
-        case .isNaN: return .bool(x.map { $0.isNaN })
-        case .toInt: return .int(x.map { Semantics.toInt($0) })
-        default: break
-        }
-      } else if a.count == 2 {
-        let y = a[1].f
-        switch node.op {
-        case .add: return .float((0..<n).map { x[$0] + y[$0] })
-        case .sub: return .float((0..<n).map { x[$0] - y[$0] })
-        case .mul: return .float((0..<n).map { x[$0] * y[$0] })
-        case .div: return .float((0..<n).map { x[$0] / y[$0] })
-        case .min: return .float((0..<n).map { Semantics.min(x[$0], y[$0]) })
-        case .max: return .float((0..<n).map { Semantics.max(x[$0], y[$0]) })
-        case .lt: return .bool((0..<n).map { x[$0] < y[$0] })
-        case .le: return .bool((0..<n).map { x[$0] <= y[$0] })
-        case .gt: return .bool((0..<n).map { x[$0] > y[$0] })
-        case .ge: return .bool((0..<n).map { x[$0] >= y[$0] })
-        case .eq: return .bool((0..<n).map { x[$0] == y[$0] })
-        case .ne: return .bool((0..<n).map { x[$0] != y[$0] })
-        default: break
-        }
-      }
-    } else if node.kind == .int || (a.first.map { if case .int = $0 { true } else { false } } ?? false) {
-      let x = a[0].i
-      if a.count == 1 {
-        switch node.op {
-        case .neg: return .int(x.map { 0 &- $0 })
-        case .not: return .int(x.map { ~$0 })
-        case .toFloat: return .float(x.map { Float($0) })
-        default: break
-        }
-      } else if a.count == 2 {
-        let y = a[1].i
-        switch node.op {
-        case .add: return .int((0..<n).map { x[$0] &+ y[$0] })
-        case .sub: return .int((0..<n).map { x[$0] &- y[$0] })
-        case .mul: return .int((0..<n).map { x[$0] &* y[$0] })
-        case .min: return .int((0..<n).map { Swift.min(x[$0], y[$0]) })
-        case .max: return .int((0..<n).map { Swift.max(x[$0], y[$0]) })
-        case .and: return .int((0..<n).map { x[$0] & y[$0] })
-        case .or: return .int((0..<n).map { x[$0] | y[$0] })
-        case .xor: return .int((0..<n).map { x[$0] ^ y[$0] })
-        case .mod: return .int((0..<n).map { Semantics.euclidMod(x[$0], y[$0]) })
-        case .lt: return .bool((0..<n).map { x[$0] < y[$0] })
-        case .ge: return .bool((0..<n).map { x[$0] >= y[$0] })
-        default: break
-        }
-      }
+  /// Pure ops: the table's scalar meaning (``OpSpec/Meaning``, the same
+  /// functions the constant folder uses), applied over the span.
+  func pure(_ node: Node, _ a: [Column], n: Int) -> Column {
+    guard let m = node.op.spec.meaning else { preconditionFailure("internal error: \(node.op.name) is not pure") }
+    switch (a.count, a[0]) {
+    case (1, .float(let x)):
+      if let f = m.float1 { return .float(x.map(f)) }
+      if let f = m.floatTest { return .bool(x.map(f)) }
+      if let f = m.toInt { return .int(x.map(f)) }
+    case (1, .int(let x)):
+      if let f = m.int1 { return .int(x.map(f)) }
+      if let f = m.toFloat { return .float(x.map(f)) }
+    case (1, .bool(let x)):
+      if let f = m.bool1 { return .bool(x.map(f)) }
+    case (2, .float(let x)):
+      let y = a[1].f
+      if let f = m.float2 { return .float((0..<n).map { f(x[$0], y[$0]) }) }
+      if let f = m.floatCompare { return .bool((0..<n).map { f(x[$0], y[$0]) }) }
+    case (2, .int(let x)):
+      let y = a[1].i
+      if let f = m.int2 { return .int((0..<n).map { f(x[$0], y[$0]) }) }
+      if let f = m.intCompare { return .bool((0..<n).map { f(x[$0], y[$0]) }) }
+    case (2, .bool(let x)):
+      let y = a[1].b
+      if let f = m.bool2 { return .bool((0..<n).map { f(x[$0], y[$0]) }) }
+    default: break
     }
-    // Everything else (rarer ops, bools) goes through the scalar definition.
-    return generic(node, a, n: n)
-  }
-
-  /// Applies ``Semantics/evaluate(_:_:)`` lane by lane.
-  func generic(_ node: Node, _ a: [Column], n: Int) -> Column {
-    func scalar(_ c: Column, _ k: Int) -> Scalar {
-      switch c {
-      case .float(let v): .float(v[k])
-      case .int(let v): .int(v[k])
-      case .bool(let v): .bool(v[k])
-      }
-    }
-    let results = (0..<n).map { k in Semantics.evaluate(node.op, a.map { scalar($0, k) })! }
-    switch node.kind {
-    case .float: return .float(results.map(\.floatValue))
-    case .int: return .int(results.map(\.intValue))
-    case .bool: return .bool(results.map(\.boolValue))
-    }
+    preconditionFailure("internal error: \(node.op.name) has no meaning for its operands")
   }
 }

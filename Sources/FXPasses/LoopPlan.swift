@@ -180,7 +180,7 @@ public enum LoopPlanner {
     let dependsOnY = p.dependence(on: .pixelY)
     var saving = 0
     for (i, n) in p.nodes.enumerated() where plan.live[i] && plan.varies[i] != dependsOnY[i] && n.kind == .float {
-      saving += plan.varies[i] ? n.op.cost : -n.op.cost
+      saving += plan.varies[i] ? n.op.spec.cost : -n.op.spec.cost
     }
     return saving
   }
@@ -264,19 +264,5 @@ public enum LoopPlanner {
       }
     }
     return order
-  }
-}
-
-extension Op {
-  /// Rough cost in vector instructions, for the column-order decision.
-  var cost: Int {
-    switch self {
-    case .sin, .cos: 30
-    case .exp, .log: 60  // double precision: twice the vectors
-    case .pow, .atan2: 120
-    case .div, .sqrt: 8
-    case .constant, .pixelX, .pixelY, .width, .height, .uniform, .inputWidth, .inputHeight: 0
-    default: 1
-    }
   }
 }
