@@ -1,5 +1,3 @@
-import FXIR
-
 /// The result of lowering: straight-line per-pixel programs over buffers, ready
 /// for the interpreter or the code generator.
 ///
