@@ -3,7 +3,26 @@ import Foundation
 
 /// `fxc bench`: the interpreter and the JIT timed on the same chain and image,
 /// in one run, so the ratio is honest. Times are the best of repeated runs.
-struct BenchCommand {
+struct BenchCommand: Command {
+  static let spec = CommandSpec(
+    name: "bench", abstract: "time the interpreter and the JIT on the same chain and image",
+    usage: ["[--chain CHAIN]... [--image FILE] [--threads N] [--json] [--clock wall|cpu] [options]"],
+    discussion: """
+      Prints, for each chain, the interpreter's and the JIT's Mpixel/s (the best of repeated runs), \
+      their ratio, the cold and cached compile times, the JIT on all cores, and the JIT's speed as a \
+      share of a memcpy of the same bytes. A chain with a separable convolution is also timed unsplit.
+      """,
+    options: [
+      .repeatable("-c", "--chain", value: "CHAIN", help: "a chain to time; repeatable", default: "five built-in chains"),
+      .option("--image", value: "FILE", help: "the image to time on", default: "the bundled examples/rocket.jpg"),
+      .threads(help: "threads of the JIT's run; the 'all thr.' column uses every core", default: "1"),
+      .flag("--json", help: "one JSON object per chain instead of the table"),
+      .option("--clock", value: "wall|cpu", help: "cpu: single-threaded runs timed by the thread's CPU time, for a busy machine", default: "wall"),
+      .option("--seconds", value: "S", help: "time budget of each measurement, 0.01…60", default: "0.5"),
+      .flag("--no-unsplit", help: "do not time split convolutions unsplit (LLVM may take minutes on a large blur)"),
+      .flag("--no-opaque", help: "compile as if the image might have alpha below 1 (by default an opaque image's alpha folds away)"),
+    ])
+
   static let defaultChains = [
     "sepia | vignette",
     "sepia | brightness(amount: 0.1) | saturation(amount: 1.2) | vignette",
@@ -28,8 +47,8 @@ struct BenchCommand {
   let allThreads = ProcessInfo.processInfo.activeProcessorCount
 
   init(_ argv: [String]) throws {
-    var args = CommandLineArguments(argv)
-    chains = try args.options("--chain", "-c")
+    var args = try CommandArguments(argv, Self.spec)
+    chains = try args.options("--chain")
     if chains.isEmpty { chains = Self.defaultChains }
     image = try args.option("--image")
     threads = try threadCount(&args, default: 1)

@@ -114,6 +114,24 @@ struct CommandLineArguments {
     remember(names, flags: flag)
   }
 
+  /// Checks, before anything is asked for, that every option before `--` has a
+  /// known name, so that a misspelt option is reported (with the nearest name)
+  /// ahead of any other mistake. Only meaningful once every name is declared.
+  ///
+  /// - Throws: `UsageError` for the first unknown option, as ``remaining()`` would.
+  func checkKnown() throws(UsageError) {
+    var i = 0
+    while i < optionsEnd {
+      defer { i += 1 }
+      let argument = arguments[i]
+      guard Self.isOptionLike(argument) else { continue }
+      let name = Self.splitAtEquals(argument)?.name ?? argument
+      guard knownNames.contains(name), name == argument || !flagNames.contains(name) else { throw unknown(argument) }
+      // An option's value is the next argument (unless it looks like an option: then it is missing).
+      if name == argument, !flagNames.contains(name), i + 1 < optionsEnd, !Self.isOptionLike(arguments[i + 1]) { i += 1 }
+    }
+  }
+
   private func short(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
 
   /// The positional arguments, in order, once every flag and option has been asked for.

@@ -2,7 +2,24 @@ import FX
 import Foundation
 
 /// `fxc dump`: what the compiler made of a chain.
-struct DumpCommand {
+struct DumpCommand: Command {
+  static let spec = CommandSpec(
+    name: "dump", abstract: "print the graph, every pass, the kernel, LLVM IR and assembly of a chain",
+    usage: ["--chain CHAIN [--passes] [--ir] [--asm] [--no-split] [--opaque]"],
+    discussion: """
+      Without --passes, --ir or --asm, prints everything: the graph before and after each pass, the \
+      compile time, the run-time schedule, the optimised LLVM IR and the host assembly. The kernel is \
+      compiled for RGBA8 buffers on this machine.
+      """,
+    options: [
+      .option("-c", "--chain", value: "CHAIN", help: "the chain to compile, like 'gaussianBlur(sigma: 2) | sepia'"),
+      .flag("--passes", help: "the graph before and after each pass"),
+      .flag("--ir", help: "the kernel and its optimised LLVM IR"),
+      .flag("--asm", help: "the kernel and its host assembly"),
+      .flag("--no-split", help: "do not split separable convolutions into two 1-D passes"),
+      .flag("--opaque", help: "compile as for an opaque input (e.g. a JPEG): its alpha reads as the constant 1"),
+    ])
+
   var chain: String
   var passes: Bool
   var ir: Bool
@@ -10,8 +27,8 @@ struct DumpCommand {
   var options: LoweringOptions
 
   init(_ argv: [String]) throws {
-    var args = CommandLineArguments(argv)
-    guard let chain = try args.option("--chain", "-c") else { throw UsageError("fxc dump needs --chain 'effect | effect …'") }
+    var args = try CommandArguments(argv, Self.spec)
+    guard let chain = try args.option("--chain") else { throw UsageError("fxc dump needs --chain 'effect | effect …'") }
     self.chain = chain
     passes = args.flag("--passes")
     options = LoweringOptions()

@@ -11,7 +11,30 @@ import Foundation
 ///     fxc fuzz --graphs 10000 [--seed S] [--threads N] [--no-jit | --jit-only] [--keep-going]
 ///              [--no-large-offsets] [--shrink-attempts N] [--reports N]
 ///     fxc fuzz --case SEED          # one case by its own seed: print, check, shrink
-struct FuzzCommand {
+struct FuzzCommand: Command {
+  static let spec = CommandSpec(
+    name: "fuzz", abstract: "random graphs, interpreter vs lowered vs JIT",
+    usage: ["--graphs N [--seed S] [--threads N] [--no-jit | --jit-only] [--keep-going] [options]", "--case SEED [--print]"],
+    discussion: """
+      Every graph is evaluated by the staged interpreter (the oracle), by the interpreter on the \
+      lowered kernel with each schedule, and by the JIT; a disagreement is shrunk to a small \
+      reproducer, printed as Swift source. Exit status 1 when any graph disagrees. A crash prints \
+      the seeds being run, for --case.
+      """,
+    options: [
+      .option("-n", "--graphs", value: "N", help: "how many random graphs", default: "1000"),
+      .option("--seed", value: "S", help: "the seed the graphs' own seeds derive from, decimal or 0x hex", default: "1"),
+      .option("--case", value: "SEED", help: "check one case by its own seed (as printed) instead: print, check, shrink"),
+      .threads(help: "worker threads", default: "all cores"),
+      .flag("--no-jit", help: "the interpreters only"),
+      .flag("--jit-only", help: "the JIT only, against the staged interpreter"),
+      .flag("--keep-going", help: "go on after a disagreement, and report up to --reports of them"),
+      .flag("--print", help: "with --case: print the graph"),
+      .flag("--no-large-offsets", help: "keep sampling offsets small"),
+      .option("--reports", value: "N", help: "with --keep-going: how many disagreements to shrink and print", default: "10"),
+      .option("--shrink-attempts", value: "N", help: "how many smaller graphs to try when shrinking", default: "2000"),
+    ])
+
   var graphs: Int
   var seed: UInt64
   var jobs: Int
@@ -25,8 +48,8 @@ struct FuzzCommand {
   var maxReports: Int
 
   init(_ argv: [String]) throws {
-    var args = CommandLineArguments(argv)
-    graphs = try args.intOption("--graphs", "-n", range: 1...100_000_000) ?? 1000
+    var args = try CommandArguments(argv, Self.spec)
+    graphs = try args.intOption("--graphs", range: 1...100_000_000) ?? 1000
     seed = try Self.seed(args.option("--seed"), "--seed") ?? 1
     single = try Self.seed(args.option("--case"), "--case")
     jobs = try threadCount(&args)
