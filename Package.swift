@@ -25,7 +25,8 @@ let package = Package(
     .target(
       name: "FX",
       dependencies: ["FXIR", "FXPasses", "FXInterpreter", "FXCodegen", "FXImage", "FXEffects"]),
-    .executableTarget(name: "fxc", dependencies: ["FX"]),
+    .executableTarget(name: "fxc", dependencies: ["FX"], plugins: ["BuildInfo"]),
+    .plugin(name: "BuildInfo", capability: .buildTool()),
 
     .testTarget(name: "FXIRTests", dependencies: ["FXIR", "FXPasses", "FXInterpreter"]),
     .testTarget(name: "FXImageTests", dependencies: ["FXImage"], resources: [.copy("Fixtures")]),

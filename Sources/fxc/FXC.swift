@@ -24,12 +24,13 @@ enum FXC {
   /// Every command, in the order `fxc --help` lists them.
   static let commands: [any Command.Type] = [
     RunCommand.self, EffectsCommand.self, DumpCommand.self, BenchCommand.self, FuzzCommand.self,
-    HelpCommand.self,
+    HelpCommand.self, VersionCommand.self,
   ]
 
   /// The options fxc itself takes, before any command.
   static let options: [OptionSpec] = [
     CommandSpec.helpOption,
+    .flag("--version", help: "print fxc's version, the commit it was built from, LLVM's version and the host"),
   ]
 
   static func command(named name: String) -> (any Command.Type)? {
@@ -38,7 +39,7 @@ enum FXC {
 
   /// `fxc --help`.
   static var help: String {
-    var lines = ["usage: fxc <command> [options]", "       fxc --help", "", "commands:"]
+    var lines = ["usage: fxc <command> [options]", "       fxc --help | --version", "", "commands:"]
     let column = (commands.map { $0.spec.name.count }.max() ?? 0) + 4
     for spec in commands.map({ $0.spec }) {
       lines += HelpText.entry(spec.name, spec.abstract, column: column, width: 100)
@@ -86,6 +87,7 @@ enum FXC {
 
   private static func run(_ name: String, _ arguments: [String]) throws {
     if CommandSpec.helpOption.names.contains(name) { throw HelpRequest(text: help) }
+    if name == "--version" { return try VersionCommand(arguments).execute() }
     if let command = command(named: name) { return try command.init(arguments).execute() }
     throw unknown(name)
   }
