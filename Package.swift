@@ -32,7 +32,7 @@ let package = Package(
     .testTarget(name: "FXImageTests", dependencies: ["FXImage"], resources: [.copy("Fixtures")]),
     .testTarget(name: "FXCodegenTests", dependencies: ["FXCodegen", "CLLVM"]),
     .testTarget(name: "FXTests", dependencies: ["FX"]),
-    .testTarget(name: "CLITests", dependencies: ["FX", "fxc"]),
+    .testTarget(name: "CLITests", dependencies: ["FX", "fxc"], exclude: ["Golden"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -6,7 +6,7 @@ import Foundation
 struct BenchCommand: Command {
   static let spec = CommandSpec(
     name: "bench", abstract: "time the interpreter and the JIT on the same chain and image",
-    usage: ["[--chain CHAIN]... [--image FILE] [--threads N] [--json] [--clock wall|cpu] [options]"],
+    usage: ["[--chain CHAIN]... [--image FILE] [--threads N] [--json] [options]"],
     discussion: """
       Prints, for each chain, the interpreter's and the JIT's Mpixel/s (the best of repeated runs), \
       their ratio, the cold and cached compile times, the JIT on all cores, and the JIT's speed as a \
