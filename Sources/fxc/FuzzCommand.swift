@@ -6,11 +6,8 @@ import Foundation
 /// Tests/FXTests/DifferentialTests). Every graph is evaluated by the staged
 /// interpreter (the oracle), by the interpreter on the lowered kernel with each
 /// schedule, and by the JIT; a disagreement is shrunk to a small reproducer,
-/// printed as Swift source. Exit status 1 when any graph disagrees.
-///
-///     fxc fuzz --graphs 10000 [--seed S] [--threads N] [--no-jit | --jit-only] [--keep-going]
-///              [--no-large-offsets] [--shrink-attempts N] [--reports N]
-///     fxc fuzz --case SEED          # one case by its own seed: print, check, shrink
+/// printed as Swift source. Exit status 1 when any graph disagrees. The
+/// options are declared in ``spec`` (`fxc fuzz --help`).
 struct FuzzCommand: Command {
   static let spec = CommandSpec(
     name: "fuzz", abstract: "random graphs, interpreter vs lowered vs JIT",
