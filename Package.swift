@@ -29,13 +29,14 @@ let package = Package(
     // Random graphs, the shrinker and differential checks: for the tests and
     // `fxc fuzz`, not part of the FX product.
     .target(name: "FXTestSupport", dependencies: ["FX"]),
-    .executableTarget(name: "fxc", dependencies: ["FX", "FXTestSupport"]),
+    .executableTarget(name: "fxc", dependencies: ["FX", "FXTestSupport"], plugins: ["BuildInfo"]),
+    .plugin(name: "BuildInfo", capability: .buildTool()),
 
     .testTarget(name: "FXIRTests", dependencies: ["FXIR", "FXPasses", "FXInterpreter"]),
     .testTarget(name: "FXImageTests", dependencies: ["FXImage"], resources: [.copy("Fixtures")]),
     .testTarget(name: "FXCodegenTests", dependencies: ["FXCodegen", "FXPasses", "CLLVM"]),
     .testTarget(name: "FXTests", dependencies: ["FX", "FXTestSupport"]),
-    .testTarget(name: "CLITests", dependencies: ["FX"]),
+    .testTarget(name: "CLITests", dependencies: ["FX", "fxc"], exclude: ["Golden"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -67,8 +67,10 @@ extension ChainSyntax {
   ///   names), an argument given twice, too many arguments, an unlabelled argument
   ///   after a labelled one, a value that is not a number or not in range, or a
   ///   listed uniform that the chain does not have or that must be a constant.
-  public func resolve(uniforms: Set<String> = []) throws(ChainSyntaxError) -> ResolvedChain {
-    let bound = try calls.map { (call) throws(ChainSyntaxError) in try bind(call) }
+  /// - Parameter registry: the effects the names refer to: the built-in
+  ///   catalogue, or a copy extended with a program's own effects.
+  public func resolve(uniforms: Set<String> = [], registry: EffectRegistry = .builtIn) throws(ChainSyntaxError) -> ResolvedChain {
+    let bound = try calls.map { (call) throws(ChainSyntaxError) in try bind(call, registry) }
     try check(uniforms: uniforms, against: bound)
 
     var shared: [String: Param] = [:]
@@ -116,9 +118,9 @@ extension ChainSyntax {
   /// takes every consecutive unlabelled color (and every argument with its
   /// label, which may repeat); an unlabelled argument that is not a color moves
   /// on to the next parameter.
-  private func bind(_ call: Call) throws(ChainSyntaxError) -> Binding {
-    guard let spec = Catalogue.spec(named: call.name) else {
-      throw error(unknown("effect", call.name, among: Catalogue.names, prefix: "unknown effect"), at: call.column)
+  private func bind(_ call: Call, _ registry: EffectRegistry) throws(ChainSyntaxError) -> Binding {
+    guard let spec = registry.spec(named: call.name) else {
+      throw error(unknown("effect", call.name, among: registry.names, prefix: "unknown effect"), at: call.column)
     }
     let names = spec.parameters.map(\.name)
     func isList(_ index: Int) -> Bool {

@@ -157,19 +157,7 @@ public final class CompiledKernel: @unchecked Sendable {
       // Line buffers: each band owns a ring of rows per intermediate.
       let ringRows = kernel.intermediates.indices.map { RunPlan.ringRows(plan.run.rowSpan[passWriting(inputCountOffset: $0)]) }
       let columnLookahead = plan.run.columnLookahead
-      // Tiles as wide as keep every ring's rows of the tile within
-      // tileCacheBytes, a multiple of the vector width; the whole row when
-      // columns are read at data-dependent offsets.
-      let rowsInFlight = ringRows.reduce(0, +)
-      var tileWidth = columns
-      if columnLookahead != nil && rowsInFlight > 0 {
-        let fit = Self.tileCacheBytes / (PixelFormat.rgba32f.bytesPerPixel * rowsInFlight)
-        let lanes = target.lanes
-        tileWidth = Swift.min(columns, Swift.max(4 * lanes, fit / lanes * lanes))
-      }
-      // Tile starts; a last tile narrower than a vector joins the one before.
-      var tileStarts = Array(stride(from: 0, to: columns, by: tileWidth))
-      if tileStarts.count > 1, columns - tileStarts.last! < target.lanes { tileStarts.removeLast() }
+      let (tileStarts, tileWidth) = tiles(columns: columns, ringRows: ringRows)
       let perBand = { (band: Int) in
         let y0 = band * height / bands, y1 = (band + 1) * height / bands
         let rings = ringRows.map { self.pool.take(byteCount: $0 * intermediateBytes) }
@@ -236,6 +224,23 @@ public final class CompiledKernel: @unchecked Sendable {
       }
     }
     withExtendedLifetime((inputs, output)) {}
+  }
+
+  /// Column tiles of a row `columns` wide: as wide as keeps every ring's
+  /// rows of the tile within ``tileCacheBytes``, a multiple of the vector
+  /// width; the whole row when columns are read at data-dependent offsets.
+  /// A last tile narrower than a vector joins the one before.
+  private func tiles(columns: Int, ringRows: [Int]) -> (starts: [Int], width: Int) {
+    let rowsInFlight = ringRows.reduce(0, +)
+    var tileWidth = columns
+    if plan.run.columnLookahead != nil && rowsInFlight > 0 {
+      let fit = Self.tileCacheBytes / (PixelFormat.rgba32f.bytesPerPixel * rowsInFlight)
+      let lanes = target.lanes
+      tileWidth = Swift.min(columns, Swift.max(4 * lanes, fit / lanes * lanes))
+    }
+    var starts = Array(stride(from: 0, to: columns, by: tileWidth))
+    if starts.count > 1, columns - starts.last! < target.lanes { starts.removeLast() }
+    return (starts, tileWidth)
   }
 
   /// How intermediates are held at run time, for `fxc dump`.

@@ -189,44 +189,7 @@ extension PassEmitter {
     case .positionX, .positionY, .sample:
       throw LLVMError("internal error: \(node.op.name) in a kernel program (not lowered)")
     case .load(let buffer, let channel):
-      let key = PixelKey(buffer: buffer, x: node.args[0], y: node.args[1])
-      let load = plan.loads[id]!
-      // The row's address, emitted only on the paths that use it (a row-table
-      // load is volatile, so LLVM would not drop an unused one).
-      func row() -> LLVMValueRef { rowStart(buffer, rows: a[1], tap: load.rowOffset, rowInChunk: rowInChunk) }
-      // A dense load at `offset` (interior vectors), or a masked edge load
-      // at `masked` (border vectors); otherwise a gather.
-      var offset: Int32? = nil, masked: Int32? = nil
-      switch load.strategy {
-      case .dense: offset = 0
-      case .denseInterior(let k, let border):
-        if interior { offset = k } else if border == .masked { masked = k }
-      case .gather: break
-      }
-      if isPlanar(buffer) {
-        // Planar intermediates: each channel is a row of floats; a dense read is one vector load.
-        if let offset {
-          let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
-          let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, row: row(), x: x, channel: channel, offset: Int(offset)), "")!
-          LLVMSetAlignment(load, 4)
-          return load
-        }
-        if let k = masked { return try edgeLoad(buffer, channel: channel, row: row(), x: xs, offset: Int(k)) }
-        return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
-      }
-      if let offset {
-        if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: row(), x: xs, offset: Int(offset)) }
-        return channelOfDense(pixels[key]!, buffer, channel)
-      }
-      if let k = masked {
-        if pixels[key] == nil { pixels[key] = try edgeLoad(buffer, channel: nil, row: row(), x: xs, offset: Int(k)) }
-        return channelOfDense(pixels[key]!, buffer, channel)
-      }
-      if formats[buffer] == .rgba32f {
-        return try gatherFloat(buffer, a[0], a[1], channel)
-      }
-      if pixels[key] == nil { pixels[key] = try gatherPixel(buffer, a[0], a[1]) }
-      return channelOfGathered(pixels[key]!, buffer, channel)
+      return try load(buffer, channel, node, a, id: id, xs: xs, interior: interior, rowInChunk: rowInChunk, &pixels)
     case .add: return isFloat ? LLVMBuildFAdd(b, a[0], a[1], "")! : LLVMBuildAdd(b, a[0], a[1], "")!
     case .sub: return isFloat ? LLVMBuildFSub(b, a[0], a[1], "")! : LLVMBuildSub(b, a[0], a[1], "")!
     case .mul: return isFloat ? LLVMBuildFMul(b, a[0], a[1], "")! : LLVMBuildMul(b, a[0], a[1], "")!
@@ -276,6 +239,54 @@ extension PassEmitter {
     case .toFloatUnsigned: return LLVMBuildUIToFP(b, a[0], vf, "")!
     case .select: return LLVMBuildSelect(b, a[0], a[1], a[2], "")!
     }
+  }
+
+  /// A load, by its strategy in the plan (``PassPlan/LoadStrategy``): dense
+  /// vector loads (deinterleaved by shuffles for RGBA buffers), masked edge
+  /// loads in border vectors, or gathers. Whole pixels loaded for one channel
+  /// are kept in `pixels` for the others.
+  func load(
+    _ buffer: Int, _ channel: Int, _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, interior: Bool,
+    rowInChunk: LLVMValueRef?, _ pixels: inout [PixelKey: LLVMValueRef]
+  ) throws -> LLVMValueRef {
+    let key = PixelKey(buffer: buffer, x: node.args[0], y: node.args[1])
+    let load = plan.loads[id]!
+    // The row's address, emitted only on the paths that use it (a row-table
+    // load is volatile, so LLVM would not drop an unused one).
+    func row() -> LLVMValueRef { rowStart(buffer, rows: a[1], tap: load.rowOffset, rowInChunk: rowInChunk) }
+    // A dense load at `offset` (interior vectors), or a masked edge load
+    // at `masked` (border vectors); otherwise a gather.
+    var offset: Int32? = nil, masked: Int32? = nil
+    switch load.strategy {
+    case .dense: offset = 0
+    case .denseInterior(let k, let border):
+      if interior { offset = k } else if border == .masked { masked = k }
+    case .gather: break
+    }
+    if isPlanar(buffer) {
+      // Planar intermediates: each channel is a row of floats; a dense read is one vector load.
+      if let offset {
+        let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
+        let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, row: row(), x: x, channel: channel, offset: Int(offset)), "")!
+        LLVMSetAlignment(load, 4)
+        return load
+      }
+      if let k = masked { return try edgeLoad(buffer, channel: channel, row: row(), x: xs, offset: Int(k)) }
+      return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
+    }
+    if let offset {
+      if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: row(), x: xs, offset: Int(offset)) }
+      return channelOfDense(pixels[key]!, buffer, channel)
+    }
+    if let k = masked {
+      if pixels[key] == nil { pixels[key] = try edgeLoad(buffer, channel: nil, row: row(), x: xs, offset: Int(k)) }
+      return channelOfDense(pixels[key]!, buffer, channel)
+    }
+    if formats[buffer] == .rgba32f {
+      return try gatherFloat(buffer, a[0], a[1], channel)
+    }
+    if pixels[key] == nil { pixels[key] = try gatherPixel(buffer, a[0], a[1]) }
+    return channelOfGathered(pixels[key]!, buffer, channel)
   }
 
   /// Vectorised sin/cos, bit for bit ``Trigonometry`` (the interpreter's

@@ -292,3 +292,45 @@ func formatted(_ value: Double) -> String {
 func formatted(_ value: Float) -> String {
   value.isFinite && value == value.rounded() && Swift.abs(value) < 1e7 ? String(Int64(value)) : "\(value)"
 }
+
+/// The effects a chain is resolved against: the built-in ``Catalogue`` plus
+/// a program's own. A value: extend a copy of ``builtIn`` and pass it to
+/// `ChainSyntax.resolve(uniforms:registry:)`; nothing global changes.
+///
+///     var registry = EffectRegistry.builtIn
+///     try registry.register(EffectSpec(name: "duotone", …) { values in duotone(amount: values.number(0)) })
+///     let effect = try ChainSyntax.parse("duotone(amount: 0.5) | vignette").resolve(registry: registry).effect
+public struct EffectRegistry: Sendable {
+  /// The effects, built-in ones first, then the registered ones in order.
+  public private(set) var effects: [EffectSpec]
+
+  /// The built-in effects only.
+  public static let builtIn = EffectRegistry(effects: Catalogue.effects)
+
+  /// Adds `spec`, so that chains resolved against this registry know it by name.
+  ///
+  /// - Throws: ``CatalogueError`` when the name is not an identifier or is
+  ///   already taken, or a number parameter's default lies outside its range.
+  public mutating func register(_ spec: EffectSpec) throws {
+    let identifier =
+      spec.name.first.map { $0.isLetter || $0 == "_" } == true && spec.name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+    guard identifier else { throw CatalogueError("effect name '\(spec.name)' is not an identifier") }
+    guard self.spec(named: spec.name) == nil else { throw CatalogueError("an effect named '\(spec.name)' is already registered") }
+    for p in spec.parameters where p.isNumber && !p.range.contains(p.defaultValue) {
+      throw CatalogueError("parameter '\(p.name)' of '\(spec.name)': default \(p.defaultValue) is outside \(p.range)")
+    }
+    effects.append(spec)
+  }
+
+  /// The effect called `name` (exact spelling), if there is one.
+  public func spec(named name: String) -> EffectSpec? { effects.first { $0.name == name } }
+
+  /// The effects' names, in order.
+  public var names: [String] { effects.map(\.name) }
+}
+
+/// A registration the registry refuses.
+public struct CatalogueError: Error, CustomStringConvertible, Equatable {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}

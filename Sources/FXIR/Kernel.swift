@@ -16,6 +16,12 @@ public struct Kernel: Sendable, CustomStringConvertible {
     public var program: Program
     /// Buffer index written.
     public var output: Int
+
+    public init(name: String, program: Program, output: Int) {
+      self.name = name
+      self.program = program
+      self.output = output
+    }
   }
 
   public var inputCount: Int
@@ -25,6 +31,14 @@ public struct Kernel: Sendable, CustomStringConvertible {
   public var uniformCount: Int
   /// Why each stage was inlined or materialised, for `fxc dump`.
   public var scheduleNotes: [String]
+
+  public init(inputCount: Int, intermediates: [Int], passes: [Pass], uniformCount: Int, scheduleNotes: [String]) {
+    self.inputCount = inputCount
+    self.intermediates = intermediates
+    self.passes = passes
+    self.uniformCount = uniformCount
+    self.scheduleNotes = scheduleNotes
+  }
 
   public var outputBuffer: Int { inputCount + intermediates.count }
   public var bufferCount: Int { outputBuffer + 1 }

@@ -191,7 +191,11 @@ public enum LoopPlanner {
     let candidates = p.nodes.indices.filter { i in
       plan.live[i] && p.nodes[i].op == .floor && (slopes[Int(p.nodes[i].args[0].index)].map { $0 != 0 } ?? false)
     }
-    func describe(_ i: Int) -> String { "%\(i) = floor(slope \(slopes[Int(p.nodes[i].args[0].index)]!) along x)" }
+    func describe(_ i: Int) -> String {
+      let slope = slopes[Int(p.nodes[i].args[0].index)]!, inverse = 1 / slope
+      let text = inverse == inverse.rounded() && Swift.abs(inverse) < 1e9 ? "\(slope < 0 ? "-" : "")1/\(Int(Swift.abs(inverse)))" : "\(slope)"
+      return "%\(i) = floor(slope \(text) along x)"
+    }
     guard !candidates.isEmpty else {
       plan.blockUniformReason = "none: no floor of an affine function of x"
       return

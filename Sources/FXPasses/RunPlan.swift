@@ -102,7 +102,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
   }
 
   public var description: String {
-    var lines = ["target \(target.name): \(target.summary)"]
+    var lines = [target.name == target.cpuName ? "target \(target.summary)" : "target \(target.name): \(target.summary)"]
     for (k, (pass, plan)) in zip(kernel.passes, passes).enumerated() {
       lines.append("pass \(k) '\(pass.name)' → b\(pass.output), \(plan.lanes) lanes")
       lines.append("  order: \(plan.order.rawValue) — \(plan.orderReason)")

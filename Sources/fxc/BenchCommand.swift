@@ -3,7 +3,29 @@ import Foundation
 
 /// `fxc bench`: the interpreter and the JIT timed on the same chain and image,
 /// in one run, so the ratio is honest. Times are the best of repeated runs.
-struct BenchCommand {
+struct BenchCommand: Command {
+  static let spec = CommandSpec(
+    name: "bench", abstract: "time the interpreter and the JIT on the same chain and image",
+    usage: ["[--chain CHAIN]... [--image FILE] [--threads N] [--json] [options]"],
+    discussion: """
+      Prints, for each chain, the interpreter's and the JIT's Mpixel/s (the best of repeated runs), \
+      their ratio, the cold and cached compile times, the JIT on all cores, and the JIT's speed as a \
+      share of a memcpy of the same bytes. A chain with a separable convolution is also timed unsplit.
+      """,
+    options: [
+      .repeatable("-c", "--chain", value: "CHAIN", help: "a chain to time; repeatable", default: "five built-in chains"),
+      .option("--image", value: "FILE", help: "the image to time on", default: "the bundled examples/rocket.jpg"),
+      .threads(help: "threads of the JIT's run; the 'all thr.' column uses every core", default: "1"),
+      .flag("--json", help: "one JSON object per chain instead of the table"),
+      .option("--clock", value: "wall|cpu", help: "cpu: single-threaded runs timed by the thread's CPU time, for a busy machine", default: "wall"),
+      .option("--seconds", value: "S", help: "time budget of each measurement, 0.01…60", default: "0.5"),
+      .flag("--no-unsplit", help: "do not time split convolutions unsplit (LLVM may take minutes on a large blur)"),
+      .flag("--no-opaque", help: "compile as if the image might have alpha below 1 (by default an opaque image's alpha folds away)"),
+      .option(
+        "--target", value: "NAME", help: "compile for NAME: host, x86-64-v2 (4 lanes), x86-64-v3 (8), x86-64-v4 (16); it must run here",
+        default: "host"),
+    ])
+
   static let defaultChains = [
     "sepia | vignette",
     "sepia | brightness(amount: 0.1) | saturation(amount: 1.2) | vignette",
@@ -25,17 +47,20 @@ struct BenchCommand {
   /// `--no-opaque` compiles as if the image might have alpha below 1 (by
   /// default an opaque image's alpha folds away: ``LoweringOptions/opaqueInputs``).
   var opaque: Bool
+  /// `--target`: the CPU the kernels are compiled for.
+  var target: Target
   let allThreads = ProcessInfo.processInfo.activeProcessorCount
 
   init(_ argv: [String]) throws {
-    var args = CommandLineArguments(argv)
-    chains = try args.options("--chain", "-c")
+    var args = try CommandArguments(argv, Self.spec)
+    chains = try args.options("--chain")
     if chains.isEmpty { chains = Self.defaultChains }
     image = try args.option("--image")
     threads = try threadCount(&args, default: 1)
     json = args.flag("--json")
     unsplit = !args.flag("--no-unsplit")
     opaque = !args.flag("--no-opaque")
+    target = try parseTarget(args.option("--target"))
     budget = try args.doubleOption("--seconds", range: 0.01...60) ?? 0.5
     let clockName = try args.option("--clock") ?? "wall"
     guard let c = BenchClock(rawValue: clockName) else { throw UsageError("unknown clock '\(clockName)' (valid: wall, cpu)") }
@@ -79,7 +104,7 @@ struct BenchCommand {
     if opaque && input.isOpaque { options.opaqueInputs = [0] }
     if !json {
       let alpha = options.opaqueInputs.isEmpty ? "" : ", opaque: alpha folded"
-      print("image: \(path) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Pipeline.hostSummary); clock: \(clock.rawValue)")
+      print("image: \(path) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Target.host.summary)\(target.name == "host" ? "" : "; target: " + target.summary); clock: \(clock.rawValue)")
     }
     let pipelines = try chains.map { try pipeline(chain: $0).0 }  // every chain checked before any timing
     // The bandwidth yardstick, measured in this run: a copy of the same bytes
@@ -95,11 +120,11 @@ struct BenchCommand {
       let scratch = NSTemporaryDirectory() + "fxc-bench-cache-\(getpid())"
       defer { try? FileManager.default.removeItem(atPath: scratch) }
       let diskOnly = KernelCache(directory: scratch, useMemory: false)
-      let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: options, cache: diskOnly)
+      let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: options, cache: diskOnly, target: target)
       guard compiled.backend == .jit else {
         throw CommandFailure(description: "error: LLVM could not compile '\(chain)': \(compiled.fallbackReason ?? "")")
       }
-      let cached = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: options, cache: diskOnly)
+      let cached = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: options, cache: diskOnly, target: target)
       guard cached.kernelSource == .diskCache else {
         throw CommandFailure(description: "error: the kernel cache did not return '\(chain)' (\(cached.kernelSource.map(\.rawValue) ?? "none"))")
       }
@@ -112,7 +137,7 @@ struct BenchCommand {
       var unsplitRate: Double? = nil
       let hasSplit = compiled.kernel.passes.count > (try pipeline.lower(unsplitOptions)).0.passes.count
       if unsplit, hasSplit {
-        let unsplit = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: unsplitOptions)
+        let unsplit = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: unsplitOptions, target: target)
         unsplitRate = mpix / (try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try unsplit.run([input], into: output, threads: threads) })
       }
       if json {
@@ -123,8 +148,8 @@ struct BenchCommand {
           ("compile_ms_cold", fixed(compiled.compileMilliseconds, 2)), ("llvm_ms", fixed(compiled.llvmMilliseconds, 2)),
           ("llvm_optimise_ms", fixed(compiled.llvmPhases["optimise"] ?? 0, 2)), ("compile_ms_cached", fixed(cached.compileMilliseconds, 2)),
           ("threads", "\(threads)"), ("jit_mpix_s_all_threads", fixed(jitAllRate, 3)), ("all_threads", "\(allThreads)"),
-          ("memcpy_mpix_s", fixed(memcpyRate, 3)), ("percent_of_memcpy", fixed(100 * jitRate / memcpyRate, 1)), ("cpu", jsonString(Pipeline.hostSummary)),
-          ("vector_width", "\(Pipeline.hostVectorWidth)"), ("clock", jsonString(clock.rawValue)),
+          ("memcpy_mpix_s", fixed(memcpyRate, 3)), ("percent_of_memcpy", fixed(100 * jitRate / memcpyRate, 1)), ("cpu", jsonString(Target.host.summary)), ("target", jsonString(target.name)),
+          ("vector_width", "\(target.lanes)"), ("clock", jsonString(clock.rawValue)),
           ("split_convolution", hasSplit ? "true" : "false"), ("opaque_input", options.opaqueInputs.isEmpty ? "false" : "true"),
         ] + (unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(jitRate / $0, 2))] } ?? [])
         print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")

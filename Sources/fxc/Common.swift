@@ -51,6 +51,20 @@ func bestTime(budget: Double, clock: BenchClock = .wall, _ body: () throws -> Vo
 func fixed(_ v: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", v) }
 
 /// The worker threads to use: `--threads N`, default all cores.
-func threadCount(_ args: inout CommandLineArguments, default d: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> Int {
-  try args.intOption("--threads", "-j", range: 1...1024) ?? d
+func threadCount(_ args: inout CommandArguments, default d: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> Int {
+  try args.intOption("--threads", range: 1...1024) ?? d
+}
+
+extension OptionSpec {
+  /// `-j, --threads N`, which several commands take.
+  static func threads(help: String, default: String) -> OptionSpec {
+    .option("-j", "--threads", value: "N", help: help, default: `default`)
+  }
+}
+
+/// The `--target NAME` of dump and bench: the host when absent.
+/// - Throws: ``UsageError`` naming the valid targets, or why this machine cannot run the one named.
+func parseTarget(_ name: String?) throws -> Target {
+  guard let name else { return .host }
+  do { return try Target.named(name) } catch { throw UsageError("option '--target': \(error)") }
 }

@@ -2,16 +2,39 @@ import FX
 import Foundation
 
 /// `fxc dump`: what the compiler made of a chain.
-struct DumpCommand {
+struct DumpCommand: Command {
+  static let spec = CommandSpec(
+    name: "dump", abstract: "print the graph, every pass, the kernel, LLVM IR and assembly of a chain",
+    usage: ["--chain CHAIN [--passes] [--ir] [--asm] [--no-split] [--opaque] [--target NAME]"],
+    discussion: """
+      Without --passes, --ir or --asm, prints everything: the graph before and after each pass (with \
+      its time; "(unchanged)" when it changed nothing), the compile time, the loop plan (the order, \
+      interior split, block-uniform bodies and load strategy of each pass, and why), the run-time \
+      schedule, the optimised LLVM IR and the assembly. The kernel is compiled for RGBA8 buffers, for \
+      this machine or the --target given.
+      """,
+    options: [
+      .option("-c", "--chain", value: "CHAIN", help: "the chain to compile, like 'gaussianBlur(sigma: 2) | sepia'"),
+      .flag("--passes", help: "the graph before and after each pass"),
+      .flag("--ir", help: "the kernel and its optimised LLVM IR"),
+      .flag("--asm", help: "the kernel and its host assembly"),
+      .flag("--no-split", help: "do not split separable convolutions into two 1-D passes"),
+      .flag("--opaque", help: "compile as for an opaque input (e.g. a JPEG): its alpha reads as the constant 1"),
+      .option(
+        "--target", value: "NAME",
+        help: "compile for NAME: host (default), x86-64-v2 (SSE4, 4 lanes), x86-64-v3 (AVX2, 8), x86-64-v4 (AVX-512, 16); it must run here"),
+    ])
+
   var chain: String
   var passes: Bool
   var ir: Bool
   var asm: Bool
   var options: LoweringOptions
+  var target: Target
 
   init(_ argv: [String]) throws {
-    var args = CommandLineArguments(argv)
-    guard let chain = try args.option("--chain", "-c") else { throw UsageError("fxc dump needs --chain 'effect | effect …'") }
+    var args = try CommandArguments(argv, Self.spec)
+    guard let chain = try args.option("--chain") else { throw UsageError("fxc dump needs --chain 'effect | effect …'") }
     self.chain = chain
     passes = args.flag("--passes")
     options = LoweringOptions()
@@ -19,6 +42,7 @@ struct DumpCommand {
     if args.flag("--opaque") { options.opaqueInputs = [0] }
     ir = args.flag("--ir")
     asm = args.flag("--asm")
+    target = try parseTarget(args.option("--target"))
     let rest = try args.remaining()
     if !rest.isEmpty { throw UsageError("fxc dump takes no files (got \(rest.joined(separator: " ")))") }
   }
@@ -33,18 +57,20 @@ struct DumpCommand {
     let (kernel, log) = try pipeline.lower(options)
     if passes || showAll {
       for entry in log.entries {
-        print("\n## pass: \(entry.pass) — \(entry.summary)\n\(entry.ir)")
+        let time = entry.milliseconds > 0 ? " (\(fixed(entry.milliseconds, 2)) ms)" : ""
+        print("\n## pass: \(entry.pass) — \(entry.summary)\(time)\n\(entry.changed ? entry.ir : "(unchanged)")")
       }
     } else {
       print("\n## kernel\n\(kernel)")
     }
-    let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8, options: options, cache: nil)
+    let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8, options: options, cache: nil, target: target)
     let phases = compiled.llvmPhases.sorted { $0.key < $1.key }.map { "\($0.key) \(fixed($0.value))" }.joined(separator: ", ")
     print("\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms, the rest code generation and linking"))")
+    print("\n## loop plan\n\(compiled.plan)")
     print("\n## run-time schedule\n\(compiled.runtimeSchedule)")
     if ir || asm || showAll {
       let native = try compiled.dumpNative()
-      print("\n## target: \(Pipeline.hostSummary), buffers RGBA8 → RGBA8")
+      print("\n## target: \(compiled.target.summary), buffers RGBA8 → RGBA8")
       if ir || showAll { print("\n## LLVM IR (optimised)\n\(native.ir)") }
       if asm || showAll { print("\n## assembly\n\(native.assembly)") }
     }

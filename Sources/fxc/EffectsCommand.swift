@@ -3,19 +3,24 @@ import Foundation
 
 /// `fxc effects`: the catalogue with parameters, defaults, ranges and units; with
 /// `--sheet OUT.png`, a contact sheet of every effect applied to a photo.
-struct EffectsCommand {
-  static let usage = """
-    usage: fxc effects [--sheet OUT.png [--image PHOTO] [--cell 64…1024] [--columns 1…64] [--overwrite]]
+struct EffectsCommand: Command {
+  static let spec = CommandSpec(
+    name: "effects", abstract: "list the effects with their parameters, defaults and ranges",
+    usage: ["", "--sheet OUT.png [--image PHOTO] [--cell 64…1024] [--columns 1…64] [--overwrite]"],
+    discussion: """
+      Lists every effect with its parameters: default, accepted values (numbers with their range and \
+      unit, colors #rrggbb[aa], choices a|b|c) and what it does. With --sheet, renders every effect \
+      (its example chain, JIT-compiled) on a photo into a labelled grid. Transitions go from the \
+      photo to a blue-toned mirror image of it.
+      """,
+    options: [
+      .option("--sheet", value: "OUT.png", help: "write a contact sheet of every effect instead of the list"),
+      .option("--image", value: "PHOTO", help: "the photo of the sheet", default: "the bundled examples/rocket.jpg"),
+      .option("--cell", value: "64…1024", help: "width of a cell in pixels", default: "200"),
+      .option("--columns", value: "1…64", help: "cells across", default: "6"),
+      .flag("--overwrite", help: "replace an existing sheet"),
+    ])
 
-    Lists every effect with its parameters: default, accepted values (numbers with
-    their range and unit, colors #rrggbb[aa], choices a|b|c) and what it does.
-    With --sheet, renders every effect (its example chain, JIT-compiled) on a photo,
-    the bundled examples/rocket.jpg by default, into a labelled grid of cells
-    --cell pixels wide (default 200), --columns across (default 6). Transitions go
-    from the photo to a blue-toned mirror image of it.
-    """
-
-  var help: Bool
   var sheet: String?
   var image: String?
   var cellWidth: Int
@@ -23,8 +28,7 @@ struct EffectsCommand {
   var overwrite: Bool
 
   init(_ argv: [String]) throws {
-    var args = CommandLineArguments(argv)
-    help = args.flag("-h", "--help")
+    var args = try CommandArguments(argv, Self.spec)
     sheet = try args.option("--sheet")
     image = try args.option("--image")
     cellWidth = try args.intOption("--cell", range: 64...1024) ?? 200
@@ -38,10 +42,6 @@ struct EffectsCommand {
   }
 
   func execute() throws {
-    if help {
-      print(Self.usage)
-      return
-    }
     guard let sheet else {
       print(effectsListing())
       return

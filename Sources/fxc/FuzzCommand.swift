@@ -7,12 +7,33 @@ import Foundation
 /// Tests/FXTests/DifferentialTests). Every graph is evaluated by the staged
 /// interpreter (the oracle), by the interpreter on the lowered kernel with each
 /// schedule, and by the JIT; a disagreement is shrunk to a small reproducer,
-/// printed as Swift source. Exit status 1 when any graph disagrees.
-///
-///     fxc fuzz --graphs 10000 [--seed S] [--threads N] [--no-jit | --jit-only] [--keep-going]
-///              [--no-large-offsets] [--shrink-attempts N] [--reports N]
-///     fxc fuzz --case SEED          # one case by its own seed: print, check, shrink
-struct FuzzCommand {
+/// printed as Swift source. Exit status 1 when any graph disagrees. The
+/// options are declared in ``spec`` (`fxc fuzz --help`).
+struct FuzzCommand: Command {
+  static let spec = CommandSpec(
+    name: "fuzz", abstract: "random graphs, interpreter vs lowered vs JIT",
+    usage: ["--graphs N [--seed S] [--threads N] [--no-jit | --jit-only] [--keep-going] [options]", "--case SEED [--print]"],
+    discussion: """
+      Every graph is evaluated by the staged interpreter (the oracle), by the interpreter on the \
+      lowered kernel with each schedule, and by the JIT; a disagreement is shrunk to a small \
+      reproducer, printed as Swift source. Exit status 1 when any graph disagrees. A crash prints \
+      the seeds being run, for --case.
+      """,
+    options: [
+      .option("-n", "--graphs", value: "N", help: "how many random graphs", default: "1000"),
+      .option("--seed", value: "S", help: "the seed the graphs' own seeds derive from, decimal or 0x hex", default: "1"),
+      .option("--case", value: "SEED", help: "check one case by its own seed (as printed) instead: print, check, shrink"),
+      .threads(help: "worker threads", default: "all cores"),
+      .flag("--no-jit", help: "the interpreters only"),
+      .flag("--jit-only", help: "the JIT only, against the staged interpreter"),
+      .flag("--keep-going", help: "go on after a disagreement, and report up to --reports of them"),
+      .flag("--print", help: "with --case: print the graph"),
+      .flag("--no-large-offsets", help: "keep sampling offsets small"),
+      .option("--reports", value: "N", help: "with --keep-going: how many disagreements to shrink and print", default: "10"),
+      .option("--shrink-attempts", value: "N", help: "how many smaller graphs to try when shrinking", default: "2000"),
+      .option("--target", value: "NAME", help: "compile for NAME: host, x86-64-v2, x86-64-v3, x86-64-v4; it must run here", default: "host"),
+    ])
+
   var graphs: Int
   var seed: UInt64
   var jobs: Int
@@ -24,10 +45,12 @@ struct FuzzCommand {
   var shrinkAttempts: Int
   var largeOffsets: Bool
   var maxReports: Int
+  /// `--target`: the CPU the JIT compiles for.
+  var target: Target
 
   init(_ argv: [String]) throws {
-    var args = CommandLineArguments(argv)
-    graphs = try args.intOption("--graphs", "-n", range: 1...100_000_000) ?? 1000
+    var args = try CommandArguments(argv, Self.spec)
+    graphs = try args.intOption("--graphs", range: 1...100_000_000) ?? 1000
     seed = try Self.seed(args.option("--seed"), "--seed") ?? 1
     single = try Self.seed(args.option("--case"), "--case")
     jobs = try threadCount(&args)
@@ -36,6 +59,7 @@ struct FuzzCommand {
     keepGoing = args.flag("--keep-going")
     showCase = args.flag("--print")
     largeOffsets = !args.flag("--no-large-offsets")
+    target = try parseTarget(args.option("--target"))
     maxReports = try args.intOption("--reports", range: 1...100_000) ?? 10
     shrinkAttempts = try args.intOption("--shrink-attempts", range: 0...1_000_000) ?? 2000
     let rest = try args.remaining()
@@ -63,7 +87,7 @@ struct FuzzCommand {
     CrashReport.install()
     if let single { return try runSingle(single) }
     print("fxc fuzz: \(graphs) graphs, seed \(seed), \(jobs) job\(jobs == 1 ? "" : "s"), "
-      + (jit ? "JIT on \(Pipeline.hostSummary)" : "interpreter only"))
+      + (jit ? "JIT on \(target.summary)" : "interpreter only"))
     let lock = NSLock()
     var next = 0, done = 0
     var failures: [(index: Int, c: FuzzCase, d: Differential.Disagreement)] = []
@@ -87,7 +111,7 @@ struct FuzzCommand {
         CrashReport.crashIfAsked()
         let c = generator(caseSeed).make()
         let t0 = DispatchTime.now().uptimeNanoseconds
-        let d = Differential.check(c, evaluations: evaluations)
+        let d = Differential.check(c, evaluations: evaluations, target: target)
         let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
         CrashReport.running(0, worker: worker)
         lock.withLock {
@@ -131,7 +155,7 @@ struct FuzzCommand {
     CrashReport.crashIfAsked()
     let c = generator(caseSeed).make()
     if showCase { print(c, "\n") }
-    guard let d = Differential.check(c, evaluations: evaluations) else {
+    guard let d = Differential.check(c, evaluations: evaluations, target: target) else {
       print("case \(caseSeed): every evaluation agrees with the staged interpreter")
       return
     }
@@ -143,7 +167,7 @@ struct FuzzCommand {
   func report(_ caseSeed: UInt64, _ c: FuzzCase, _ d: Differential.Disagreement, _ cache: Differential.PipelineCache) {
     print("\n=== case \(caseSeed): \(d)")
     let start = DispatchTime.now().uptimeNanoseconds
-    let (small, failure) = Differential.shrink(c, failing: d, maxAttempts: shrinkAttempts, cache: cache)
+    let (small, failure) = Differential.shrink(c, failing: d, maxAttempts: shrinkAttempts, cache: cache, target: target)
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     print("shrunk in \(fixed(seconds))s to:\n\n\(small)\n\n\(failure)\n")
   }

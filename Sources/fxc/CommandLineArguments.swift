@@ -1,7 +1,11 @@
+import FX
+
 // A tiny command-line scanner in the spirit of swift-argument-parser, which we
 // cannot fetch here. A subcommand asks for each flag and option it knows, then
 // for the positionals; whatever looks like an option and was never asked for
-// is reported, together with the names that were asked for.
+// is reported, together with the names that were declared or asked for.
+// Commands read it through their declarations (`CommandArguments`); it belongs
+// to the command line, not to the `FX` library.
 
 /// The arguments after a subcommand, consumed as the subcommand asks for them.
 ///
@@ -14,7 +18,7 @@
 /// (`--chain=sepia`). A value may start with `-` only when it is a number
 /// (`--offset -3`) or after `=`. Everything after `--` is positional.
 /// Order does not matter: each request consumes every occurrence of its names.
-public struct CommandLineArguments {
+struct CommandLineArguments {
   private let arguments: [String]
   private var consumed: [Bool]
   /// Where options stop: the index of `--`, or the end.
@@ -24,14 +28,17 @@ public struct CommandLineArguments {
   private var flagNames: Set<String> = []
 
   /// Wraps the arguments that follow the subcommand.
-  public init(_ arguments: [String]) {
+  init(_ arguments: [String]) {
     self.arguments = arguments
     self.consumed = Array(repeating: false, count: arguments.count)
     self.optionsEnd = arguments.firstIndex(of: "--") ?? arguments.count
   }
 
   /// Whether any of the names, like `--json` or `-v`, is present; repeating it is harmless.
-  public mutating func flag(_ names: String...) -> Bool {
+  mutating func flag(_ names: String...) -> Bool { flag(names) }
+
+  /// The same, with the names in an array.
+  mutating func flag(_ names: [String]) -> Bool {
     remember(names, flags: true)
     var found = false
     for i in 0..<optionsEnd where !consumed[i] && names.contains(arguments[i]) {
@@ -44,23 +51,34 @@ public struct CommandLineArguments {
   /// The value of an option that may be given once, or `nil` when it is absent.
   ///
   /// - Throws: `UsageError` when the value is missing or the option is repeated.
-  public mutating func option(_ names: String...) throws(UsageError) -> String? {
+  mutating func option(_ names: String...) throws(UsageError) -> String? { try option(names) }
+
+  /// The same, with the names in an array.
+  mutating func option(_ names: [String]) throws(UsageError) -> String? {
     try single(names)?.value
   }
 
   /// Every value of a repeatable option, in order.
   ///
   /// - Throws: `UsageError` when a value is missing.
-  public mutating func options(_ names: String...) throws(UsageError) -> [String] {
+  mutating func options(_ names: String...) throws(UsageError) -> [String] { try options(names) }
+
+  /// The same, with the names in an array.
+  mutating func options(_ names: [String]) throws(UsageError) -> [String] {
     try values(names).map(\.value)
   }
 
   /// The value of an integer option within `range`, or `nil` when it is absent.
   ///
   /// - Throws: `UsageError` naming the option, the range and the value given.
-  public mutating func intOption(_ names: String..., range: ClosedRange<Int>) throws(UsageError)
+  mutating func intOption(_ names: String..., range: ClosedRange<Int>) throws(UsageError)
     -> Int?
   {
+    try intOption(names, range: range)
+  }
+
+  /// The same, with the names in an array.
+  mutating func intOption(_ names: [String], range: ClosedRange<Int>) throws(UsageError) -> Int? {
     guard let (name, text) = try single(names) else { return nil }
     guard let value = Int(text), range.contains(value) else {
       throw UsageError("option '\(name)' expects an integer in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
@@ -71,8 +89,15 @@ public struct CommandLineArguments {
   /// The value of a finite number option, within `range` when one is given, or `nil` when it is absent.
   ///
   /// - Throws: `UsageError` naming the option, the range and the value given.
-  public mutating func doubleOption(_ names: String..., range: ClosedRange<Double>? = nil)
+  mutating func doubleOption(_ names: String..., range: ClosedRange<Double>? = nil)
     throws(UsageError)
+    -> Double?
+  {
+    try doubleOption(names, range: range)
+  }
+
+  /// The same, with the names in an array.
+  mutating func doubleOption(_ names: [String], range: ClosedRange<Double>? = nil) throws(UsageError)
     -> Double?
   {
     guard let (name, text) = try single(names) else { return nil }
@@ -83,13 +108,37 @@ public struct CommandLineArguments {
     return value
   }
 
+  /// Makes `names` known before they are asked for, so that an unknown option
+  /// is matched against every declared name, in the order declared.
+  mutating func declare(_ names: [String], flag: Bool) {
+    remember(names, flags: flag)
+  }
+
+  /// Checks, before anything is asked for, that every option before `--` has a
+  /// known name, so that a misspelt option is reported (with the nearest name)
+  /// ahead of any other mistake. Only meaningful once every name is declared.
+  ///
+  /// - Throws: `UsageError` for the first unknown option, as ``remaining()`` would.
+  func checkKnown() throws(UsageError) {
+    var i = 0
+    while i < optionsEnd {
+      defer { i += 1 }
+      let argument = arguments[i]
+      guard Self.isOptionLike(argument) else { continue }
+      let name = Self.splitAtEquals(argument)?.name ?? argument
+      guard knownNames.contains(name), name == argument || !flagNames.contains(name) else { throw unknown(argument) }
+      // An option's value is the next argument (unless it looks like an option: then it is missing).
+      if name == argument, !flagNames.contains(name), i + 1 < optionsEnd, !Self.isOptionLike(arguments[i + 1]) { i += 1 }
+    }
+  }
+
   private func short(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
 
   /// The positional arguments, in order, once every flag and option has been asked for.
   ///
   /// - Throws: `UsageError` for the first argument before `--` that looks like an
   ///   option but was never asked for, listing the names that were.
-  public mutating func remaining() throws(UsageError) -> [String] {
+  mutating func remaining() throws(UsageError) -> [String] {
     var positionals: [String] = []
     for i in arguments.indices where !consumed[i] && i != optionsEnd {
       if i < optionsEnd, Self.isOptionLike(arguments[i]) { throw unknown(arguments[i]) }
@@ -169,13 +218,13 @@ public struct CommandLineArguments {
 }
 
 /// A mistake on the command line, with a message the user can act on.
-public struct UsageError: Error, CustomStringConvertible, Equatable {
+struct UsageError: Error, CustomStringConvertible, Equatable {
   /// What went wrong, like `missing value for option '--chain'`.
-  public var message: String
+  var message: String
 
   /// Creates an error with its message.
-  public init(_ message: String) { self.message = message }
+  init(_ message: String) { self.message = message }
 
   /// `error: <message>`, as the command line prints it.
-  public var description: String { "error: \(message)" }
+  var description: String { "error: \(message)" }
 }

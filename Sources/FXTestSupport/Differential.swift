@@ -1,0 +1,265 @@
+import Foundation
+import FXIR
+import FXImage
+import FXInterpreter
+import FXPasses
+import FX
+
+// MARK: - Comparison
+
+/// How two renderings of one graph are compared (DESIGN §4, made NaN-aware).
+public enum ImageComparison {
+  /// A channel where two images disagree.
+  public struct Mismatch: Sendable, CustomStringConvertible {
+    public var x: Int, y: Int, channel: Int
+    public var expected: Float, actual: Float
+    /// Channels that disagree, of all compared.
+    public var count: Int, total: Int
+    /// Set when the images differ in size (then nothing else is compared).
+    public var sizes: (expected: (Int, Int), actual: (Int, Int))?
+    public var description: String {
+      if let s = sizes { return "the images differ in size: expected \(s.expected.0)×\(s.expected.1), got \(s.actual.0)×\(s.actual.1)" }
+      return "pixel (\(x), \(y)) channel \(Array("rgba")[channel]): expected \(expected) (bits 0x\(String(expected.bitPattern, radix: 16))), "
+        + "got \(actual) (bits 0x\(String(actual.bitPattern, radix: 16))); \(count) of \(total) channels differ"
+    }
+  }
+
+  /// Whether two channel values agree. NaN on both sides agrees (DESIGN §4:
+  /// "within 1e-4" presumes equal values, and NaN equals nothing); ±∞ must be
+  /// matched exactly; otherwise `|a − b| ≤ 1e-4 · max(1, |a|, |b|)`. The
+  /// tolerance is **relative** above 1: an absolute 1e-4 is meaningless for
+  /// values near 1e30, whose spacing is ~1e23, and is what DESIGN's 1e-4 means
+  /// for the nominal 0…1 range.
+  @inlinable
+  public static func agree(_ a: Float, _ b: Float) -> Bool {
+    if a.isNaN || b.isNaN { return a.isNaN && b.isNaN }
+    if a == b { return true }
+    if a.isInfinite || b.isInfinite { return false }
+    let scale = Swift.max(1, Swift.max(Swift.abs(a), Swift.abs(b)))
+    // In Double, so that |a − b| cannot overflow for ±3.4e38.
+    return Swift.abs(Double(a) - Double(b)) <= 1e-4 * Double(scale)
+  }
+
+  /// The first disagreeing channel (row-major), or nil when the images agree.
+  public static func compare(expected: ImageBuffer, actual: ImageBuffer) -> Mismatch? {
+    guard expected.width == actual.width, expected.height == actual.height else {
+      return Mismatch(x: 0, y: 0, channel: 0, expected: 0, actual: 0, count: 1, total: 1,
+        sizes: ((expected.width, expected.height), (actual.width, actual.height)))
+    }
+    var first: Mismatch?
+    var count = 0
+    for y in 0..<expected.height {
+      for x in 0..<expected.width {
+        let p = expected[x, y], q = actual[x, y]
+        for c in 0..<4 where !agree(p[c], q[c]) {
+          count += 1
+          if first == nil { first = Mismatch(x: x, y: y, channel: c, expected: p[c], actual: q[c], count: 0, total: 0) }
+        }
+      }
+    }
+    first?.count = count
+    first?.total = expected.width * expected.height * 4
+    return first
+  }
+}
+
+// MARK: - Differential check
+
+/// Runs a ``FuzzCase`` three ways and compares: (a) the staged interpreter —
+/// the oracle; (b) the interpreter on the lowered kernel, with the default
+/// schedule, forced inlining, forced materialisation and without
+/// simplification; (c) the JIT.
+public enum Differential {
+  /// One way of evaluating a graph, compared against staged evaluation.
+  public enum Evaluation: String, Sendable, CaseIterable {
+    case lowered = "lowered (default schedule)"
+    case loweredInline = "lowered (forceInline)"
+    case loweredMaterialise = "lowered (forceMaterialise)"
+    case loweredUnsimplified = "lowered (no simplification)"
+    case jit = "JIT"
+    /// The graph did not type-check or a run threw (a generator or API bug).
+    case error = "error"
+
+    public static let interpreted: [Evaluation] = [.lowered, .loweredInline, .loweredMaterialise, .loweredUnsimplified]
+  }
+
+  public struct Disagreement: Sendable, CustomStringConvertible {
+    public var evaluation: Evaluation
+    public var message: String
+    public var description: String { "\(evaluation.rawValue) disagrees with the staged interpreter: \(message)" }
+  }
+
+  /// Inlining everything costs about this many node evaluations per pixel; above
+  /// the limit the forceInline checks are skipped (exponential recomputation).
+  public static let inlineLimit = 60_000.0
+  /// The JIT's compile time grows with the kernel: a case marked forceInline is
+  /// compiled with the default schedule when its inlined kernel has more nodes.
+  public static let jitInlineLimit = 1_500.0
+
+  /// Compares the evaluations in `evaluations` with staged evaluation; the first disagreement, or nil.
+  public static func check(
+    _ c: FuzzCase, evaluations: [Evaluation] = Evaluation.interpreted + [.jit], cache: PipelineCache? = nil,
+    target: Target = .host
+  ) -> Disagreement? {
+    check(
+      c.image, inputs: c.buffers, evaluations: evaluations, jitSchedule: c.jitSchedule, cache: cache.map { ($0, c.graphKey) },
+      target: target)
+  }
+
+  /// Compares the evaluations in `evaluations` of the graph computing `output`
+  /// with its staged evaluation on `inputs` (extra inputs are ignored); the first
+  /// disagreement, or nil. `jitSchedule` picks the JIT's lowering options: 0
+  /// default, 1 forceInline (when affordable), 2 forceMaterialise.
+  public static func check(
+    _ output: Image, inputs all: [ImageBuffer], evaluations: [Evaluation] = Evaluation.interpreted + [.jit],
+    jitSchedule: Int = 0, target: Target = .host
+  ) -> Disagreement? {
+    check(output, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, cache: nil, target: target)
+  }
+
+  static func check(
+    _ img: Image, inputs all: [ImageBuffer], evaluations: [Evaluation], jitSchedule: Int,
+    cache: (PipelineCache, String)?, target: Target
+  ) -> Disagreement? {
+    let graph: EffectGraph
+    do { graph = try EffectGraph(output: img) } catch {
+      return Disagreement(evaluation: .error, message: "the graph does not check: \(error)")
+    }
+    let inputs = Array(all.prefix(Swift.max(1, graph.inputs.count)))
+    let uniforms = graph.uniforms.map(\.value)
+    let reference: ImageBuffer
+    do { reference = try Interpreter.runStaged(graph, inputs: inputs, uniforms: uniforms) } catch {
+      return Disagreement(evaluation: .error, message: "staged evaluation threw \(error)")
+    }
+    let cost = inlineCost(graph)
+    for e in evaluations {
+      var options = LoweringOptions()
+      let out: ImageBuffer
+      do {
+        switch e {
+        case .error: continue
+        case .lowered: break
+        case .loweredInline:
+          guard cost <= inlineLimit else { continue }
+          options.forceInline = true
+        case .loweredMaterialise: options.forceMaterialise = true
+        case .loweredUnsimplified: options.simplify = false
+        case .jit:
+          if jitSchedule == 1 && cost <= inlineLimit {
+            var inline = options
+            inline.forceInline = true
+            let nodes = try Lower.run(graph, options: inline).0.passes.reduce(0) { $0 + $1.program.liveCount }
+            options.forceInline = Double(nodes) <= jitInlineLimit
+          }
+          if jitSchedule == 2 { options.forceMaterialise = true }
+        }
+        if e == .jit {
+          let key = cache.map { $0.1 + "\(options)\(target.name)" }
+          let compiled: CompiledPipeline
+          if let key, let hit = cache?.0.get(key) {
+            compiled = hit
+          } else {
+            compiled = try Pipeline(output: img).compile(
+              inputFormats: inputs.map(\.format), outputFormat: .rgba32f, options: options, target: target)
+            if let key { cache?.0.put(key, compiled) }
+          }
+          guard compiled.backend == .jit else {
+            return Disagreement(evaluation: .jit, message: "LLVM could not compile the kernel (the pipeline fell back to the interpreter)")
+          }
+          out = try compiled.run(inputs)
+        } else {
+          let (kernel, _) = try Lower.run(graph, options: options)
+          out = try Interpreter.run(kernel, inputs: inputs, uniforms: uniforms, params: graph.uniforms, format: .rgba32f)
+        }
+      } catch {
+        return Disagreement(evaluation: e == .jit ? .jit : .error, message: "\(e.rawValue) threw \(error)")
+      }
+      if let m = ImageComparison.compare(expected: reference, actual: out) {
+        return Disagreement(evaluation: e, message: "\(m)")
+      }
+    }
+    return nil
+  }
+
+  /// Node evaluations per output pixel when every stage is inlined (the
+  /// schedule's own estimate with forceInline: four texels per bilinear tap
+  /// off the pixel grid, one otherwise).
+  public static func inlineCost(_ g: EffectGraph) -> Double {
+    guard case .stage(let out) = g.output else { return 0 }
+    var e = [Double](repeating: 0, count: g.stages.count)
+    e[out] = 1
+    var total = 0.0
+    for s in stride(from: g.stages.count - 1, through: 0, by: -1) where e[s] > 0 {
+      total += e[s] * Double(g.stages[s].program.liveCount)
+      for (ref, taps) in Schedule.taps(of: g.stages[s].program) {
+        if case .stage(let p) = ref { e[p] += e[s] * taps }
+      }
+    }
+    return total
+  }
+
+  /// A memo of compiled pipelines, so that shrinking does not recompile a graph
+  /// whose inputs alone changed. Thread-safe.
+  public final class PipelineCache: @unchecked Sendable {
+    private var entries: [String: CompiledPipeline] = [:]
+    private let lock = NSLock()
+    public init() {}
+    func get(_ k: String) -> CompiledPipeline? { lock.withLock { entries[k] } }
+    func put(_ k: String, _ v: CompiledPipeline) {
+      lock.withLock {
+        if entries.count > 64 { entries.removeAll() }
+        entries[k] = v
+      }
+    }
+  }
+
+  // MARK: shrinking
+
+  /// Reduces a failing case while it still fails the same way: fewer stages,
+  /// fewer locals, smaller expressions (a subtree replaced by an operand of its
+  /// type or by a constant), simpler samplers, smaller and plainer images.
+  /// Returns the smallest failing case found and its disagreement.
+  public static func shrink(
+    _ c: FuzzCase, failing d: Disagreement, maxAttempts: Int = 2000, cache: PipelineCache = PipelineCache(),
+    target: Target = .host
+  ) -> (FuzzCase, Disagreement) {
+    let evaluations = d.evaluation == .error ? Evaluation.interpreted + [.jit] : [d.evaluation]
+    var last = d
+    let small = shrink(c, maxAttempts: maxAttempts) { candidate in
+      guard let f = check(candidate, evaluations: evaluations, cache: cache, target: target), f.evaluation == d.evaluation else { return false }
+      last = f
+      return true
+    }
+    // `last` belongs to the last candidate that failed, which is `small`.
+    return (small, check(small, evaluations: evaluations, cache: cache, target: target) ?? last)
+  }
+
+  /// Greedy reduction of `c` while `fails` holds: the first candidate (from
+  /// ``Shrinker``: graph structure, then expressions, then images) that still
+  /// fails is taken, until none does or `maxAttempts` candidates were tried.
+  public static func shrink(_ c: FuzzCase, maxAttempts: Int = 2000, while fails: (FuzzCase) -> Bool) -> FuzzCase {
+    var best = c
+    var attempts = 0
+    var progress = true
+    while progress && attempts < maxAttempts {
+      progress = false
+      for family in [Shrinker.graphCandidates, Shrinker.exprCandidates, Shrinker.imageCandidates] {
+        // After a success the list is rebuilt and the scan goes on from the same
+        // place: the candidates before it were just tried, and would mostly fail again.
+        var list = family(best)
+        var i = 0
+        while i < list.count && attempts < maxAttempts {
+          attempts += 1
+          if fails(list[i]) {
+            best = list[i]
+            progress = true
+            list = family(best)
+          } else {
+            i += 1
+          }
+        }
+      }
+    }
+    return best
+  }
+}

@@ -1,0 +1,28 @@
+import FX
+
+/// `fxc version` and `fxc --version`: fxc's version, the commit it was built
+/// from (``buildCommit``, written by the BuildInfo plugin), LLVM's version and the host.
+struct VersionCommand: Command {
+  static let spec = CommandSpec(
+    name: "version", abstract: "print fxc's version, the commit it was built from, LLVM's version and the host",
+    usage: [""], options: [])
+
+  init(_ argv: [String]) throws {
+    var args = try CommandArguments(argv, Self.spec)
+    let rest = try args.remaining()
+    if !rest.isEmpty { throw UsageError("fxc version takes no arguments (got \(rest.joined(separator: " ")))") }
+  }
+
+  func execute() throws {
+    print(Self.text)
+  }
+
+  static var text: String {
+    """
+    fxc \(FXC.version)
+    commit: \(buildCommit)
+    LLVM: \(llvmVersion)
+    host: \(Target.host.description)
+    """
+  }
+}
