@@ -3,7 +3,8 @@ import PackageDescription
 
 // fxc — an effect-graph compiler. Data flows one way through the targets:
 // FXIR (the language) → FXPasses (optimise, schedule, lower to a Kernel) →
-// FXInterpreter (the oracle) / FXCodegen (LLVM JIT) → FX (the API users import)
+// FXInterpreter (the oracle) / FXCodegen (LLVM JIT) → FXRuntime (executor,
+// kernel cache) → FX (the API users import)
 // → FXTestSupport (random graphs for the tests and `fxc fuzz`) → fxc.
 let package = Package(
   name: "fxc",
@@ -22,10 +23,13 @@ let package = Package(
     .target(name: "FXPasses", dependencies: ["FXIR"]),
     .target(name: "FXInterpreter", dependencies: ["FXIR", "FXPasses", "FXImage"]),
     .target(name: "FXCodegen", dependencies: ["FXIR", "FXPasses", "FXImage", "CLLVM"]),
+    // The executor (line buffers, tiles, threads) and the kernel cache; it
+    // runs what a code generator made and does not import LLVM.
+    .target(name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXCodegen"]),
     .target(name: "FXEffects", dependencies: ["FXIR"]),
     .target(
       name: "FX",
-      dependencies: ["FXIR", "FXPasses", "FXInterpreter", "FXCodegen", "FXImage", "FXEffects"]),
+      dependencies: ["FXIR", "FXPasses", "FXInterpreter", "FXCodegen", "FXRuntime", "FXImage", "FXEffects"]),
     // Random graphs, the shrinker and differential checks: for the tests and
     // `fxc fuzz`, not part of the FX product.
     .target(name: "FXTestSupport", dependencies: ["FX"]),

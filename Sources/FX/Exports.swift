@@ -6,3 +6,4 @@
 @_exported import FXInterpreter
 @_exported import FXPasses
 @_exported import FXCodegen
+@_exported import FXRuntime

@@ -216,8 +216,6 @@ public final class CompiledPipeline: @unchecked Sendable {
 
   /// The LLVM IR of the optimised module and the target's assembly, for `fxc dump`.
   public func dumpNative() throws -> (ir: String, assembly: String) {
-    let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout)
-    try module.optimize(CompiledKernel.optimisationPipeline)
-    return (module.textualIR, try module.assembly())
+    try NativeCode.dump(kernel, plan: plan, layout: layout)
   }
 }

@@ -28,25 +28,37 @@ public struct KernelLayout: Hashable, Sendable {
   }
 }
 
-/// The C view of one buffer that a pass function receives (32 bytes):
+/// The C view of one buffer that a pass function receives (32 bytes), the
+/// contract between the code generator and the runtime:
 /// `{ void *data; int64 rowBytes; int32 width; int32 height; int32 rowMask; int32 planeStride; }`.
 /// Row `y` lives at `data + (y & rowMask)·rowBytes`: `rowMask` is all ones for
 /// a whole image, `2^n − 1` for a ring of `2^n` rows (a line buffer). A planar
 /// intermediate holds channel `c` of row `y` at `planeStride · c` floats into the row.
-struct BufferDescriptor {
-  var data: UnsafeMutableRawPointer
-  var rowBytes: Int64
-  var width: Int32
-  var height: Int32
-  var rowMask: Int32 = -1
-  var planeStride: Int32 = 0
+public struct BufferDescriptor {
+  public var data: UnsafeMutableRawPointer
+  public var rowBytes: Int64
+  public var width: Int32
+  public var height: Int32
+  public var rowMask: Int32 = -1
+  public var planeStride: Int32 = 0
+
+  public init(
+    data: UnsafeMutableRawPointer, rowBytes: Int64, width: Int32, height: Int32, rowMask: Int32 = -1, planeStride: Int32 = 0
+  ) {
+    self.data = data
+    self.rowBytes = rowBytes
+    self.width = width
+    self.height = height
+    self.rowMask = rowMask
+    self.planeStride = planeStride
+  }
 
   /// The plane stride and row bytes of a planar RGBA32F intermediate `width`
   /// pixels wide. Padded so that neither planes nor rows lie a multiple of
   /// 4 KiB apart: the taps of a vertical blur read the same column of many
   /// rows and planes, and at such strides they would all compete for one set
   /// of the L1 cache (4K aliasing), evicting each other.
-  static func planar(width: Int) -> (planeStride: Int, rowBytes: Int) {
+  public static func planar(width: Int) -> (planeStride: Int, rowBytes: Int) {
     var stride = (width + 15) / 16 * 16
     if (stride / 16) % 2 == 0 { stride += 16 }  // an odd number of cache lines per plane
     return (stride, 4 * stride * 4 + 64)  // and per row, 4·odd + 1 cache lines

@@ -1,7 +1,7 @@
-internal import CLLVM
 import Dispatch
 import Foundation
 import FXIR
+import FXCodegen
 import FXImage
 import FXPasses
 
@@ -9,43 +9,36 @@ import FXPasses
 /// any image size. Safe to run from several threads at once (each run has its
 /// own intermediates).
 public final class CompiledKernel: @unchecked Sendable {
-  public typealias PassFunction = @convention(c) (
-    UnsafeRawPointer, UnsafePointer<Float>, Int32, Int32, Int32, Int32, Int32, Int32
-  ) -> Void
+  public typealias PassFunction = NativeCode.PassFunction
 
   public let kernel: Kernel
   public let layout: KernelLayout
   public var target: Target { plan.target }
-  /// Time spent emitting, optimising and generating machine code, in milliseconds.
+  /// Time spent emitting, optimising and generating machine code (or linking
+  /// a cached object), in milliseconds.
   public let compileMilliseconds: Double
-  private let jit: JIT
-  private let passes: [PassFunction]
+  /// The machine code, from the code generator.
+  private let code: NativeCode
+  private var passes: [PassFunction] { code.passes }
   /// The loop plan the code follows (``KernelPlan``): per pass and at run time.
   public let plan: KernelPlan
   private let pool = BufferPool()
 
-  /// LLVM's new-pass-manager pipeline for kernels: O1. The emitter writes
-  /// vector code itself, so O3's loop and SLP vectorisers and heavier
-  /// passes found nothing to gain; measured side by side on the benchmark
-  /// chains (rocket, 1 thread), O1 ran every kernel within noise of O3 and
-  /// compiled in 30–65 % less time (the 5-effect colour chain 44.6 → 28.8 ms,
-  /// σ3 + grade 211 → 120 ms).
-  public static let optimisationPipeline = "default<O1>"
-
   /// Milliseconds spent in each phase of the compile ("emit", "optimise"; the
   /// rest of ``compileMilliseconds`` is machine-code generation and linking).
-  public let phaseMilliseconds: [String: Double]
+  public var phaseMilliseconds: [String: Double] { code.phaseMilliseconds }
 
-  /// The ELF object of the code, when compiled with `keepObject` (for the disk cache).
-  let object: [UInt8]?
+  /// The ELF object of the code, when compiled with `keepObject` or loaded from one (for the disk cache).
+  var object: [UInt8]? { code.object }
 
-  /// Emits, optimises (``optimisationPipeline``) for the host CPU and JIT-compiles `kernel`; with
-  /// `keepObject`, code generation goes through an ELF object that is kept for
-  /// the disk cache (one code generation either way).
+  /// Plans `kernel` for `target` and has the code generator compile it
+  /// (``NativeCode``); with `keepObject`, code generation goes through an ELF
+  /// object that is kept for the disk cache (one code generation either way).
   /// With `object`, links that machine code instead (a disk-cache hit): no LLVM
   /// optimisation or code generation.
   /// - Throws: ``LLVMError`` if LLVM rejects the module (a compiler bug; the
-  ///   interpreter remains available as a fallback).
+  ///   interpreter remains available as a fallback) or this machine cannot
+  ///   run `target`'s code.
   public init(
     _ kernel: Kernel, layout: KernelLayout, target: Target = .host, keepObject: Bool = false, object: [UInt8]? = nil
   ) throws {
@@ -54,37 +47,12 @@ public final class CompiledKernel: @unchecked Sendable {
     }
     let start = DispatchTime.now().uptimeNanoseconds
     let plan = layout.plan(kernel, target: target)
-    var phases: [String: Double] = [:]
-    if let reason = target.cannotRun(on: .host) {
-      throw LLVMError("this machine (\(Target.host.summary)) cannot run code for \(target.name): it \(reason)")
-    }
-    let jit = try JIT(target: target)
     if let object {
-      try jit.addObject(object)
-      self.object = object
+      code = try NativeCode(object: object, passCount: kernel.passes.count, target: target)
     } else {
-      let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout)
-      let emitted = DispatchTime.now().uptimeNanoseconds
-      try module.optimize(Self.optimisationPipeline)
-      phases["emit"] = Double(emitted - start) / 1e6
-      phases["optimise"] = Double(DispatchTime.now().uptimeNanoseconds - emitted) / 1e6
-      let optimised = DispatchTime.now().uptimeNanoseconds
-      if keepObject {
-        let bytes = try module.objectCode()
-        phases["codegen"] = Double(DispatchTime.now().uptimeNanoseconds - optimised) / 1e6
-        try jit.addObject(bytes)
-        self.object = bytes
-      } else {
-        try jit.add(module)
-        self.object = nil
-      }
+      code = try NativeCode(kernel, plan: plan, layout: layout, keepObject: keepObject)
     }
-    let linking = DispatchTime.now().uptimeNanoseconds
-    passes = try kernel.passes.indices.map { unsafeBitCast(try jit.lookup("fxc_pass\($0)"), to: PassFunction.self) }
-    phases["lookup"] = Double(DispatchTime.now().uptimeNanoseconds - linking) / 1e6
     compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-    phaseMilliseconds = phases
-    self.jit = jit
     self.plan = plan
     self.kernel = kernel
     self.layout = layout

@@ -1,7 +1,7 @@
-internal import CLLVM
 import Foundation
 import FXIR
 import FXImage
+import FXCodegen
 import FXPasses
 
 /// Where compiled kernels are kept between compiles (DESIGN §7): in memory for
@@ -45,7 +45,7 @@ public struct KernelCache: Sendable {
   public static let compilerVersion: String = {
     var st = stat()
     let exe = stat("/proc/self/exe", &st) == 0 ? "\(st.st_size)-\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)" : "unknown"
-    return "fxc/llvm-\(fxc_llvm_version_major())/exe-\(exe)"
+    return "fxc/llvm-\(llvmVersion)/exe-\(exe)"
   }()
 
   /// The cache key of `kernel` compiled for `layout` on `target`.
