@@ -62,7 +62,7 @@ public final class CompiledKernel: @unchecked Sendable {
   ///
   /// Schedule: when every intermediate is read only at rows `y + k` with
   /// constant `k` (blur taps, color reads), each band streams through its rows
-  /// in strips of ``stripRows``, computing each pass just far enough ahead of
+  /// in strips of ``RunPlan/stripRows``, computing each pass just far enough ahead of
   /// its consumers into a small per-thread ring of rows — a line buffer (Halide's
   /// sliding window) — so intermediates stay in cache and no whole-image buffer
   /// is streamed through memory. Otherwise intermediates are whole images.
@@ -221,9 +221,8 @@ public final class CompiledKernel: @unchecked Sendable {
   /// Large — whole rows for images up to a few thousand pixels wide: a pass
   /// with vertical taps walks down columns (``KernelEmitter``), so its window
   /// of rows stays in L1 whatever the tile width, while every column tile
-  /// recomputes its producers' halo (30 columns each side for σ 10). Measured
-  /// on the 2560×1600 photo, one thread: σ 10 blur 40.9 Mpix/s with 256 KiB
-  /// tiles, 44.9 with whole rows; σ 3 + contrast 139 → 170.
+  /// recomputes its producers' halo (30 columns each side for σ 10); the
+  /// measurement is in Benchmarks/README.md.
   public nonisolated(unsafe) static var tileCacheBytes: Int = 8 << 20
 
   /// The pass that writes intermediate number `i` (buffer `inputCount + i`).

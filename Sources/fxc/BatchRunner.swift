@@ -64,12 +64,11 @@ final class BatchRunner: @unchecked Sendable {
   func run() -> Outcome {
     // Memory flat over a long batch. With one malloc arena per thread,
     // image-sized buffers freed by one worker and asked for by another fragment
-    // the heap, which creeps up with the number of files (measured, 2 workers:
-    // 351 → 369 MB for 50 → 300 photos). One arena, and a `malloc_trim` every
-    // `trimInterval` files, keep it flat (241 → 262 MB for 50 → 500). Buffers
-    // straight from mmap (M_MMAP_THRESHOLD) were flatter still, but their page
-    // faults cost a fifth more time. Workers allocate a few buffers per file,
-    // so the one arena's lock is not contended.
+    // the heap, which creeps up with the number of files. One arena, and a
+    // `malloc_trim` every `trimInterval` files, keep it flat; buffers straight
+    // from mmap were flatter still but slower (Benchmarks/README.md has the
+    // figures). Workers allocate a few buffers per file, so the one arena's
+    // lock is not contended.
     Self.mallopt(-8 /* M_ARENA_MAX */, 1)
     let sources = [SIGINT, SIGTERM].map(watch)
     defer { sources.forEach { $0.cancel() } }

@@ -15,7 +15,7 @@ import Testing
     #expect(host.description.contains(host.triple))
   }
 
-  @Test func vectorWidthFollowsFeatures() {
+  @Test func lanesFollowFeatures() {
     if host.has("avx512f") {
       #expect(host.lanes == 16)
     } else if host.has("avx2") || host.has("avx") {

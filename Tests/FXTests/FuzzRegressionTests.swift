@@ -169,7 +169,7 @@ struct FuzzRegressionTests {
   /// Column order taken for a pass's column-only work (pow of x) while it
   /// also reads rows a million away: the row table of that buffer took
   /// 2 million entries on the stack and crashed (`--case 13057801998645148927`).
-  /// Only reaches up to ``maxTableReach`` get a table now.
+  /// Only reaches up to ``LoopPlanner/maxTableReach`` get a table now.
   @Test func columnOrderWithFarRows() throws {
     let input = randomImage(4, 5, seed: 8, format: .rgba32f)
     let s2 = Effect.layer("s2", sampler: Sampler(filter: .linear, address: .transparent)) { position, layer in
