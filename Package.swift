@@ -2,7 +2,7 @@
 import PackageDescription
 
 // fxc — an effect-graph compiler. Data flows one way through the targets:
-// FXIR (the language) → FXPasses (optimise, schedule, lower to a Kernel) →
+// FXIR (the IR) ← FXDSL (the Swift front end); FXIR → FXPasses (optimise, schedule, lower to a Kernel) →
 // FXInterpreter (the oracle) / FXCodegen (LLVM JIT) → FXRuntime (executor,
 // kernel cache) → FX (the API users import)
 // → FXTestSupport (random graphs for the tests and `fxc fuzz`) → fxc.
@@ -19,6 +19,9 @@ let package = Package(
     .target(name: "CJPEG"),
 
     .target(name: "FXIR", linkerSettings: [.linkedLibrary("m")]),
+    // The Swift front end: Expr, Effect, Image and the shader built-ins,
+    // lowered to an EffectGraph (a Metal front end would sit beside it).
+    .target(name: "FXDSL", dependencies: ["FXIR"]),
     .target(name: "FXImage", dependencies: ["CPNG", "CJPEG"], linkerSettings: [.linkedLibrary("m")]),
     .target(name: "FXPasses", dependencies: ["FXIR"]),
     .target(name: "FXInterpreter", dependencies: ["FXIR", "FXPasses", "FXImage"]),
@@ -26,17 +29,17 @@ let package = Package(
     // The executor (line buffers, tiles, threads) and the kernel cache; it
     // runs what a code generator made and does not import LLVM.
     .target(name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXCodegen"]),
-    .target(name: "FXEffects", dependencies: ["FXIR"]),
+    .target(name: "FXEffects", dependencies: ["FXIR", "FXDSL"]),
     .target(
       name: "FX",
-      dependencies: ["FXIR", "FXPasses", "FXInterpreter", "FXCodegen", "FXRuntime", "FXImage", "FXEffects"]),
+      dependencies: ["FXIR", "FXDSL", "FXPasses", "FXInterpreter", "FXCodegen", "FXRuntime", "FXImage", "FXEffects"]),
     // Random graphs, the shrinker and differential checks: for the tests and
     // `fxc fuzz`, not part of the FX product.
     .target(name: "FXTestSupport", dependencies: ["FX"]),
     .executableTarget(name: "fxc", dependencies: ["FX", "FXTestSupport"], plugins: ["BuildInfo"]),
     .plugin(name: "BuildInfo", capability: .buildTool()),
 
-    .testTarget(name: "FXIRTests", dependencies: ["FXIR", "FXPasses", "FXInterpreter"]),
+    .testTarget(name: "FXIRTests", dependencies: ["FXIR", "FXDSL", "FXPasses", "FXInterpreter"]),
     .testTarget(name: "FXImageTests", dependencies: ["FXImage"], resources: [.copy("Fixtures")]),
     .testTarget(name: "FXCodegenTests", dependencies: ["FXCodegen", "FXPasses", "CLLVM"]),
     .testTarget(name: "FXTests", dependencies: ["FX", "FXTestSupport"]),

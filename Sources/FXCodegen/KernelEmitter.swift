@@ -124,7 +124,7 @@ struct PassEmitter {
   var height: LLVMValueRef!
   var headers:
     [Int: (data: LLVMValueRef, rowBytes: LLVMValueRef, width: LLVMValueRef, height: LLVMValueRef, rowMask: LLVMValueRef, planeStride: LLVMValueRef)] =
-    [:]
+      [:]
   var uniforms: [Int: LLVMValueRef] = [:]
 
   init(module: KernelModule, builder: LLVMBuilderRef, plan: PassPlan, formats: [PixelFormat], planar: Set<Int>, pass: Kernel.Pass) {
@@ -262,10 +262,14 @@ struct PassEmitter {
       let interiorEnd = LLVMBuildSub(b, width, i32(Int(hi)), "")!
       x = try loop("left", from: x, step: w) { x in
         LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, x, interiorStart, "")!, fits(x, x1), "")!
-      } body: { x in try body(x, false) }
+      } body: { x in
+        try body(x, false)
+      }
       x = try loop("interior", from: x, step: w) { x in
         LLVMBuildAnd(b, fits(x, interiorEnd), fits(x, x1), "")!
-      } body: { x in try body(x, true) }
+      } body: { x in
+        try body(x, true)
+      }
     }
     // The rest of the row, W at a time; the last vector ends at x1, overlapping
     // the one before: pixels are a function of their position, so those
@@ -276,7 +280,9 @@ struct PassEmitter {
     let lastStart = LLVMBuildSub(b, x1, i32(w), "")!
     _ = try loop("vector", from: x, step: w) { x in
       LLVMBuildAnd(b, wide, LLVMBuildICmp(b, LLVMIntSLT, x, x1, "")!, "")!
-    } body: { x in try body(try call("llvm.smin", [t.i32], [x, lastStart]), false) }
+    } body: { x in
+      try body(try call("llvm.smin", [t.i32], [x, lastStart]), false)
+    }
   }
 
   /// `while condition(i) { body(i); i += step }` from the current block;

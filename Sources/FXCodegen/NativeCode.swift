@@ -10,9 +10,10 @@ public final class NativeCode: @unchecked Sendable {
   /// `void fxc_pass<k>(BufferDescriptor *buffers, float *uniforms, i32 width,
   /// i32 height, i32 y0, i32 y1, i32 x0, i32 x1)`: computes columns `x0..<x1`
   /// of rows `y0..<y1` (``KernelEmitter``).
-  public typealias PassFunction = @convention(c) (
-    UnsafeRawPointer, UnsafePointer<Float>, Int32, Int32, Int32, Int32, Int32, Int32
-  ) -> Void
+  public typealias PassFunction =
+    @convention(c) (
+      UnsafeRawPointer, UnsafePointer<Float>, Int32, Int32, Int32, Int32, Int32, Int32
+    ) -> Void
 
   /// LLVM's new-pass-manager pipeline for kernels: O1. The emitter writes
   /// vector code itself, so O3's loop and SLP vectorisers and heavier

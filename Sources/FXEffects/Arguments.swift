@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 /// The argument discipline shared by every effect (DESIGN §5, after the

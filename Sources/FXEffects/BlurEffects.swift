@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // Blurs and sharpening beyond the Gaussian (SamplingEffects.swift) and the
@@ -15,7 +16,8 @@ public func sharpen(amount: Expr = 1) -> Effect {
   Argument.layer(Argument.name("sharpen", [("amount", Argument.text(amount))]), [(amount, .clamp(0...10))]) {
     v, p, layer in
     let c = layer.sample(p)
-    let around = (layer.sample(offset(p, 0, -1)) + layer.sample(offset(p, 0, 1)))
+    let around =
+      (layer.sample(offset(p, 0, -1)) + layer.sample(offset(p, 0, 1)))
       + (layer.sample(offset(p, -1, 0)) + layer.sample(offset(p, 1, 0)))
     let out = c + v[0] * (4 * c - around)
     let alpha = saturate(out.a)

@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // The catalogue describes every effect as data — name, kind, parameters with

@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // The catalogue's rows. Each repeats its function's documented defaults and

@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 /// A color argument of an effect: straight (not premultiplied) RGBA, each
@@ -48,10 +49,11 @@ public struct Color: Sendable, Hashable, CustomStringConvertible {
   /// `#rrggbb`, or `#rrggbbaa` when not opaque: how names and listings print it.
   public var description: String {
     let channels = alpha == 1 ? [red, green, blue] : [red, green, blue, alpha]
-    return "#" + channels.map { c in
-      let byte = Int((c * 255).rounded())
-      return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-    }.joined()
+    return "#"
+      + channels.map { c in
+        let byte = Int((c * 255).rounded())
+        return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+      }.joined()
   }
 }
 

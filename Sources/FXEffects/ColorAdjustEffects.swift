@@ -1,5 +1,6 @@
-import Foundation
+import FXDSL
 import FXIR
+import Foundation
 
 // The everyday color adjustments. Linear ones (matrices without offset) apply to
 // premultiplied rgb directly, which equals un-premultiplying, applying and

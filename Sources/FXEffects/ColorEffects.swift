@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // Color effects: each works on premultiplied color. The matrix effects are

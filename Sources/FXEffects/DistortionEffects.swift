@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // Distortions around the image's center: each returns where to sample the input

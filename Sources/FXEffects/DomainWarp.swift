@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 /// Where ``domainWarp(noise:strength:time:)`` reads its noise texture from.

@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // Fills: color effects that paint a pattern computed from the position alone,

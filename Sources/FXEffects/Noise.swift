@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // Hashed value noise, written with the IR's 32-bit integer ops (wrapping

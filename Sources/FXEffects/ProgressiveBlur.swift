@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 /// Which way an effect runs across the image: from which edge (progressive
@@ -97,8 +98,10 @@ public func progressiveBlur(
 ) -> Effect {
   let name = Argument.name(
     "progressiveBlur",
-    [("radius", Argument.text(radius)), ("length", Argument.text(length)), ("direction", direction.rawValue),
-     ("start", Argument.text(start)), ("curve", curve.rawValue)])
+    [
+      ("radius", Argument.text(radius)), ("length", Argument.text(length)), ("direction", direction.rawValue),
+      ("start", Argument.text(start)), ("curve", curve.rawValue),
+    ])
   guard
     let (v, finite) = Argument.prepare([
       (radius, .clamp(0...progressiveBlurMaxRadius)), (length, .clamp(0...10000)), (start, .clamp(0...10000)),

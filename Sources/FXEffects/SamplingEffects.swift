@@ -1,5 +1,6 @@
-import Foundation
+import FXDSL
 import FXIR
+import Foundation
 
 /// A vertical sine wave: each column shifts up and down by
 /// `amplitude·sin(2π·x / wavelength)` pixels. `amplitude` 0…1000 px (default 10),

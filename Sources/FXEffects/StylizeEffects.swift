@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // Layer effects that read neighbours: every read is clamped into the image

@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // Color effects that map tones or add a pattern: gradient map, ordered dither,

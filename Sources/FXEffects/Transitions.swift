@@ -1,3 +1,4 @@
+import FXDSL
 import FXIR
 
 // Transitions: effects of a `progress` uniform (0 = the input, 1 = the `to`

@@ -34,7 +34,8 @@ public enum Op: Hashable, Sendable {
   /// The declared parameter with this index; a float uniform of the kernel.
   case uniform(Int)
   /// Size of input image `k` in pixels (inputs need not have the output's size).
-  case inputWidth(Int), inputHeight(Int)
+  case inputWidth(Int)
+  case inputHeight(Int)
   /// `image.sample(float2(px, py)).channel` — operands (px, py), floats.
   case sample(ImageRef, Sampler, channel: Int)
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The three scalar kinds of fxc's flat IR. Vectors (float2/3/4) exist only in
 /// the Swift front end (``Expr``); lowering splits them into scalar lanes, so a
 /// kernel is structure-of-arrays by construction.
@@ -70,5 +72,3 @@ public enum Scalar: Hashable, Sendable, CustomStringConvertible {
     }
   }
 }
-
-import Foundation

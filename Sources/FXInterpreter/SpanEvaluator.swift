@@ -97,7 +97,8 @@ struct SpanEvaluator {
       let ix = a[0].i, iy = a[1].i
       return .float(
         (0..<n).map {
-          precondition(ix[$0] >= 0 && ix[$0] < buffer.width && iy[$0] >= 0 && iy[$0] < buffer.height,
+          precondition(
+            ix[$0] >= 0 && ix[$0] < buffer.width && iy[$0] >= 0 && iy[$0] < buffer.height,
             "internal error: load outside buffer \(b)")
           return buffer[ix[$0], iy[$0]][c]
         })

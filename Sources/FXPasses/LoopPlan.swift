@@ -209,10 +209,13 @@ public enum LoopPlanner {
     let rejected = candidates.filter { !plan.blockUniform.contains($0) }
     var parts: [String] = []
     if !plan.blockUniform.isEmpty {
-      parts.append("used for " + plan.blockUniform.map(describe).joined(separator: ", ") + ": |slope| ≤ 1/\(plan.lanes), runs of ≥ \(plan.lanes) columns, so usually one value per vector")
+      parts.append(
+        "used for " + plan.blockUniform.map(describe).joined(separator: ", ")
+          + ": |slope| ≤ 1/\(plan.lanes), runs of ≥ \(plan.lanes) columns, so usually one value per vector")
     }
     if !rejected.isEmpty {
-      parts.append("not for " + rejected.map(describe).joined(separator: ", ") + ": |slope| > 1/\(plan.lanes), blocks narrower than a \(plan.lanes)-lane vector")
+      parts.append(
+        "not for " + rejected.map(describe).joined(separator: ", ") + ": |slope| > 1/\(plan.lanes), blocks narrower than a \(plan.lanes)-lane vector")
     }
     plan.blockUniformReason = parts.joined(separator: "; ")
   }
@@ -237,12 +240,15 @@ public enum LoopPlanner {
       case .sub: slope[i] = s[0].flatMap { a in s[1].map { a - $0 } }
       case .neg: slope[i] = s[0].map { -$0 }
       case .mul:
-        if let c = constant(n.args[1]) { slope[i] = s[0].map { $0 * c } }
-        else if let c = constant(n.args[0]) { slope[i] = s[1].map { $0 * c } }
-        else { slope[i] = s == [0, 0] ? 0 : nil }
+        if let c = constant(n.args[1]) {
+          slope[i] = s[0].map { $0 * c }
+        } else if let c = constant(n.args[0]) {
+          slope[i] = s[1].map { $0 * c }
+        } else {
+          slope[i] = s == [0, 0] ? 0 : nil
+        }
       case .div:
-        if let c = constant(n.args[1]), c != 0 { slope[i] = s[0].map { $0 / c } }
-        else { slope[i] = s == [0, 0] ? 0 : nil }
+        if let c = constant(n.args[1]), c != 0 { slope[i] = s[0].map { $0 / c } } else { slope[i] = s == [0, 0] ? 0 : nil }
       default: slope[i] = s.allSatisfy({ $0 == 0 }) ? 0 : nil
       }
     }
@@ -255,7 +261,10 @@ public enum LoopPlanner {
     for out in p.outputs {
       var stack = [Int(out.index)]
       while let top = stack.last {
-        if state[top] == 2 { stack.removeLast(); continue }
+        if state[top] == 2 {
+          stack.removeLast()
+          continue
+        }
         if state[top] == 1 {
           state[top] = 2
           order.append(top)

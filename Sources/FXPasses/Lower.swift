@@ -68,7 +68,9 @@ public enum Lower {
     var kernel = try passes.lower("lower to kernel", g) { g in
       let kernel = LowerToKernel.run(g, schedule, opaqueInputs: options.opaqueInputs)
       let merged = kernel.passes.reduce(0) { $0 + $1.program.merged }
-      return (kernel, "\(kernel.passes.count) pass\(kernel.passes.count == 1 ? "" : "es"), CSE merged \(merged) repeated computations across fused stages")
+      return (
+        kernel, "\(kernel.passes.count) pass\(kernel.passes.count == 1 ? "" : "es"), CSE merged \(merged) repeated computations across fused stages"
+      )
     }
 
     if options.simplify {

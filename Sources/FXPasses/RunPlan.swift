@@ -139,14 +139,19 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     guard let lookahead = run.lookahead else {
       return "whole-image intermediates (some stage reads an intermediate at data-dependent rows), rows split across threads per pass"
     }
-    var lines = ["line buffers: each thread streams its band of rows in strips of \(RunPlan.stripRows), every pass computed just ahead of its consumers"]
+    var lines = [
+      "line buffers: each thread streams its band of rows in strips of \(RunPlan.stripRows), every pass computed just ahead of its consumers"
+    ]
     for (i, pass) in kernel.passes.enumerated() {
       var line = "  pass \(i) '\(pass.name)': \(lookahead[i]) rows ahead"
       if pass.output != kernel.outputBuffer { line += ", ring of \(RunPlan.ringRows(run.rowSpan[i])) rows" }
       if let c = run.columnLookahead { line += ", \(c[i]) columns of halo" }
       lines.append(line)
     }
-    lines.append(run.columnLookahead == nil ? "  whole-row tiles (columns read at data-dependent offsets)" : "  column tiles sized so the rows in flight fit in \(tileCacheBytes / 1024) KiB")
+    lines.append(
+      run.columnLookahead == nil
+        ? "  whole-row tiles (columns read at data-dependent offsets)"
+        : "  column tiles sized so the rows in flight fit in \(tileCacheBytes / 1024) KiB")
     return lines.joined(separator: "\n")
   }
 }

@@ -43,8 +43,10 @@ public struct Schedule: Sendable {
       isRoot[s] = root
       let why =
         isOutput
-        ? "output" : root ? "materialise: \(format(e)) evaluations × \(own) nodes > buffer round trip"
-        : "inline: \(format(e)) evaluations × \(own) nodes"
+        ? "output"
+        : root
+          ? "materialise: \(format(e)) evaluations × \(own) nodes > buffer round trip"
+          : "inline: \(format(e)) evaluations × \(own) nodes"
       notes.append("s\(s) '\(graph.stages[s].name)': \(why)")
       let perEval = root ? 1 : e
       for (ref, taps) in taps(of: graph.stages[s].program) {

@@ -78,7 +78,10 @@ public enum SeparableSplit {
       var stack = [out]
       while let id = stack.popLast() {
         let node = p[id]
-        if node.op == .add { stack += node.args; continue }
+        if node.op == .add {
+          stack += node.args
+          continue
+        }
         if case .float(let b)? = p.constantValue(id), Float(bitPattern: b) == 0 { continue }
         var weight: Float = 1, tap = id
         if node.op == .mul {

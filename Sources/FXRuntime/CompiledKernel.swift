@@ -1,9 +1,9 @@
 import Dispatch
-import Foundation
-import FXIR
 import FXCodegen
+import FXIR
 import FXImage
 import FXPasses
+import Foundation
 
 /// A kernel compiled to native code for one ``KernelLayout``, ready to run on
 /// any image size. Safe to run from several threads at once (each run has its

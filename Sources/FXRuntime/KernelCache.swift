@@ -1,8 +1,8 @@
-import Foundation
+import FXCodegen
 import FXIR
 import FXImage
-import FXCodegen
 import FXPasses
+import Foundation
 
 /// Where compiled kernels are kept between compiles (DESIGN §7): in memory for
 /// this process, and on disk as ELF objects, so a second `fxc run` of a chain

@@ -1,9 +1,9 @@
-import Foundation
+import FX
 import FXIR
 import FXImage
 import FXInterpreter
 import FXPasses
-import FX
+import Foundation
 
 // MARK: - Comparison
 
@@ -43,7 +43,8 @@ public enum ImageComparison {
   /// The first disagreeing channel (row-major), or nil when the images agree.
   public static func compare(expected: ImageBuffer, actual: ImageBuffer) -> Mismatch? {
     guard expected.width == actual.width, expected.height == actual.height else {
-      return Mismatch(x: 0, y: 0, channel: 0, expected: 0, actual: 0, count: 1, total: 1,
+      return Mismatch(
+        x: 0, y: 0, channel: 0, expected: 0, actual: 0, count: 1, total: 1,
         sizes: ((expected.width, expected.height), (actual.width, actual.height)))
     }
     var first: Mismatch?

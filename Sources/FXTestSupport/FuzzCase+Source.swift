@@ -1,9 +1,9 @@
-import Foundation
+import FX
 import FXIR
 import FXImage
 import FXInterpreter
 import FXPasses
-import FX
+import Foundation
 
 // MARK: - Printing
 
@@ -37,7 +37,8 @@ extension FuzzCase {
   public var graphSource: String {
     var s = ""
     for (k, p) in params.enumerated() {
-      s += p.uniform
+      s +=
+        p.uniform
         ? "let u\(k) = Param.uniform(\"u\(k)\", \(Self.literal(p.value)))\n"
         : "let u\(k) = Param(\"u\(k)\", value: \(Self.literal(p.value)))\n"
     }

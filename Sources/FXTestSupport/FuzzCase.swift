@@ -1,9 +1,9 @@
-import Foundation
+import FX
 import FXIR
 import FXImage
 import FXInterpreter
 import FXPasses
-import FX
+import Foundation
 
 // A testing utility: random, well-typed effect graphs for differential testing
 // of the compiler against the staged interpreter (DESIGN §4), with shrinking of

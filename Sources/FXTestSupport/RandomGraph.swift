@@ -1,9 +1,9 @@
-import Foundation
+import FX
 import FXIR
 import FXImage
 import FXInterpreter
 import FXPasses
-import FX
+import Foundation
 
 // MARK: - The generator
 
@@ -143,8 +143,9 @@ struct Generator {
         body = FuzzExpr(.infix(pick(["+", "*", "-"])), [read, body], .float4)
       }
       // Unused locals never reach the IR (the front end lowers from the body): drop them.
-      stages.append(Shrinker.withoutUnusedLocals(
-        .init(kind: kind, sampler: sampler, sources: sources, locals: localExprs, body: body)))
+      stages.append(
+        Shrinker.withoutUnusedLocals(
+          .init(kind: kind, sampler: sampler, sources: sources, locals: localExprs, body: body)))
     }
     return FuzzCase(
       seed: config.seed, inputs: inputs, params: params, stages: stages, output: .stage(stageCount - 1),

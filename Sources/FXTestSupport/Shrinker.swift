@@ -1,9 +1,9 @@
-import Foundation
+import FX
 import FXIR
 import FXImage
 import FXInterpreter
 import FXPasses
-import FX
+import Foundation
 
 /// Candidate reductions of a case, simplest first. Every candidate is well-typed.
 enum Shrinker {
@@ -70,7 +70,8 @@ enum Shrinker {
       }
     }
     // Unused parameters.
-    for k in c.params.indices.reversed() where !c.stages.contains(where: { st in
+    for k in c.params.indices.reversed()
+    where !c.stages.contains(where: { st in
       (st.locals + [st.body]).contains { visit($0) { $0.op == .param(k) } }
     }) {
       var d = with(c) { $0.params.remove(at: k) }
@@ -260,8 +261,10 @@ enum Shrinker {
     var out: [FuzzCase] = []
     for k in c.inputs.indices {
       let spec = c.inputs[k]
-      var sizes: [(Int, Int)] = [(1, 1), (spec.width, 1), (1, spec.height), ((spec.width + 1) / 2, spec.height),
-        (spec.width, (spec.height + 1) / 2), (spec.width - 1, spec.height), (spec.width, spec.height - 1)]
+      var sizes: [(Int, Int)] = [
+        (1, 1), (spec.width, 1), (1, spec.height), ((spec.width + 1) / 2, spec.height),
+        (spec.width, (spec.height + 1) / 2), (spec.width - 1, spec.height), (spec.width, spec.height - 1),
+      ]
       sizes = sizes.filter { $0.0 >= 1 && $0.1 >= 1 && ($0.0 < spec.width || $0.1 < spec.height) }
       for (w, h) in sizes {
         out.append(with(c) { $0.inputs[k] = cropped(spec, w, h) })

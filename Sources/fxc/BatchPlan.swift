@@ -15,8 +15,10 @@ import Foundation
 /// pads to 4 (more when there are more frames).
 struct NameTemplate {
   enum Piece: Equatable {
-    case text(String), name, stem, ext
-    case index(width: Int), frame(width: Int?)
+    case text(String)
+    case name, stem, ext
+    case index(width: Int)
+    case frame(width: Int?)
   }
 
   var pieces: [Piece]

@@ -91,8 +91,12 @@ final class BatchProcessor: @unchecked Sendable {
   func process(_ job: BatchJob, threads: Int, stopping: () -> Bool, writing: (Bool) -> Void) -> (FileResult, String?) {
     var r = FileResult(job: job, status: .failed)
     switch job.disposition {
-    case .skip: r.status = .skipped; return (r, nil)
-    case .fail(let reason): r.error = reason; return (r, nil)
+    case .skip:
+      r.status = .skipped
+      return (r, nil)
+    case .fail(let reason):
+      r.error = reason
+      return (r, nil)
     case .process: break
     }
     do {
@@ -135,17 +139,26 @@ final class BatchProcessor: @unchecked Sendable {
         hasAlpha = true
       }
     }
-    if stopping() { r.status = .cancelled; return }
+    if stopping() {
+      r.status = .cancelled
+      return
+    }
     let (kernel, compiled) = try kernel(for: inputs)
     var result: ImageBuffer!
     r.kernelSeconds = try seconds { result = try kernel.run(inputs, uniforms: job.uniforms, threads: threads) }
     let checked = options.check ? try check(result, inputs: inputs, uniforms: job.uniforms, input: job.input.path) : nil
-    if stopping() { r.status = .cancelled; return }
+    if stopping() {
+      r.status = .cancelled
+      return
+    }
 
     try makeDirectory(BatchPlanner.split(job.destination).directory)
     // Checked again at the last moment: another process may have written it since the plan.
     if !options.overwrite, FileIdentity(job.destination) != nil {
-      if options.skipExisting { r.status = .skipped; return }
+      if options.skipExisting {
+        r.status = .skipped
+        return
+      }
       throw CommandFailure(description: "\(job.input.path): \(job.destination) exists (use --overwrite to replace it)")
     }
     let depth = job.format == .png ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8

@@ -80,7 +80,10 @@ struct BenchCommand: Command {
       let band = try crop(input, rows: rows)
       let t = try seconds { _ = try Interpreter.runStaged(pipeline.graph, inputs: [band]) }
       if rows == input.height || t >= budget / 10 {
-        return (band.width * band.height, min(t, try bestTime(budget: budget, clock: clock) { _ = try Interpreter.runStaged(pipeline.graph, inputs: [band]) }))
+        return (
+          band.width * band.height,
+          min(t, try bestTime(budget: budget, clock: clock) { _ = try Interpreter.runStaged(pipeline.graph, inputs: [band]) })
+        )
       }
       rows = min(input.height, rows * 2)
     }
@@ -104,7 +107,9 @@ struct BenchCommand: Command {
     if opaque && input.isOpaque { options.opaqueInputs = [0] }
     if !json {
       let alpha = options.opaqueInputs.isEmpty ? "" : ", opaque: alpha folded"
-      print("image: \(path) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Target.host.summary)\(target.name == "host" ? "" : "; target: " + target.summary); clock: \(clock.rawValue)")
+      print(
+        "image: \(path) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Target.host.summary)\(target.name == "host" ? "" : "; target: " + target.summary); clock: \(clock.rawValue)"
+      )
     }
     let pipelines = try chains.map { try pipeline(chain: $0).0 }  // every chain checked before any timing
     // The bandwidth yardstick, measured in this run: a copy of the same bytes
@@ -113,7 +118,9 @@ struct BenchCommand: Command {
     let memcpyRate = mpix / bestTime(budget: budget, clock: clock) { copy.data.copyMemory(from: input.data, byteCount: input.byteCount) }
     if !json {
       print("memcpy of the same bytes: \(fixed(memcpyRate)) Mpix/s")
-      print("chain".padding(toLength: 58, withPad: " ", startingAt: 0) + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads  all thr.  %memcpy  cached ms")
+      print(
+        "chain".padding(toLength: 58, withPad: " ", startingAt: 0)
+          + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads  all thr.  %memcpy  cached ms")
     }
     for (chain, pipeline) in zip(chains, pipelines) {
       // Cold: lowering + LLVM, no cache. Cached: the same kernel's object loaded from a disk cache.
@@ -138,32 +145,14 @@ struct BenchCommand: Command {
       let hasSplit = compiled.kernel.passes.count > (try pipeline.lower(unsplitOptions)).0.passes.count
       if unsplit, hasSplit {
         let unsplit = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: unsplitOptions, target: target)
-        unsplitRate = mpix / (try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try unsplit.run([input], into: output, threads: threads) })
+        unsplitRate =
+          mpix / (try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try unsplit.run([input], into: output, threads: threads) })
       }
-      if json {
-        let fields: [(String, String)] = [
-          ("chain", jsonString(chain)), ("width", "\(input.width)"),
-          ("height", "\(input.height)"), ("interp_mpix_s", fixed(interpRate, 3)), ("jit_mpix_s", fixed(jitRate, 3)),
-          ("ratio", fixed(jitRate / interpRate, 2)), ("compile_ms", fixed(compiled.compileMilliseconds, 2)),
-          ("compile_ms_cold", fixed(compiled.compileMilliseconds, 2)), ("llvm_ms", fixed(compiled.llvmMilliseconds, 2)),
-          ("llvm_optimise_ms", fixed(compiled.llvmPhases["optimise"] ?? 0, 2)), ("compile_ms_cached", fixed(cached.compileMilliseconds, 2)),
-          ("threads", "\(threads)"), ("jit_mpix_s_all_threads", fixed(jitAllRate, 3)), ("all_threads", "\(allThreads)"),
-          ("memcpy_mpix_s", fixed(memcpyRate, 3)), ("percent_of_memcpy", fixed(100 * jitRate / memcpyRate, 1)), ("cpu", jsonString(Target.host.summary)), ("target", jsonString(target.name)),
-          ("vector_width", "\(target.lanes)"), ("clock", jsonString(clock.rawValue)),
-          ("split_convolution", hasSplit ? "true" : "false"), ("opaque_input", options.opaqueInputs.isEmpty ? "false" : "true"),
-        ] + (unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(jitRate / $0, 2))] } ?? [])
-        print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
-      } else {
-        let name: String = chain.count < 58 ? chain.padding(toLength: 58, withPad: " ", startingAt: 0) : chain + "\n" + String(repeating: " ", count: 58)
-        var line = name
-        line += String(format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d", interpRate, jitRate, jitRate / interpRate, compiled.compileMilliseconds, threads)
-        line += String(format: "  %9.1f  %6.1f%%  %9.1f", jitAllRate, 100 * jitRate / memcpyRate, cached.compileMilliseconds)
-        if let u = unsplitRate { line += String(format: "   (unsplit %.1f Mpix/s: split %.1f× faster)", u, jitRate / u) }
-        // The interpreter evaluates the staged graph, so its blur is the 2-D,
-        // unsplit one: for such a chain the ratio is mostly the split's gain.
-        if hasSplit { line += "   [ratio: JIT split vs interpreter unsplit]" }
-        print(line)
-      }
+      let row = Row(
+        chain: chain, width: input.width, height: input.height, interpRate: interpRate, jitRate: jitRate, jitAllRate: jitAllRate,
+        memcpyRate: memcpyRate, unsplitRate: unsplitRate, hasSplit: hasSplit, compiled: compiled, cached: cached,
+        opaque: !options.opaqueInputs.isEmpty)
+      if json { printJSON(row) } else { printRow(row) }
     }
   }
 }
@@ -177,9 +166,12 @@ let unsplitOptions: LoweringOptions = {
 }()
 
 func bundledPhoto() -> String {
-  let candidates = ["examples/rocket.jpg"]
-    + [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-      .deletingLastPathComponent().appendingPathComponent("../../../examples/rocket.jpg").standardized.path]
+  let candidates =
+    ["examples/rocket.jpg"]
+    + [
+      URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("../../../examples/rocket.jpg").standardized.path
+    ]
   return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? "examples/rocket.jpg"
 }
 
@@ -198,4 +190,49 @@ func jsonString(_ s: String) -> String {
     }
   }
   return out + "\""
+
+}
+
+extension BenchCommand {
+  /// One chain's figures, for the table or the JSON line.
+  struct Row {
+    var chain: String
+    var width: Int, height: Int
+    var interpRate: Double, jitRate: Double, jitAllRate: Double, memcpyRate: Double
+    var unsplitRate: Double?
+    var hasSplit: Bool
+    var compiled: CompiledPipeline, cached: CompiledPipeline
+    var opaque: Bool
+  }
+
+  func printJSON(_ r: Row) {
+    let fields: [(String, String)] =
+      [
+        ("chain", jsonString(r.chain)), ("width", "\(r.width)"),
+        ("height", "\(r.height)"), ("interp_mpix_s", fixed(r.interpRate, 3)), ("jit_mpix_s", fixed(r.jitRate, 3)),
+        ("ratio", fixed(r.jitRate / r.interpRate, 2)), ("compile_ms", fixed(r.compiled.compileMilliseconds, 2)),
+        ("compile_ms_cold", fixed(r.compiled.compileMilliseconds, 2)), ("llvm_ms", fixed(r.compiled.llvmMilliseconds, 2)),
+        ("llvm_optimise_ms", fixed(r.compiled.llvmPhases["optimise"] ?? 0, 2)), ("compile_ms_cached", fixed(r.cached.compileMilliseconds, 2)),
+        ("threads", "\(threads)"), ("jit_mpix_s_all_threads", fixed(r.jitAllRate, 3)), ("all_threads", "\(allThreads)"),
+        ("memcpy_mpix_s", fixed(r.memcpyRate, 3)), ("percent_of_memcpy", fixed(100 * r.jitRate / r.memcpyRate, 1)),
+        ("cpu", jsonString(Target.host.summary)), ("target", jsonString(target.name)),
+        ("vector_width", "\(target.lanes)"), ("clock", jsonString(clock.rawValue)),
+        ("split_convolution", r.hasSplit ? "true" : "false"), ("opaque_input", r.opaque ? "true" : "false"),
+      ] + (r.unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(r.jitRate / $0, 2))] } ?? [])
+    print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
+  }
+
+  func printRow(_ r: Row) {
+    let name: String =
+      r.chain.count < 58 ? r.chain.padding(toLength: 58, withPad: " ", startingAt: 0) : r.chain + "\n" + String(repeating: " ", count: 58)
+    var line = name
+    line += String(
+      format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d", r.interpRate, r.jitRate, r.jitRate / r.interpRate, r.compiled.compileMilliseconds, threads)
+    line += String(format: "  %9.1f  %6.1f%%  %9.1f", r.jitAllRate, 100 * r.jitRate / r.memcpyRate, r.cached.compileMilliseconds)
+    if let u = r.unsplitRate { line += String(format: "   (unsplit %.1f Mpix/s: split %.1f× faster)", u, r.jitRate / u) }
+    // The interpreter evaluates the staged graph, so its blur is the 2-D,
+    // unsplit one: for such a chain the ratio is mostly the split's gain.
+    if r.hasSplit { line += "   [ratio: JIT split vs interpreter unsplit]" }
+    print(line)
+  }
 }

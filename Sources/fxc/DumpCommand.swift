@@ -52,7 +52,8 @@ struct DumpCommand: Command {
     let showAll = !passes && !ir && !asm
     print("# chain: \(effect.name)")
     if !options.opaqueInputs.isEmpty {
-      print("# opaque inputs (--opaque): " + options.opaqueInputs.sorted().map { "in\($0)" }.joined(separator: ", ") + " — alpha reads as the constant 1")
+      print(
+        "# opaque inputs (--opaque): " + options.opaqueInputs.sorted().map { "in\($0)" }.joined(separator: ", ") + " — alpha reads as the constant 1")
     }
     let (kernel, log) = try pipeline.lower(options)
     if passes || showAll {
@@ -65,7 +66,9 @@ struct DumpCommand: Command {
     }
     let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8, options: options, cache: nil, target: target)
     let phases = compiled.llvmPhases.sorted { $0.key < $1.key }.map { "\($0.key) \(fixed($0.value))" }.joined(separator: ", ")
-    print("\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms, the rest code generation and linking"))")
+    print(
+      "\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms, the rest code generation and linking"))"
+    )
     print("\n## loop plan\n\(compiled.plan)")
     print("\n## run-time schedule\n\(compiled.runtimeSchedule)")
     if ir || asm || showAll {

@@ -86,8 +86,9 @@ struct FuzzCommand: Command {
   func execute() throws {
     CrashReport.install()
     if let single { return try runSingle(single) }
-    print("fxc fuzz: \(graphs) graphs, seed \(seed), \(jobs) job\(jobs == 1 ? "" : "s"), "
-      + (jit ? "JIT on \(target.summary)" : "interpreter only"))
+    print(
+      "fxc fuzz: \(graphs) graphs, seed \(seed), \(jobs) job\(jobs == 1 ? "" : "s"), "
+        + (jit ? "JIT on \(target.summary)" : "interpreter only"))
     let lock = NSLock()
     var next = 0, done = 0
     var failures: [(index: Int, c: FuzzCase, d: Differential.Disagreement)] = []
@@ -135,8 +136,9 @@ struct FuzzCommand: Command {
       }
     }
     let total = elapsed()
-    print("fxc fuzz: \(done) graphs in \(fixed(total))s (\(fixed(1000 * total / Double(Swift.max(done, 1)))) ms per graph), "
-      + "\(failures.count) disagreeing")
+    print(
+      "fxc fuzz: \(done) graphs in \(fixed(total))s (\(fixed(1000 * total / Double(Swift.max(done, 1)))) ms per graph), "
+        + "\(failures.count) disagreeing")
     print("slowest: " + slowest.sorted { $0.0 > $1.0 }.prefix(5).map { "--case \($0.1) (\(fixed($0.0, 0)) ms)" }.joined(separator: ", "))
     guard !failures.isEmpty else { return }
     let cache = Differential.PipelineCache()

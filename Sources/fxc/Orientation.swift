@@ -43,9 +43,15 @@ enum ExifOrientation {
     while i + 4 <= b.count {
       guard b[i] == 0xFF else { return nil }
       let marker = b[i + 1]
-      if marker == 0xFF { i += 1; continue }  // fill byte
+      if marker == 0xFF {
+        i += 1
+        continue
+      }  // fill byte
       if marker == 0xDA || marker == 0xD9 { return nil }  // image data begins: no EXIF before it
-      if (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
+      if (0xD0...0xD7).contains(marker) || marker == 0x01 {
+        i += 2
+        continue
+      }
       let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
       guard length >= 2 else { return nil }
       let start = i + 4, end = min(b.count, i + 2 + length)

@@ -21,38 +21,59 @@ struct RunCommand: Command {
       the batch goes on; the exit status is 1 when any file failed, 128 + N when signal N stopped it.
       """,
     groups: [
-      OptionGroup(title: "chain and inputs", options: [
-        .option("-c", "--chain", value: "CHAIN", help: "the effects to apply, left to right: 'sepia | vignette(intensity: 0.8)' (see 'fxc effects')"),
-        .positional("FILE | DIR | 'GLOB'", help: "files; directories (their PNG/JPEG files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg')"),
-        .flag("-r", "--recursive", help: "walk directories to any depth"),
-        .option("--manifest", value: "FILE|-", help: "one input path per line ('-', or '-' as an input: standard input)"),
-        .option("--to", value: "FILE", help: "second image for a transition (the same size as each input); without it, a transition goes to a transparent image"),
-      ]),
-      OptionGroup(title: "outputs", options: [
-        .option("-o", "--output", value: "OUT", help: "the output of a single input"),
-        .option("--out-dir", value: "DIR", help: "outputs mirror the input tree under DIR (created when missing; a DIR inside an input directory is not read as input)"),
-        .option("--name", value: "TEMPLATE", help: "output name: {name} {stem} {ext} {index} [{frame}]", default: "{stem}.{ext}"),
-        .option("--format", value: "png|jpeg", help: "output format", default: "by extension"),
-        .option("--quality", value: "1…100", help: "JPEG quality", default: "90"),
-        .option("--compression", value: "0…9", help: "PNG zlib level", default: "6"),
-        .option("--depth", value: "8|16", help: "PNG bits per channel; JPEG is always 8", default: "the input's"),
-        .flag("--overwrite", help: "replace existing outputs (never an input)"),
-        .flag("--skip-existing", help: "leave existing outputs as they are: resumes a batch"),
-        .flag("--keep-orientation", help: "do not apply JPEG EXIF orientation"),
-      ]),
-      OptionGroup(title: "parameters and animation", options: [
-        .repeatable("--param", value: "NAME=VALUE", help: "set a parameter at run time (NAME: effect.parameter, or the parameter alone when one effect has it); repeatable"),
-        .option("--frames", value: "N", help: "write N frames ({frame} in the name; default frame_0001.png …), sweeping each --param NAME=A...B linearly from A to B"),
-      ]),
-      OptionGroup(title: "running", options: [
-        .threads(help: "worker threads", default: "all cores"),
-        .option("--shard", value: "K/N", help: "process only shard K of N (0 ≤ K < N), by a stable hash of each input's path relative to its root: same split on every machine"),
-        .flag("--fail-fast", help: "stop at the first failed file"),
-        .option("--report", value: "FILE.json", help: "per-file status, sizes and timings, and a summary"),
-        .flag("-v", "--verbose", help: "a line per file written"),
-        .option("--backend", value: "jit|interp", help: "run kernels JIT-compiled by LLVM, or in the interpreter", default: "jit"),
-        .flag("--check", help: "also run the interpreter and print each output's largest difference from it (implies -v)"),
-      ]),
+      OptionGroup(
+        title: "chain and inputs",
+        options: [
+          .option(
+            "-c", "--chain", value: "CHAIN", help: "the effects to apply, left to right: 'sepia | vignette(intensity: 0.8)' (see 'fxc effects')"),
+          .positional(
+            "FILE | DIR | 'GLOB'",
+            help: "files; directories (their PNG/JPEG files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg')"),
+          .flag("-r", "--recursive", help: "walk directories to any depth"),
+          .option("--manifest", value: "FILE|-", help: "one input path per line ('-', or '-' as an input: standard input)"),
+          .option(
+            "--to", value: "FILE",
+            help: "second image for a transition (the same size as each input); without it, a transition goes to a transparent image"),
+        ]),
+      OptionGroup(
+        title: "outputs",
+        options: [
+          .option("-o", "--output", value: "OUT", help: "the output of a single input"),
+          .option(
+            "--out-dir", value: "DIR",
+            help: "outputs mirror the input tree under DIR (created when missing; a DIR inside an input directory is not read as input)"),
+          .option("--name", value: "TEMPLATE", help: "output name: {name} {stem} {ext} {index} [{frame}]", default: "{stem}.{ext}"),
+          .option("--format", value: "png|jpeg", help: "output format", default: "by extension"),
+          .option("--quality", value: "1…100", help: "JPEG quality", default: "90"),
+          .option("--compression", value: "0…9", help: "PNG zlib level", default: "6"),
+          .option("--depth", value: "8|16", help: "PNG bits per channel; JPEG is always 8", default: "the input's"),
+          .flag("--overwrite", help: "replace existing outputs (never an input)"),
+          .flag("--skip-existing", help: "leave existing outputs as they are: resumes a batch"),
+          .flag("--keep-orientation", help: "do not apply JPEG EXIF orientation"),
+        ]),
+      OptionGroup(
+        title: "parameters and animation",
+        options: [
+          .repeatable(
+            "--param", value: "NAME=VALUE",
+            help: "set a parameter at run time (NAME: effect.parameter, or the parameter alone when one effect has it); repeatable"),
+          .option(
+            "--frames", value: "N",
+            help: "write N frames ({frame} in the name; default frame_0001.png …), sweeping each --param NAME=A...B linearly from A to B"),
+        ]),
+      OptionGroup(
+        title: "running",
+        options: [
+          .threads(help: "worker threads", default: "all cores"),
+          .option(
+            "--shard", value: "K/N",
+            help: "process only shard K of N (0 ≤ K < N), by a stable hash of each input's path relative to its root: same split on every machine"),
+          .flag("--fail-fast", help: "stop at the first failed file"),
+          .option("--report", value: "FILE.json", help: "per-file status, sizes and timings, and a summary"),
+          .flag("-v", "--verbose", help: "a line per file written"),
+          .option("--backend", value: "jit|interp", help: "run kernels JIT-compiled by LLVM, or in the interpreter", default: "jit"),
+          .flag("--check", help: "also run the interpreter and print each output's largest difference from it (implies -v)"),
+        ]),
     ])
 
   struct ParamSetting {

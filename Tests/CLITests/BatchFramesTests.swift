@@ -13,8 +13,10 @@ struct BatchFramesTests {
     let dir = try BatchScratch()
     try dir.image("in.png")
     let result = try BatchFXC.run(
-      ["run", "-c", "sepia | vignette(intensity: 0.5)", "in.png", "--frames", "5", "--param", "sepia.amount=0...1",
-       "--out-dir", "anim", "-v", "-j", "2"],
+      [
+        "run", "-c", "sepia | vignette(intensity: 0.5)", "in.png", "--frames", "5", "--param", "sepia.amount=0...1",
+        "--out-dir", "anim", "-v", "-j", "2",
+      ],
       in: dir.path)
     #expect(result.status == 0, "\(result)")
     #expect(dir.tree("anim") == (1...5).map { "frame_000\($0).png" })

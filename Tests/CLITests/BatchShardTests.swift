@@ -43,8 +43,10 @@ struct BatchShardTests {
     func members(_ listing: [String], _ k: Int) throws -> Set<String> {
       let report = "r-\(UUID().uuidString).json"
       let result = try BatchFXC.run(
-        ["run", "-c", "sepia", "--manifest", "-", "--out-dir", "out-\(UUID().uuidString)", "--shard", "\(k)/4",
-         "--report", report],
+        [
+          "run", "-c", "sepia", "--manifest", "-", "--out-dir", "out-\(UUID().uuidString)", "--shard", "\(k)/4",
+          "--report", report,
+        ],
         in: dir.path, stdin: listing.joined(separator: "\n"))
       #expect(result.status == 0, "\(result)")
       return Set(try BatchReportFile(dir.file(report)).inputs("ok"))

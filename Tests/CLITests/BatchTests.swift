@@ -350,8 +350,10 @@ struct BatchInputsTests {
     try dir.image("in/a.png", width: 64, height: 48, opaque: true)
     try dir.image("in/b.jpeg", width: 64, height: 48, opaque: true)
     let result = try BatchFXC.run(
-      ["run", "-c", "sepia", "in", "--out-dir", "out", "--name", "{index:3}-{stem}-graded.{ext}", "--format", "jpeg",
-       "--quality", "40"],
+      [
+        "run", "-c", "sepia", "in", "--out-dir", "out", "--name", "{index:3}-{stem}-graded.{ext}", "--format", "jpeg",
+        "--quality", "40",
+      ],
       in: dir.path)
     #expect(result.status == 0, "\(result)")
     #expect(dir.tree("out") == ["001-a-graded.jpg", "002-b-graded.jpeg"])

@@ -342,7 +342,8 @@ struct ChainResolutionKindTests {
     #expect(chain.calls[0].effect.name == "dissolve(progress: 0.3, grain: 44, edge: #00ff80)")
     #expect(chain.calls[1].effect.name.contains("direction: bottomToTop") && chain.calls[1].effect.name.contains("curve: easeIn"))
     #expect(try resolve("dissolve").calls[0].effect.name == dissolve().name)
-    #expect(try resolve("wipe(0.2, trailingToLeading, 3)").calls[0].effect.name == wipe(progress: 0.2, direction: .trailingToLeading, softness: 3).name)
+    #expect(
+      try resolve("wipe(0.2, trailingToLeading, 3)").calls[0].effect.name == wipe(progress: 0.2, direction: .trailingToLeading, softness: 3).name)
   }
 
   @Test func colorLists() throws {

@@ -1,4 +1,5 @@
 import CLLVM
+
 @testable import FXCodegen
 
 // Small functions built by hand with LLVM's C API, as the kernel emitter will.

@@ -35,7 +35,9 @@ struct SourceSizeTests {
   /// `func`/`init` to the line closing its body (braces counted outside
   /// string literals and comments, roughly: enough for this code).
   static func functions(_ lines: [String]) -> [(name: String, length: Int)] {
-    let declaration = try! Regex(#"^\s*(?:@\w+\s+)*(?:(?:public|private|internal|fileprivate|static|mutating|override|nonisolated|final|convenience|required)\s+)*(func\s+([^\s(<]+)|init)[(<?]"#)
+    let declaration = try! Regex(
+      #"^\s*(?:@\w+\s+)*(?:(?:public|private|internal|fileprivate|static|mutating|override|nonisolated|final|convenience|required)\s+)*(func\s+([^\s(<]+)|init)[(<?]"#
+    )
     var result: [(String, Int)] = []
     for (start, line) in lines.enumerated() {
       guard let match = line.firstMatch(of: declaration) else { continue }
@@ -47,7 +49,10 @@ struct SourceSizeTests {
         for ch in code {
           if ch == "\"" { inString.toggle() }
           if inString { continue }
-          if ch == "{" { depth += 1; opened = true }
+          if ch == "{" {
+            depth += 1
+            opened = true
+          }
           if ch == "}" { depth -= 1 }
         }
         if opened && depth <= 0 {

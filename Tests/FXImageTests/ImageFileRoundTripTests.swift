@@ -17,8 +17,7 @@ import Testing
   @Test func everyValidPremultipliedEightBitValueSurvivesUnpremultiplying() {
     var failures = 0
     for a in UInt32(0)...255 {
-      for p in 0...a where Alpha.premultiply(Alpha.unpremultiply(p, a, max: 255), a, max: 255) != p
-      {
+      for p in 0...a where Alpha.premultiply(Alpha.unpremultiply(p, a, max: 255), a, max: 255) != p {
         failures += 1
       }
     }

@@ -141,14 +141,20 @@ struct DifferentialTests {
 struct PrintedCaseTests {
   @Test func printedSourceRebuildsTheSameGraph() throws {
     // fxc fuzz case, seed 1024746856035114907
-    let in0 = ImageBuffer.pixels(2, 3, .rgba32f, [
+    let in0 = ImageBuffer.pixels(
+      2, 3, .rgba32f,
+      [
         (0.0, 0.0, 0.0, 0.0), (0.43623853, 0.17803657, 0.19221419, 1.0),
         (0.7925347, 0.07640064, 0.64926916, 1.0), (0.0, 0.0, 0.0, 0.0),
-        (0.34610188, 0.2594841, 0.06479439, 0.5), (0.40310717, 0.15686643, 0.56991136, 1.0)])  // 2×3
-    let in1 = ImageBuffer.pixels(2, 3, .rgba8, [
+        (0.34610188, 0.2594841, 0.06479439, 0.5), (0.40310717, 0.15686643, 0.56991136, 1.0),
+      ])  // 2×3
+    let in1 = ImageBuffer.pixels(
+      2, 3, .rgba8,
+      [
         (99, 55, 29, 137), (44, 35, 12, 74),
         (20, 11, 40, 44), (13, 13, 3, 21),
-        (54, 4, 119, 139), (32, 163, 66, 241)])  // 2×3
+        (54, 4, 119, 139), (32, 163, 66, 241),
+      ])  // 2×3
     let u0 = Param.uniform("u0", -4.13)
     let u1 = Param("u1", value: 9.89)
     let s0 = Effect.distortion("s0", sampler: Sampler(filter: .nearest, address: .repeat)) { position in
@@ -159,17 +165,27 @@ struct PrintedCaseTests {
       let v0: Expr = float3(position.g, float2(Expr(u0)))
       return (position * cos(sin((v0.r * position.y))))
     }(s0)
-    let s2 = Image.combine("s2", [Image.input(1), Image.input(1), Image.input(0)], sampler: Sampler(filter: .nearest, address: .clampToEdge)) { position, layers in
+    let s2 = Image.combine("s2", [Image.input(1), Image.input(1), Image.input(0)], sampler: Sampler(filter: .nearest, address: .clampToEdge)) {
+      position, layers in
       let v0: Expr = float2(-3.0)
       let v1: Expr = position.yyx
-      return float4((float((Expr.int(-8) * Expr.int(2147483647))) + (clamp(v0.g, v1.b, 2.0) + max(layers[0].sample((position + float2(0.0, 0.0)), Sampler(filter: .nearest, address: .repeat)).g, position.r))), sin(ceil(mix(v0, Expr(u0).xx, v0.r))), layers[1].sample(position).r)
+      return float4(
+        (float((Expr.int(-8) * Expr.int(2147483647)))
+          + (clamp(v0.g, v1.b, 2.0) + max(layers[0].sample((position + float2(0.0, 0.0)), Sampler(filter: .nearest, address: .repeat)).g, position.r))),
+        sin(ceil(mix(v0, Expr(u0).xx, v0.r))), layers[1].sample(position).r)
     }
     let s3 = Image.combine("s3", [s2, s1], sampler: Sampler(filter: .nearest, address: .repeat)) { position, layers in
-      return (layers[1].sample((position + position), Sampler(filter: .linear, address: .repeat)) + min((min(float3(Expr(Float.leastNonzeroMagnitude)).rbgg, position.rrg.yyxy) * ((position.g + Expr(u0).rrrr) + position.g)), (normalize(position.yxxy) + float4(float(select((Expr(-0.0) <= layers[1].size.x), int(Expr(u0)), Expr.int(85)))))))
+      return
+        (layers[1].sample((position + position), Sampler(filter: .linear, address: .repeat))
+        + min(
+          (min(float3(Expr(Float.leastNonzeroMagnitude)).rbgg, position.rrg.yyxy) * ((position.g + Expr(u0).rrrr) + position.g)),
+          (normalize(position.yxxy) + float4(float(select((Expr(-0.0) <= layers[1].size.x), int(Expr(u0)), Expr.int(85)))))))
     }
     let s4 = Effect.layer("s4", sampler: Sampler(filter: .nearest, address: .mirror)) { position, layer in
       let v0: Expr = pow((layer.sample(position) - position.xxxx), select((float4(Expr(-0.0)) >= position.r), position.grgg, float4(6.87)))
-      return smoothstep(v0.zyz.xz.gggr, sqrt(v0.x), float(select((layer.size.r < v0.y), (Expr.int(33) & int(position.r)), (Expr.int(2147483647) - Expr.int(80)))).rrrr)
+      return smoothstep(
+        v0.zyz.xz.gggr, sqrt(v0.x), float(select((layer.size.r < v0.y), (Expr.int(33) & int(position.r)), (Expr.int(2147483647) - Expr.int(80)))).rrrr
+      )
     }(s3)
     let output = s4
 

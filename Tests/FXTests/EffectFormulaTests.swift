@@ -31,12 +31,14 @@ private let image = irregularImage(13, 9)
   @Test func hueRotation() throws {
     for degrees: Float in [0, 45, 120, 300] {
       let a = degrees * .pi / 180, k = Foundation.cos(a), s = Foundation.sin(a)
-      try expectEffect(hueRotate(angle: Expr(degrees)), [image], tolerance: 2e-5, straightMap(image) { c in
-        SIMD3(
-          (0.213 + k * 0.787 - s * 0.213) * c.x + (0.715 - k * 0.715 - s * 0.715) * c.y + (0.072 - k * 0.072 + s * 0.928) * c.z,
-          (0.213 - k * 0.213 + s * 0.143) * c.x + (0.715 + k * 0.285 + s * 0.140) * c.y + (0.072 - k * 0.072 - s * 0.283) * c.z,
-          (0.213 - k * 0.213 - s * 0.787) * c.x + (0.715 - k * 0.715 + s * 0.715) * c.y + (0.072 + k * 0.928 + s * 0.072) * c.z)
-      })
+      try expectEffect(
+        hueRotate(angle: Expr(degrees)), [image], tolerance: 2e-5,
+        straightMap(image) { c in
+          SIMD3(
+            (0.213 + k * 0.787 - s * 0.213) * c.x + (0.715 - k * 0.715 - s * 0.715) * c.y + (0.072 - k * 0.072 + s * 0.928) * c.z,
+            (0.213 - k * 0.213 + s * 0.143) * c.x + (0.715 + k * 0.285 + s * 0.140) * c.y + (0.072 - k * 0.072 - s * 0.283) * c.z,
+            (0.213 - k * 0.213 - s * 0.787) * c.x + (0.715 - k * 0.715 + s * 0.715) * c.y + (0.072 + k * 0.928 + s * 0.072) * c.z)
+        })
     }
     // By hand: 180° maps pure red (1, 0, 0) to (0.213 − 0.787, 0.213 + 0.213, 0.213 + 0.213) = (−0.574 → 0, 0.426, 0.426).
     let red = makeTestImage(1, 1) { _, _ in SIMD4(1, 0, 0, 1) }
@@ -48,15 +50,19 @@ private let image = irregularImage(13, 9)
       try expectEffect(exposure(ev: Expr(ev)), [image], straightMap(image) { $0 * Foundation.pow(2, ev) })
     }
     for power: Float in [0.4, 1, 2.2] {
-      try expectEffect(gamma(power: Expr(power)), [image], straightMap(image) { c in
-        SIMD3(Foundation.pow(c.x, power), Foundation.pow(c.y, power), Foundation.pow(c.z, power))
-      })
+      try expectEffect(
+        gamma(power: Expr(power)), [image],
+        straightMap(image) { c in
+          SIMD3(Foundation.pow(c.x, power), Foundation.pow(c.y, power), Foundation.pow(c.z, power))
+        })
     }
     for levels: Float in [2, 4, 6.4] {
       let steps = (levels + 0.5).rounded(.down) - 1
-      try expectEffect(posterize(levels: Expr(levels)), [image], straightMap(image) { c in
-        (c * steps + 0.5).rounded(.down) / steps
-      })
+      try expectEffect(
+        posterize(levels: Expr(levels)), [image],
+        straightMap(image) { c in
+          (c * steps + 0.5).rounded(.down) / steps
+        })
     }
     // By hand: 0.3 at 4 levels → floor(0.9 + 0.5)/3 = 1/3; 0.9 → floor(3.2)/3 = 1.
     let two = makeTestImage(1, 1) { _, _ in SIMD4(0.3, 0.9, 0.5, 1) }
@@ -66,30 +72,38 @@ private let image = irregularImage(13, 9)
   @Test func matrixEffects() throws {
     for amount: Float in [0.3, 1] {
       try expectEffect(invert(amount: Expr(amount)), [image], straightMap(image) { c in c + (1 - 2 * c) * amount })
-      try expectEffect(grayscale(amount: Expr(amount)), [image], straightMap(image) { c in
-        c + (SIMD3(repeating: luma709(c)) - c) * amount
-      })
+      try expectEffect(
+        grayscale(amount: Expr(amount)), [image],
+        straightMap(image) { c in
+          c + (SIMD3(repeating: luma709(c)) - c) * amount
+        })
     }
     let m: [Float] = [0.5, 0.3, -0.2, 0.1, 0, 1.2, 0.1, -0.3, 0.9, -0.4, 0.6, 0.05]
     let effect = colorMatrix(
       rr: Expr(m[0]), rg: Expr(m[1]), rb: Expr(m[2]), rBias: Expr(m[3]), gr: Expr(m[4]), gg: Expr(m[5]),
       gb: Expr(m[6]), gBias: Expr(m[7]), br: Expr(m[8]), bg: Expr(m[9]), bb: Expr(m[10]), bBias: Expr(m[11]))
-    try expectEffect(effect, [image], straightMap(image) { c in
-      SIMD3(
-        m[0] * c.x + m[1] * c.y + m[2] * c.z + m[3], m[4] * c.x + m[5] * c.y + m[6] * c.z + m[7],
-        m[8] * c.x + m[9] * c.y + m[10] * c.z + m[11])
-    })
+    try expectEffect(
+      effect, [image],
+      straightMap(image) { c in
+        SIMD3(
+          m[0] * c.x + m[1] * c.y + m[2] * c.z + m[3], m[4] * c.x + m[5] * c.y + m[6] * c.z + m[7],
+          m[8] * c.x + m[9] * c.y + m[10] * c.z + m[11])
+      })
     try expectEffect(opacity(amount: 0.3), [image]) { x, y in image[x, y] * 0.3 }
   }
 
   @Test func thresholdAndSolarize() throws {
     for level: Float in [0.2, 0.5, 0.8] {
-      try expectEffect(threshold(level: Expr(level)), [image], straightMap(image) { c in
-        SIMD3(repeating: luma709(c) >= level ? 1 : 0)
-      })
-      try expectEffect(solarize(threshold: Expr(level)), [image], straightMap(image) { c in
-        SIMD3(c.x > level ? 1 - c.x : c.x, c.y > level ? 1 - c.y : c.y, c.z > level ? 1 - c.z : c.z)
-      })
+      try expectEffect(
+        threshold(level: Expr(level)), [image],
+        straightMap(image) { c in
+          SIMD3(repeating: luma709(c) >= level ? 1 : 0)
+        })
+      try expectEffect(
+        solarize(threshold: Expr(level)), [image],
+        straightMap(image) { c in
+          SIMD3(c.x > level ? 1 - c.x : c.x, c.y > level ? 1 - c.y : c.y, c.z > level ? 1 - c.z : c.z)
+        })
     }
   }
 

@@ -47,7 +47,8 @@ private func pyramidResponse(width: Int, at center: Int, level: Int) -> [Double]
       let variance = response.enumerated().reduce(0) { $0 + $1.element * Double(($1.offset - center) * ($1.offset - center)) }
       #expect(Swift.abs(total - 1) < 1e-4, "radius \(radius): weights sum to \(total)")
       // The two blended levels' variances mix to exactly radius².
-      #expect(Swift.abs(variance - Double(radius * radius)) < 1e-3 * Double(radius * radius) + 1e-3,
+      #expect(
+        Swift.abs(variance - Double(radius * radius)) < 1e-3 * Double(radius * radius) + 1e-3,
         "radius \(radius): variance \(variance), expected \(radius * radius)")
       // One bump: non-increasing away from the center on both sides (a scaled
       // fixed grid would show separate peaks, "repeated edges").

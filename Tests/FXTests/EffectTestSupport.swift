@@ -121,7 +121,10 @@ func irregularImage(_ w: Int, _ h: Int, seed: Int = 0) -> ImageBuffer {
   makeTestImage(w, h) { x, y in
     let k = Float(y * w + x + seed * 7)
     let a: Float = [1, 0.7, 0.35, 0.05, 0][(x + 2 * y + seed) % 5]
-    func channel(_ c: Float) -> Float { let v = (k + 1) * 0.618034 + c * 0.318310; return v - v.rounded(.down) }
+    func channel(_ c: Float) -> Float {
+      let v = (k + 1) * 0.618034 + c * 0.318310
+      return v - v.rounded(.down)
+    }
     return SIMD4(channel(0) * a, channel(1) * a, channel(2) * a, a)
   }
 }

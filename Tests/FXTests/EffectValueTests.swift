@@ -30,7 +30,10 @@ private func awkwardImage(_ w: Int, _ h: Int) -> ImageBuffer {
   makeImage(w, h) { x, y in
     let k = Float(y * w + x)
     let a: Float = [1, 0.7, 0.35, 0.05, 0][(x + 2 * y) % 5]
-    func channel(_ c: Float) -> Float { let v = (k + 1) * 0.618034 + c * 0.318310; return v - v.rounded(.down) }
+    func channel(_ c: Float) -> Float {
+      let v = (k + 1) * 0.618034 + c * 0.318310
+      return v - v.rounded(.down)
+    }
     return SIMD4(channel(0) * a, channel(1) * a, channel(2) * a, a)
   }
 }
@@ -124,9 +127,11 @@ private func swatch(_ extra: SIMD4<Float> = SIMD4(1, 1, 1, 1)) -> ImageBuffer {
     //        B = 0.272+0.534+0.131 = 0.937.
     let full = SIMD3<Float>(0.4996, 0.4450, 0.3466)
     try expectImage(sepia(amount: 1), swatch()) { x, _ in
-      [premul(full, 1),
-       premul(full, 0.5),  // (0.2498, 0.2225, 0.1733, 0.5): premultiplied straight result
-       SIMD4(1, 1, 0.937, 1)][x]
+      [
+        premul(full, 1),
+        premul(full, 0.5),  // (0.2498, 0.2225, 0.1733, 0.5): premultiplied straight result
+        SIMD4(1, 1, 0.937, 1),
+      ][x]
     }
     // amount 0.5 = mix(c, toned, 0.5):
     //   (0.2 + 0.4996)/2 = 0.3498, (0.4 + 0.4450)/2 = 0.4225, (0.6 + 0.3466)/2 = 0.4733
@@ -169,15 +174,19 @@ private func swatch(_ extra: SIMD4<Float> = SIMD4(1, 1, 1, 1)) -> ImageBuffer {
   @Test func brightnessKnownColors() throws {
     // +0.2 in straight color: (0.2, 0.4, 0.6) → (0.4, 0.6, 0.8); white → 1 (clamped).
     try expectImage(brightness(amount: 0.2), swatch()) { x, _ in
-      [premul(SIMD3(0.4, 0.6, 0.8), 1),
-       premul(SIMD3(0.4, 0.6, 0.8), 0.5),  // (0.2, 0.3, 0.4, 0.5)
-       SIMD4(1, 1, 1, 1)][x]
+      [
+        premul(SIMD3(0.4, 0.6, 0.8), 1),
+        premul(SIMD3(0.4, 0.6, 0.8), 0.5),  // (0.2, 0.3, 0.4, 0.5)
+        SIMD4(1, 1, 1, 1),
+      ][x]
     }
     // −0.3: (0.2 − 0.3 → 0, 0.1, 0.3); white → (0.7, 0.7, 0.7).
     try expectImage(brightness(amount: -0.3), swatch()) { x, _ in
-      [premul(SIMD3(0, 0.1, 0.3), 1),
-       premul(SIMD3(0, 0.1, 0.3), 0.5),  // (0, 0.05, 0.15, 0.5)
-       SIMD4(0.7, 0.7, 0.7, 1)][x]
+      [
+        premul(SIMD3(0, 0.1, 0.3), 1),
+        premul(SIMD3(0, 0.1, 0.3), 0.5),  // (0, 0.05, 0.15, 0.5)
+        SIMD4(0.7, 0.7, 0.7, 1),
+      ][x]
     }
     // +0.5 on a transparent pixel stays (0, 0, 0, 0): there is no color to brighten.
     try expectImage(brightness(amount: 0.5), swatch(.zero)) { x, _ in
@@ -202,9 +211,11 @@ private func swatch(_ extra: SIMD4<Float> = SIMD4(1, 1, 1, 1)) -> ImageBuffer {
     // amount 3 on straight (0.1, 0.5, 0.9) at alpha 0.5 (premultiplied (0.05, 0.25, 0.45, 0.5)):
     // (−0.4·3 + 0.5 = −0.7 → 0, 0.5, 0.4·3 + 0.5 = 1.7 → 1) → premultiplied (0, 0.25, 0.5, 0.5).
     try expectImage(contrast(amount: 3), swatch(SIMD4(0.05, 0.25, 0.45, 0.5))) { x, _ in
-      [premul(SIMD3(0, 0.2, 0.8), 1),  // (−0.3·3+0.5 → 0, −0.1·3+0.5 = 0.2, 0.1·3+0.5 = 0.8)
-       premul(SIMD3(0, 0.2, 0.8), 0.5),
-       SIMD4(0, 0.25, 0.5, 0.5)][x]
+      [
+        premul(SIMD3(0, 0.2, 0.8), 1),  // (−0.3·3+0.5 → 0, −0.1·3+0.5 = 0.2, 0.1·3+0.5 = 0.8)
+        premul(SIMD3(0, 0.2, 0.8), 0.5),
+        SIMD4(0, 0.25, 0.5, 0.5),
+      ][x]
     }
     // amount 0: everything mid-gray in straight color → premultiplied (0.5a, 0.5a, 0.5a, a).
     try expectImage(contrast(amount: 0), swatch()) { x, _ in
@@ -280,8 +291,10 @@ private func swatch(_ extra: SIMD4<Float> = SIMD4(1, 1, 1, 1)) -> ImageBuffer {
     // Argument discipline: a non-finite uniform switches the effect off in the kernel.
     let img = randomImage(5, 4, seed: 17, format: .rgba32f)
     for value in [Float.nan, .infinity, -.infinity] {
-      for make in [{ sepia(amount: $0) }, { brightness(amount: $0) }, { contrast(amount: $0) },
-                   { saturation(amount: $0) }, { vignette(intensity: $0) }] as [(Expr) -> Effect] {
+      for make in [
+        { sepia(amount: $0) }, { brightness(amount: $0) }, { contrast(amount: $0) },
+        { saturation(amount: $0) }, { vignette(intensity: $0) },
+      ] as [(Expr) -> Effect] {
         let p = Param.uniform("amount", 0.5)
         try expectUnchanged(make(Expr(p)), img, uniforms: [value], "uniform \(value)")
       }

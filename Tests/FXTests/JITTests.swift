@@ -1,4 +1,5 @@
 import FX
+import Foundation
 import Testing
 
 /// The JIT against the staged interpreter, for every effect and chains of them,
@@ -124,7 +125,9 @@ struct JITTests {
   /// intermediates) — give the interpreter's pixels for 1 and 3 threads.
   @Test(arguments: [[-40, -1, 0, 3, 40], [-300, -7, 0, 5, 300]] as [[Float]])
   func verticalTapsAcrossChunks(_ offsets: [Float]) throws {
-    for effect in [Self.vertical(offsets), gaussianBlur(sigma: 1) | Self.vertical(offsets), Self.vertical(offsets) | wave(amplitude: 6, wavelength: 13)] {
+    for effect in [
+      Self.vertical(offsets), gaussianBlur(sigma: 1) | Self.vertical(offsets), Self.vertical(offsets) | wave(amplitude: 6, wavelength: 13),
+    ] {
       let pipeline = try Pipeline(effect)
       let input = randomImage(29, 150, seed: 11, format: .rgba8)
       let reference = try Interpreter.runStaged(pipeline.graph, inputs: [input])
@@ -136,8 +139,6 @@ struct JITTests {
     }
   }
 }
-
-import Foundation
 
 /// `toInt` in vector code (no per-lane branches) against Semantics.toInt on
 /// the values where truncation, saturation and NaN meet.

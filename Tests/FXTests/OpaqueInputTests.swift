@@ -62,10 +62,11 @@ struct OpaqueInputTests {
     func alphaLoads(_ k: Kernel) -> Int {
       k.passes.reduce(0) { n, pass in
         let live = pass.program.live()
-        return n + pass.program.nodes.indices.filter { i in
-          guard live[i], case .load(_, 3) = pass.program.nodes[i].op else { return false }
-          return true
-        }.count
+        return n
+          + pass.program.nodes.indices.filter { i in
+            guard live[i], case .load(_, 3) = pass.program.nodes[i].op else { return false }
+            return true
+          }.count
       }
     }
     #expect(kernel.passes.count == 3)

@@ -78,7 +78,11 @@ struct SeparableSplitTests {
     let weights: [[Float]] = [[0, 1, 0], [1, -4, 1], [0, 1, 0]]
     let cross = Effect.layer("cross") { p, layer in
       var sum: Expr = float4(0)
-      for j in -1...1 { for i in -1...1 where weights[j + 1][i + 1] != 0 { sum = sum + Expr(weights[j + 1][i + 1]) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j)))) } }
+      for j in -1...1 {
+        for i in -1...1 where weights[j + 1][i + 1] != 0 {
+          sum = sum + Expr(weights[j + 1][i + 1]) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j))))
+        }
+      }
       return sum
     }
     #expect(try splitCount(cross) == 0)

@@ -1,3 +1,4 @@
+import FXIR
 import Foundation
 
 // Operators and the shader built-ins, with Metal's names and meanings

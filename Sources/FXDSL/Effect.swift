@@ -1,12 +1,4 @@
-/// The three kinds of effect, as in SwiftUI's shader modifiers and Core Image's kernels (DESIGN §2).
-public enum EffectKind: String, Sendable, Hashable {
-  /// `(position, color) -> float4` — CIColorKernel.
-  case color
-  /// `(position) -> float2`, where to sample the input — CIWarpKernel.
-  case distortion
-  /// `(position, layer) -> float4`, sampling the input anywhere — CIKernel.
-  case layer
-}
+import FXIR
 
 /// A node of the effect graph: a graph input, or a stage computed from other images.
 final class ImageNode {
