@@ -99,11 +99,16 @@ public enum KernelEmitter {
   }
 }
 
-struct PassEmitter {
+/// The CPU back end for one pass: the loop nest of its plan, the loads
+/// (dense, masked at the edges, gathered), stores, and the block-uniform
+/// body; pure ops go to the shared ``OpEmitter``.
+struct PassEmitter: VectorEmitter {
   let m: KernelModule
   let b: LLVMBuilderRef
   let t: LLVMTypes
   var w: Int
+  /// The pure-op emitter at this emitter's width.
+  var ops: OpEmitter { OpEmitter(m: m, b: b, t: t, w: w) }
   let formats: [PixelFormat]
   let pass: Kernel.Pass
   let program: Program
@@ -143,46 +148,6 @@ struct PassEmitter {
   /// table of the row addresses of a chunk plus `reach` rows above and
   /// below, clamped to the image; entry `reach + j + k` is row `chunk + j + k`.
   var rowTables: [Int: (pointer: LLVMValueRef, reach: Int)] = [:]
-
-  var vf: LLVMTypeRef { t.vector(t.float, w) }
-  var vi: LLVMTypeRef { t.vector(t.i32, w) }
-  var vb: LLVMTypeRef { t.vector(t.i1, w) }
-
-  func vectorType(_ k: ScalarKind) -> LLVMTypeRef {
-    switch k {
-    case .float: vf
-    case .int: vi
-    case .bool: vb
-    }
-  }
-
-  func splat(_ v: LLVMValueRef, _ lanes: Int? = nil) -> LLVMValueRef {
-    let n = lanes ?? w
-    let type = t.vector(LLVMTypeOf(v), n)
-    let one = LLVMBuildInsertElement(b, LLVMGetUndef(type), v, LLVMConstInt(t.i32, 0, 0), "")!
-    return LLVMBuildShuffleVector(b, one, LLVMGetUndef(type), LLVMConstNull(t.vector(t.i32, n)), "")!
-  }
-
-  func constVector(_ values: [LLVMValueRef]) -> LLVMValueRef {
-    var v: [LLVMValueRef?] = values
-    return v.withUnsafeMutableBufferPointer { LLVMConstVector($0.baseAddress, UInt32($0.count))! }
-  }
-
-  /// `getelementptr type, base, index` (index scalar, or a vector for a vector of pointers).
-  func gep(_ type: LLVMTypeRef, _ base: LLVMValueRef, _ index: LLVMValueRef) -> LLVMValueRef {
-    var idx: [LLVMValueRef?] = [index]
-    return idx.withUnsafeMutableBufferPointer { LLVMBuildGEP2(b, type, base, $0.baseAddress, 1, "")! }
-  }
-
-  func i32(_ v: Int) -> LLVMValueRef { LLVMConstInt(t.i32, UInt64(bitPattern: Int64(v)), 1) }
-  func i64(_ v: Int) -> LLVMValueRef { LLVMConstInt(t.i64, UInt64(bitPattern: Int64(v)), 1) }
-  func f32(_ v: Float) -> LLVMValueRef { LLVMConstReal(t.float, Double(v)) }
-
-  func call(_ name: String, _ types: [LLVMTypeRef], _ args: [LLVMValueRef]) throws -> LLVMValueRef {
-    let (fn, type) = try m.intrinsic(name, types)
-    var a: [LLVMValueRef?] = args
-    return a.withUnsafeMutableBufferPointer { LLVMBuildCall2(b, type, fn, $0.baseAddress, UInt32($0.count), "")! }
-  }
 
   // MARK: the function and its loops
 
@@ -309,16 +274,6 @@ struct PassEmitter {
     addIncoming(i, [(start, before), (next, end)])
     LLVMPositionBuilderAtEnd(b, done)
     return i
-  }
-
-  func addIncoming(_ phi: LLVMValueRef, _ edges: [(LLVMValueRef, LLVMBasicBlockRef)]) {
-    var values: [LLVMValueRef?] = edges.map(\.0)
-    var blocks: [LLVMBasicBlockRef?] = edges.map(\.1)
-    values.withUnsafeMutableBufferPointer { v in
-      blocks.withUnsafeMutableBufferPointer { bl in
-        LLVMAddIncoming(phi, v.baseAddress, bl.baseAddress, UInt32(edges.count))
-      }
-    }
   }
 
   /// Loads every buffer descriptor and uniform the pass uses, once per call.

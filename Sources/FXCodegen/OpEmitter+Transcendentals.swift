@@ -7,7 +7,7 @@ import FXIR
 /// ``Transcendentals``) are computed on harmless stand-ins and then replaced:
 /// by C11's special values for exp and log, by libm lane by lane for pow and
 /// atan2 (only vectors with such a lane take that branch).
-extension PassEmitter {
+extension OpEmitter {
   var vd: LLVMTypeRef { t.vector(t.double, w) }
 
   private func f64(_ v: Double) -> LLVMValueRef { splat(LLVMConstReal(t.double, v)) }
