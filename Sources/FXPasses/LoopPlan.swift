@@ -159,13 +159,14 @@ public enum LoopPlanner {
       plan.orderReason = "vertical taps up to ±\(far) rows: each vector of columns walks down a chunk of \(chunkRows) rows"
     } else if saving > columnOrderThreshold {
       plan.order = .columns
-      plan.orderReason = "column-only float work outweighs row-only work by \(saving) > \(columnOrderThreshold)"
+      plan.orderReason =
+        "the float work that depends on the column only outweighs the row-only work by \(saving) > \(columnOrderThreshold) (computed once per column and chunk)"
     } else {
       plan.order = .rows
       plan.orderReason =
         far > maxTableReach
         ? "taps up to ±\(far) rows, beyond ±\(maxTableReach): row order"
-        : "no vertical taps; column-only saving \(saving) ≤ \(columnOrderThreshold)"
+        : "no vertical taps, and the float work that depends on the column only outweighs the row-only work by \(saving) ≤ \(columnOrderThreshold)"
     }
     if plan.order == .columns { plan.rowTables = reach.filter { $0.value <= maxTableReach } }
   }

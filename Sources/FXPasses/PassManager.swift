@@ -54,7 +54,26 @@ extension Kernel: PassIR {
 }
 
 extension Program {
-  func sameNodes(as other: Program) -> Bool { nodes == other.nodes && outputs == other.outputs }
+  /// Whether the live nodes of both programs are the same computation, node
+  /// for node in order, whatever their numbering: what the printer shows, so
+  /// a pass that only dropped dead nodes or renumbered is "(unchanged)".
+  func sameNodes(as other: Program) -> Bool {
+    if nodes == other.nodes && outputs == other.outputs { return true }
+    /// Live nodes in order, operands as positions among the live nodes.
+    func canonical(_ p: Program) -> (nodes: [(Op, ScalarKind, [Int32])], outputs: [Int32]) {
+      let live = p.live()
+      var index = [Int32](repeating: -1, count: p.count)
+      var out: [(Op, ScalarKind, [Int32])] = []
+      for (i, n) in p.nodes.enumerated() where live[i] {
+        index[i] = Int32(out.count)
+        out.append((n.op, n.kind, n.args.map { index[Int($0.index)] }))
+      }
+      return (out, p.outputs.map { index[Int($0.index)] })
+    }
+    let (a, b) = (canonical(self), canonical(other))
+    return a.outputs == b.outputs && a.nodes.count == b.nodes.count
+      && zip(a.nodes, b.nodes).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 && $0.2 == $1.2 }
+  }
 }
 
 /// Runs passes one shape: `(IR) → (IR, summary, notes)`. Each is timed, its

@@ -119,7 +119,8 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
       if plan.isLarge { lines.append("  large pass: one vector body (> \(LoopPlanner.largePass) nodes)") }
       var counts: [String: Int] = [:]
       for load in plan.loads.values { counts[Self.name(load), default: 0] += 1 }
-      lines.append("  loads: " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+      let loads = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+      lines.append("  loads (one per channel read): " + (loads.isEmpty ? "none" : loads))
     }
     return lines.joined(separator: "\n")
   }
@@ -127,8 +128,8 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
   static func name(_ load: PassPlan.Load) -> String {
     switch load.strategy {
     case .dense: "dense"
-    case .denseInterior(_, let border): "dense inside, \(border.rawValue) at the border"
-    case .gather: "gather"
+    case .denseInterior(_, let border): "dense inside, \(border == .masked ? "masked" : "gathered") at the border"
+    case .gather: "gathered"
     }
   }
 

@@ -45,8 +45,8 @@ public struct Schedule: Sendable {
         isOutput
         ? "output"
         : root
-          ? "materialise: \(format(e)) evaluations × \(own) nodes > buffer round trip"
-          : "inline: \(format(e)) evaluations × \(own) nodes"
+          ? "materialise: \(format(e)) evaluation\(e == 1 ? "" : "s") × \(own) nodes > buffer round trip"
+          : "inline: \(format(e)) evaluation\(e == 1 ? "" : "s") × \(own) nodes"
       notes.append("s\(s) '\(graph.stages[s].name)': \(why)")
       let perEval = root ? 1 : e
       for (ref, taps) in taps(of: graph.stages[s].program) {

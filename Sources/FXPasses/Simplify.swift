@@ -13,9 +13,10 @@ public enum Simplify {
     /// How often each rule of ``rules`` fired, by name.
     public var byRule: [String: Int] = [:]
 
-    /// "rewrote N (rule ×k, …)" for `fxc dump --passes`.
+    /// "rewrote N (rule: k times; …)" for `fxc dump --passes`.
     public var rewriteSummary: String {
-      let detail = byRule.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+      let detail = byRule.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value == 1 ? "once" : "\($0.value) times")" }
+        .joined(separator: "; ")
       return "rewrote \(rewritten)" + (detail.isEmpty ? "" : " (\(detail))")
     }
 

@@ -12,7 +12,7 @@ import Foundation
 struct FuzzCommand: Command {
   static let spec = CommandSpec(
     name: "fuzz", abstract: "random graphs, interpreter vs lowered vs JIT",
-    usage: ["--graphs N [--seed S] [--threads N] [--no-jit | --jit-only] [--keep-going] [options]", "--case SEED [--print]"],
+    usage: ["[--graphs N] [--seed S] [--no-jit | --jit-only] [--keep-going] [options]", "--case SEED [--print]"],
     discussion: """
       Every graph is evaluated by the staged interpreter (the oracle), by the interpreter on the \
       lowered kernel with each schedule, and by the JIT; a disagreement is shrunk to a small \

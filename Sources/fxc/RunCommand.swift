@@ -42,7 +42,9 @@ struct RunCommand: Command {
           .option(
             "--out-dir", value: "DIR",
             help: "outputs mirror the input tree under DIR (created when missing; a DIR inside an input directory is not read as input)"),
-          .option("--name", value: "TEMPLATE", help: "output name: {name} {stem} {ext} {index} [{frame}]", default: "{stem}.{ext}"),
+          .option(
+            "--name", value: "TEMPLATE", help: "output name: {name} {stem} {ext} {index} ({index:4}: zero-padded to 4) [{frame}]",
+            default: "{stem}.{ext}"),
           .option("--format", value: "png|jpeg", help: "output format", default: "by extension"),
           .option("--quality", value: "1…100", help: "JPEG quality", default: "90"),
           .option("--compression", value: "0…9", help: "PNG zlib level", default: "6"),

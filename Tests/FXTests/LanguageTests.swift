@@ -97,7 +97,32 @@ struct LanguageTests {
 }
 
 /// The README's second library snippet (chain text, uniform per run) compiles and runs.
+/// README's registry snippet, as written there.
+func towardGray(amount: Expr) -> Effect {
+  Effect.color("towardGray") { _, color in
+    let gray = dot(color.rgb, float3(0.2126, 0.7152, 0.0722))
+    return float4(mix(color.rgb, float3(gray), amount), color.a)
+  }
+}
+
 struct ReadmeSnippetTests {
+  @Test func registeredEffectInAChain() throws {
+    var registry = EffectRegistry.builtIn
+    try registry.register(
+      EffectSpec(
+        name: "towardGray", kind: .color, summary: "Mixes the image with its gray.",
+        parameters: [.number("amount", 1, 0...1, "how much gray")]
+      ) { values in towardGray(amount: values.number(0)) })
+    let chain = try ChainSyntax.parse("towardGray(amount: 0.5)").resolve(registry: registry).effect
+    let image = try ImageBuffer(width: 1, height: 1, format: .rgba32f)
+    image[0, 0] = SIMD4(0.8, 0.4, 0.2, 1)
+    let out = try Pipeline(chain).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil).run([image])
+    // By hand: gray = 0.2126·0.8 + 0.7152·0.4 + 0.0722·0.2 = 0.4706; halfway: (0.6353, 0.4353, 0.3353).
+    let expected = SIMD4<Float>(0.6353, 0.4353, 0.3353, 1)
+    let error = (0..<4).map { Swift.abs(out[0, 0][$0] - expected[$0]) }.max()!
+    #expect(error < 1e-5, "\(out[0, 0])")
+  }
+
   @Test func chainTextAndUniformSweep() throws {
     let photo = randomImage(12, 8, seed: 4)
     let graded = try Pipeline(ChainSyntax.parse("sepia | vignette(intensity: 0.8)").resolve().effect)
