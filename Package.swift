@@ -3,7 +3,8 @@ import PackageDescription
 
 // fxc — an effect-graph compiler. Data flows one way through the targets:
 // FXIR (the IR) ← FXDSL (the Swift front end); FXIR → FXPasses (optimise, schedule, lower to a Kernel) →
-// FXInterpreter (the oracle) / FXCodegen (LLVM JIT) → FXRuntime (executor,
+// FXInterpreter (the oracle) / FXLLVM (the LLVM wrapper) → FXCodegen (kernels
+// as LLVM IR, JIT-compiled) → FXRuntime (executor,
 // kernel cache) → FX (the API users import)
 // → FXTestSupport (random graphs for the tests and `fxc fuzz`) → fxc.
 let package = Package(
@@ -25,14 +26,19 @@ let package = Package(
     .target(name: "FXImage", dependencies: ["CPNG", "CJPEG"], linkerSettings: [.linkedLibrary("m")]),
     .target(name: "FXPasses", dependencies: ["FXIR"]),
     .target(name: "FXInterpreter", dependencies: ["FXIR", "FXPasses", "FXImage"]),
-    .target(name: "FXCodegen", dependencies: ["FXIR", "FXPasses", "FXImage", "CLLVM"]),
+    // The LLVM wrapper, the only module that imports CLLVM: modules, the JIT,
+    // target machines, and a typed builder API (package access) for FXCodegen.
+    .target(name: "FXLLVM", dependencies: ["FXPasses", "CLLVM"]),
+    .target(name: "FXCodegen", dependencies: ["FXIR", "FXPasses", "FXImage", "FXLLVM"]),
     // The executor (line buffers, tiles, threads) and the kernel cache; it
     // runs what a code generator made and does not import LLVM.
-    .target(name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXCodegen"]),
+    .target(name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXLLVM", "FXCodegen"]),
     .target(name: "FXEffects", dependencies: ["FXIR", "FXDSL"]),
     .target(
       name: "FX",
-      dependencies: ["FXIR", "FXDSL", "FXPasses", "FXInterpreter", "FXCodegen", "FXRuntime", "FXImage", "FXEffects"]),
+      dependencies: [
+        "FXIR", "FXDSL", "FXPasses", "FXInterpreter", "FXLLVM", "FXCodegen", "FXRuntime", "FXImage", "FXEffects",
+      ]),
     // Random graphs, the shrinker and differential checks: for the tests and
     // `fxc fuzz`, not part of the FX product.
     .target(name: "FXTestSupport", dependencies: ["FX"]),
@@ -41,7 +47,7 @@ let package = Package(
 
     .testTarget(name: "FXIRTests", dependencies: ["FXIR", "FXDSL", "FXPasses", "FXInterpreter"]),
     .testTarget(name: "FXImageTests", dependencies: ["FXImage"], resources: [.copy("Fixtures")]),
-    .testTarget(name: "FXCodegenTests", dependencies: ["FXCodegen", "FXPasses", "CLLVM"]),
+    .testTarget(name: "FXLLVMTests", dependencies: ["FXLLVM", "FXPasses", "CLLVM"]),
     .testTarget(name: "FXTests", dependencies: ["FX", "FXTestSupport"]),
     .testTarget(name: "CLITests", dependencies: ["FX", "fxc"], exclude: ["Golden"]),
   ],

@@ -6,5 +6,6 @@
 @_exported import FXIR
 @_exported import FXImage
 @_exported import FXInterpreter
+@_exported import FXLLVM
 @_exported import FXPasses
 @_exported import FXRuntime

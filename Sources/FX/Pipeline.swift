@@ -1,5 +1,6 @@
 import Dispatch
 import FXCodegen
+import FXLLVM
 import Synchronization
 
 /// Where a compiled pipeline runs.

@@ -1,6 +1,6 @@
-internal import CLLVM
 import FXIR
 import FXImage
+import FXLLVM
 import FXPasses
 
 /// How a kernel's buffers are stored: the layout a compiled kernel is specialised for.
@@ -104,7 +104,7 @@ public enum KernelEmitter {
 /// body; pure ops go to the shared ``OpEmitter``.
 struct PassEmitter: VectorEmitter {
   let m: KernelModule
-  let b: LLVMBuilderRef
+  let b: Builder
   let t: LLVMTypes
   var w: Int
   /// The pure-op emitter at this emitter's width.
@@ -123,16 +123,14 @@ struct PassEmitter: VectorEmitter {
   let planar: Set<Int>
 
   // Function arguments and values hoisted into the entry block.
-  var buffersArg: LLVMValueRef!
-  var uniformsArg: LLVMValueRef!
-  var width: LLVMValueRef!
-  var height: LLVMValueRef!
-  var headers:
-    [Int: (data: LLVMValueRef, rowBytes: LLVMValueRef, width: LLVMValueRef, height: LLVMValueRef, rowMask: LLVMValueRef, planeStride: LLVMValueRef)] =
-      [:]
-  var uniforms: [Int: LLVMValueRef] = [:]
+  var buffersArg: Value!
+  var uniformsArg: Value!
+  var width: Value!
+  var height: Value!
+  var headers: [Int: (data: Value, rowBytes: Value, width: Value, height: Value, rowMask: Value, planeStride: Value)] = [:]
+  var uniforms: [Int: Value] = [:]
 
-  init(module: KernelModule, builder: LLVMBuilderRef, plan: PassPlan, formats: [PixelFormat], planar: Set<Int>, pass: Kernel.Pass) {
+  init(module: KernelModule, builder: Builder, plan: PassPlan, formats: [PixelFormat], planar: Set<Int>, pass: Kernel.Pass) {
     self.planar = planar
     m = module
     b = builder
@@ -147,27 +145,26 @@ struct PassEmitter: VectorEmitter {
   /// In column order, for each buffer with a row table in the plan: the
   /// table of the row addresses of a chunk plus `reach` rows above and
   /// below, clamped to the image; entry `reach + j + k` is row `chunk + j + k`.
-  var rowTables: [Int: (pointer: LLVMValueRef, reach: Int)] = [:]
+  var rowTables: [Int: (pointer: Value, reach: Int)] = [:]
 
   // MARK: the function and its loops
 
   mutating func emitFunction(named name: String) throws {
-    var params: [LLVMTypeRef?] = [t.ptr, t.ptr, t.i32, t.i32, t.i32, t.i32, t.i32, t.i32]
-    let fnType = params.withUnsafeMutableBufferPointer { LLVMFunctionType(t.void, $0.baseAddress, 8, 0)! }
-    let fn = LLVMAddFunction(m.module, name, fnType)!
-    let entry = LLVMAppendBasicBlockInContext(m.context, fn, "entry")!
+    let fnType = t.function(t.void, [t.ptr, t.ptr, t.i32, t.i32, t.i32, t.i32, t.i32, t.i32])
+    let fn = m.addFunction(name, type: fnType)
+    let entry = fn.appendBasicBlock(named: "entry")
 
-    LLVMPositionBuilderAtEnd(b, entry)
-    buffersArg = LLVMGetParam(fn, 0)
-    uniformsArg = LLVMGetParam(fn, 1)
-    width = LLVMGetParam(fn, 2)
-    height = LLVMGetParam(fn, 3)
-    let y0 = LLVMGetParam(fn, 4)!, y1 = LLVMGetParam(fn, 5)!
-    let x0 = LLVMGetParam(fn, 6)!, x1 = LLVMGetParam(fn, 7)!
+    b.position(atEndOf: entry)
+    buffersArg = fn.parameter(0)
+    uniformsArg = fn.parameter(1)
+    width = fn.parameter(2)
+    height = fn.parameter(3)
+    let y0 = fn.parameter(4), y1 = fn.parameter(5)
+    let x0 = fn.parameter(6), x1 = fn.parameter(7)
     hoistHeaders()
 
-    func rows(_ body: (LLVMValueRef) throws -> Void) throws {
-      _ = try loop("row", from: y0, step: 1, while: { y in LLVMBuildICmp(b, LLVMIntSLT, y, y1, "")! }, body: body)
+    func rows(_ body: (Value) throws -> Void) throws {
+      _ = try loop("row", from: y0, step: 1, while: { y in b.icmp(.slt, y, y1) }, body: body)
     }
     if plan.order == .columns {
       // Column order: rows in chunks; in a chunk, each vector of columns walks
@@ -177,15 +174,15 @@ struct PassEmitter: VectorEmitter {
       // come from a table filled once per chunk (loads of buffers without
       // one compute their row address as in row order).
       for (buffer, r) in plan.rowTables.sorted(by: { $0.key < $1.key }) {
-        let table = LLVMBuildArrayAlloca(b, t.ptr, i32(plan.chunkRows + 2 * r), "rows\(buffer)")!
+        let table = b.arrayAlloca(t.ptr, count: i32(plan.chunkRows + 2 * r), name: "rows\(buffer)")
         rowTables[buffer] = (table, r)
       }
-      _ = try loop("chunk", from: y0, step: plan.chunkRows, while: { y in LLVMBuildICmp(b, LLVMIntSLT, y, y1, "")! }) { chunk in
+      _ = try loop("chunk", from: y0, step: plan.chunkRows, while: { y in b.icmp(.slt, y, y1) }) { chunk in
         try fillRowTables(chunk: chunk)
-        let chunkEnd = try call("llvm.smin", [t.i32], [LLVMBuildAdd(b, chunk, i32(plan.chunkRows), "")!, y1])
+        let chunkEnd = try call("llvm.smin", [t.i32], [b.add(chunk, i32(plan.chunkRows)), y1])
         try columns(x0: x0, x1: x1) { x, interior in
-          _ = try loop("row", from: chunk, step: 1, while: { y in LLVMBuildICmp(b, LLVMIntSLT, y, chunkEnd, "")! }) { y in
-            try emitBody(x: x, y: y, interior: interior, rowInChunk: LLVMBuildSExt(b, LLVMBuildSub(b, y, chunk, "")!, t.i64, "")!)
+          _ = try loop("row", from: chunk, step: 1, while: { y in b.icmp(.slt, y, chunkEnd) }) { y in
+            try emitBody(x: x, y: y, interior: interior, rowInChunk: b.sext(b.sub(y, chunk), to: t.i64))
           }
         }
       }
@@ -193,45 +190,43 @@ struct PassEmitter: VectorEmitter {
       // Row order: values that depend only on the row are computed once per row.
       try rows { y in try columns(x0: x0, x1: x1) { x, interior in try emitBody(x: x, y: y, interior: interior) } }
     }
-    LLVMBuildRetVoid(b)
+    b.retVoid()
   }
 
   /// Fills each row table with the addresses of rows `chunk − reach ..<
   /// chunk + chunkRows + reach`, clamped to the image as LowerToKernel's
   /// clamp-to-edge index is.
-  func fillRowTables(chunk: LLVMValueRef) throws {
+  func fillRowTables(chunk: Value) throws {
     for (buffer, table) in rowTables.sorted(by: { $0.key < $1.key }) {
       let count = plan.chunkRows + 2 * table.reach
-      let first = LLVMBuildSub(b, chunk, i32(table.reach), "")!
-      let last = LLVMBuildSub(b, height, i32(1), "")!
-      _ = try loop("fill\(buffer)", from: i32(0), step: 1, while: { j in LLVMBuildICmp(b, LLVMIntSLT, j, i32(count), "")! }) { j in
-        let row = try call("llvm.smin", [t.i32], [try call("llvm.smax", [t.i32], [LLVMBuildAdd(b, first, j, "")!, i32(0)]), last])
-        LLVMBuildStore(b, rowStart(buffer, y: row), gep(t.ptr, table.pointer, LLVMBuildSExt(b, j, t.i64, "")!))
+      let first = b.sub(chunk, i32(table.reach))
+      let last = b.sub(height, i32(1))
+      _ = try loop("fill\(buffer)", from: i32(0), step: 1, while: { j in b.icmp(.slt, j, i32(count)) }) { j in
+        let row = try call("llvm.smin", [t.i32], [try call("llvm.smax", [t.i32], [b.add(first, j), i32(0)]), last])
+        b.store(rowStart(buffer, y: row), to: gep(t.ptr, table.pointer, b.sext(j, to: t.i64)))
       }
     }
   }
 
   /// Calls `body(x, interior)` for whole vectors covering columns `x0..<x1`.
-  func columns(x0: LLVMValueRef, x1: LLVMValueRef, _ body: (LLVMValueRef, Bool) throws -> Void) throws {
+  func columns(x0: Value, x1: Value, _ body: (Value, Bool) throws -> Void) throws {
     var x = x0
-    func fits(_ x: LLVMValueRef, _ limit: LLVMValueRef) -> LLVMValueRef {
-      LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, x, i32(w), "")!, limit, "")!
-    }
+    func fits(_ x: Value, _ limit: Value) -> Value { b.icmp(.sle, b.add(x, i32(w)), limit) }
     if let (lo, hi) = plan.interior {
       // Three loops, so each body stays separate (merged, LLVM would sink their
       // common arithmetic behind a phi per tap and spill): vectors near the left
       // edge load taps with masked loads and edge pixels, interior vectors — where
       // every x + k of a tap is inside the row — load them densely, and vectors
       // near the right edge are masked again.
-      let interiorStart = LLVMBuildSub(b, i32(0), i32(Int(lo)), "")!
-      let interiorEnd = LLVMBuildSub(b, width, i32(Int(hi)), "")!
+      let interiorStart = b.sub(i32(0), i32(Int(lo)))
+      let interiorEnd = b.sub(width, i32(Int(hi)))
       x = try loop("left", from: x, step: w) { x in
-        LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, x, interiorStart, "")!, fits(x, x1), "")!
+        b.and(b.icmp(.slt, x, interiorStart), fits(x, x1))
       } body: { x in
         try body(x, false)
       }
       x = try loop("interior", from: x, step: w) { x in
-        LLVMBuildAnd(b, fits(x, interiorEnd), fits(x, x1), "")!
+        b.and(fits(x, interiorEnd), fits(x, x1))
       } body: { x in
         try body(x, true)
       }
@@ -242,9 +237,9 @@ struct PassEmitter: VectorEmitter {
     // A range narrower than one vector computes nothing: CompiledKernel pads
     // images narrower than W and never makes such a tile.
     let wide = fits(x0, x1)
-    let lastStart = LLVMBuildSub(b, x1, i32(w), "")!
+    let lastStart = b.sub(x1, i32(w))
     _ = try loop("vector", from: x, step: w) { x in
-      LLVMBuildAnd(b, wide, LLVMBuildICmp(b, LLVMIntSLT, x, x1, "")!, "")!
+      b.and(wide, b.icmp(.slt, x, x1))
     } body: { x in
       try body(try call("llvm.smin", [t.i32], [x, lastStart]), false)
     }
@@ -254,25 +249,25 @@ struct PassEmitter: VectorEmitter {
   /// returns the final i, with the builder in the loop's exit block. LLVM is
   /// told not to vectorise or unroll the loop (its body is vector code already).
   func loop(
-    _ name: String, from start: LLVMValueRef, step: Int, while condition: (LLVMValueRef) -> LLVMValueRef,
-    body: (LLVMValueRef) throws -> Void
-  ) throws -> LLVMValueRef {
-    let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
-    let before = LLVMGetInsertBlock(b)!
-    let head = LLVMAppendBasicBlockInContext(m.context, fn, name)!
-    let bodyBlock = LLVMAppendBasicBlockInContext(m.context, fn, name + ".body")!
-    let done = LLVMAppendBasicBlockInContext(m.context, fn, name + ".done")!
-    LLVMBuildBr(b, head)
-    LLVMPositionBuilderAtEnd(b, head)
-    let i = LLVMBuildPhi(b, t.i32, name)!
-    LLVMBuildCondBr(b, condition(i), bodyBlock, done)
-    LLVMPositionBuilderAtEnd(b, bodyBlock)
+    _ name: String, from start: Value, step: Int, while condition: (Value) -> Value,
+    body: (Value) throws -> Void
+  ) throws -> Value {
+    let fn = b.insertBlock.parent
+    let before = b.insertBlock
+    let head = fn.appendBasicBlock(named: name)
+    let bodyBlock = fn.appendBasicBlock(named: name + ".body")
+    let done = fn.appendBasicBlock(named: name + ".done")
+    b.br(head)
+    b.position(atEndOf: head)
+    let i = b.phi(t.i32, name: name)
+    b.condBr(condition(i), then: bodyBlock, else: done)
+    b.position(atEndOf: bodyBlock)
     try body(i)
-    let next = LLVMBuildAdd(b, i, i32(step), "")!
-    let end = LLVMGetInsertBlock(b)!
-    m.disableVectorization(ofLoopLatch: LLVMBuildBr(b, head)!)
-    addIncoming(i, [(start, before), (next, end)])
-    LLVMPositionBuilderAtEnd(b, done)
+    let next = b.add(i, i32(step))
+    let end = b.insertBlock
+    m.disableVectorization(ofLoopLatch: b.br(head))
+    i.addIncoming([(start, before), (next, end)])
+    b.position(atEndOf: done)
     return i
   }
 
@@ -284,15 +279,15 @@ struct PassEmitter: VectorEmitter {
       case .load(let buffer, _): used.insert(buffer)
       case .inputWidth(let k), .inputHeight(let k): used.insert(k)
       case .uniform(let k):
-        uniforms[k] = LLVMBuildLoad2(b, t.float, gep(t.float, uniformsArg, i32(k)), "uniform\(k)")
+        uniforms[k] = b.load(t.float, from: gep(t.float, uniformsArg, i32(k)), name: "uniform\(k)")
       default: break
       }
     }
     for k in used.sorted() {
-      let base = gep(t.i8, buffersArg, LLVMConstInt(t.i64, UInt64(MemoryLayout<BufferDescriptor>.stride * k), 0))
-      func field(_ offset: Int, _ type: LLVMTypeRef, _ name: String) -> LLVMValueRef {
-        let p = gep(t.i8, base, LLVMConstInt(t.i64, UInt64(offset), 0))
-        return LLVMBuildLoad2(b, type, p, "b\(k).\(name)")!
+      let base = gep(t.i8, buffersArg, t.i64.constant(UInt64(MemoryLayout<BufferDescriptor>.stride * k)))
+      func field(_ offset: Int, _ type: IRType, _ name: String) -> Value {
+        let p = gep(t.i8, base, t.i64.constant(UInt64(offset)))
+        return b.load(type, from: p, name: "b\(k).\(name)")
       }
       headers[k] = (
         field(0, t.ptr, "data"), field(8, t.i64, "rowBytes"), field(16, t.i32, "width"), field(20, t.i32, "height"),

@@ -1,5 +1,6 @@
 import Dispatch
 import FXIR
+import FXLLVM
 import FXPasses
 
 /// Machine code for the passes of one kernel on one ``Target``, linked into

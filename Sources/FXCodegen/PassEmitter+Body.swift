@@ -1,6 +1,6 @@
-internal import CLLVM
 import FXIR
 import FXImage
+import FXLLVM
 import FXPasses
 
 /// The per-pixel body: every live node of the pass program as a `<W x T>` value.
@@ -15,12 +15,12 @@ extension PassEmitter {
   /// depends on pixelX only through them — the block's sample, its gathers
   /// included — is computed once, on lane 0 (``emitBlockUniformBody``);
   /// otherwise the general body runs. Both give the same bits.
-  func emitBody(x: LLVMValueRef, y: LLVMValueRef, interior: Bool, rowInChunk: LLVMValueRef? = nil) throws {
-    var values = [LLVMValueRef?](repeating: nil, count: program.count)
-    var pixels: [PixelKey: LLVMValueRef] = [:]
+  func emitBody(x: Value, y: Value, interior: Bool, rowInChunk: Value? = nil) throws {
+    var values = [Value?](repeating: nil, count: program.count)
+    var pixels: [PixelKey: Value] = [:]
     let iota = constVector((0..<w).map { i32($0) })
-    let xs = LLVMBuildAdd(b, splat(x), iota, "xs")!
-    func emitNodes(_ order: [Int], _ values: inout [LLVMValueRef?], _ pixels: inout [PixelKey: LLVMValueRef]) throws {
+    let xs = b.add(splat(x), iota, name: "xs")
+    func emitNodes(_ order: [Int], _ values: inout [Value?], _ pixels: inout [PixelKey: Value]) throws {
       for i in order {
         let node = program.nodes[i]
         let a = node.args.map { values[Int($0.index)]! }
@@ -42,28 +42,28 @@ extension PassEmitter {
     }
     try emitNodes(emissionOrder.filter { inCone[$0] }, &values, &pixels)
     let rest = emissionOrder.filter { !inCone[$0] }
-    var uniform = LLVMConstInt(t.i1, 1, 0)!
+    var uniform = t.i1.constant(1)
     for q in blockUniform {
-      let bits = LLVMBuildBitCast(b, values[q]!, vi, "")!
-      let first = splat(LLVMBuildExtractElement(b, bits, i32(0), "")!)
-      let same = try call("llvm.vector.reduce.and", [vb], [LLVMBuildICmp(b, LLVMIntEQ, bits, first, "")!])
-      uniform = LLVMBuildAnd(b, uniform, same, "")!
+      let bits = b.bitcast(values[q]!, to: vi)
+      let first = splat(b.extractElement(bits, at: i32(0)))
+      let same = try call("llvm.vector.reduce.and", [vb], [b.icmp(.eq, bits, first)])
+      uniform = b.and(uniform, same)
     }
-    let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
-    let uniformBlock = LLVMAppendBasicBlockInContext(m.context, fn, "block.uniform")!
-    let generalBlock = LLVMAppendBasicBlockInContext(m.context, fn, "block.general")!
-    let done = LLVMAppendBasicBlockInContext(m.context, fn, "block.done")!
-    LLVMBuildCondBr(b, uniform, uniformBlock, generalBlock)
+    let fn = b.insertBlock.parent
+    let uniformBlock = fn.appendBasicBlock(named: "block.uniform")
+    let generalBlock = fn.appendBasicBlock(named: "block.general")
+    let done = fn.appendBasicBlock(named: "block.done")
+    b.condBr(uniform, then: uniformBlock, else: generalBlock)
 
-    LLVMPositionBuilderAtEnd(b, uniformBlock)
+    b.position(atEndOf: uniformBlock)
     try emitBlockUniformBody(rest, values, pixels, xs: xs, x: x, y: y, interior: interior, rowInChunk: rowInChunk)
-    LLVMBuildBr(b, done)
+    b.br(done)
 
-    LLVMPositionBuilderAtEnd(b, generalBlock)
+    b.position(atEndOf: generalBlock)
     try emitNodes(rest, &values, &pixels)
     store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y)
-    LLVMBuildBr(b, done)
-    LLVMPositionBuilderAtEnd(b, done)
+    b.br(done)
+    b.position(atEndOf: done)
   }
 
   /// The rest of the body (`order`) for a vector whose block-uniform nodes
@@ -74,8 +74,8 @@ extension PassEmitter {
   /// values and the row — was the same (stack slots that LLVM turns into
   /// loop-carried registers): a block of 16 columns computes its sample once.
   private func emitBlockUniformBody(
-    _ order: [Int], _ shared: [LLVMValueRef?], _ sharedPixels: [PixelKey: LLVMValueRef],
-    xs: LLVMValueRef, x: LLVMValueRef, y: LLVMValueRef, interior: Bool, rowInChunk: LLVMValueRef?
+    _ order: [Int], _ shared: [Value?], _ sharedPixels: [PixelKey: Value],
+    xs: Value, x: Value, y: Value, interior: Bool, rowInChunk: Value?
   ) throws {
     let uniformNodes = Set(blockUniform)
     // Depends on pixelX other than through a block-uniform node; depends on one.
@@ -84,19 +84,19 @@ extension PassEmitter {
     var lane = self
     lane.w = 1
     /// Lane 0 of `v` repeated `lanes` times.
-    func broadcast(_ v: LLVMValueRef, _ lanes: Int) -> LLVMValueRef {
-      LLVMBuildShuffleVector(b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstNull(t.vector(t.i32, lanes)), "")!
+    func broadcast(_ v: Value, _ lanes: Int) -> Value {
+      b.shuffleVector(v, v.type.poison, mask: t.vector(t.i32, lanes).null)
     }
-    var vector = shared, scalar = [LLVMValueRef?](repeating: nil, count: program.count)
-    func vectorOf(_ j: Int) -> LLVMValueRef {
+    var vector = shared, scalar = [Value?](repeating: nil, count: program.count)
+    func vectorOf(_ j: Int) -> Value {
       if vector[j] == nil { vector[j] = broadcast(scalar[j]!, w) }
       return vector[j]!
     }
-    func scalarOf(_ j: Int) -> LLVMValueRef {
+    func scalarOf(_ j: Int) -> Value {
       if scalar[j] == nil { scalar[j] = broadcast(vector[j]!, 1) }
       return scalar[j]!
     }
-    var scalarPixels: [PixelKey: LLVMValueRef] = [:]
+    var scalarPixels: [PixelKey: Value] = [:]
     let xs1 = broadcast(xs, 1)
     func emitLane(_ nodes: [Int]) throws {
       for i in nodes {
@@ -114,42 +114,40 @@ extension PassEmitter {
     let frontier = blockWork.filter { read.contains($0) }
 
     // The key: each block-uniform value's bits and the row.
-    let fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b))!
-    let entry = LLVMGetEntryBasicBlock(fn)!
-    let atEntry = LLVMCreateBuilderInContext(m.context)!
-    defer { LLVMDisposeBuilder(atEntry) }
-    LLVMPositionBuilderBefore(atEntry, LLVMGetFirstInstruction(entry))
-    func slot(_ type: LLVMTypeRef) -> LLVMValueRef { LLVMBuildAlloca(atEntry, type, "block.cache")! }
+    let fn = b.insertBlock.parent
+    let atEntry = Builder(in: m)
+    atEntry.position(atStartOf: fn.entryBlock)
+    func slot(_ type: IRType) -> Value { atEntry.alloca(type, name: "block.cache") }
     let valid = slot(t.i1)
-    LLVMBuildStore(atEntry, LLVMConstInt(t.i1, 0, 0), valid)
-    let key = blockUniform.map { LLVMBuildExtractElement(b, LLVMBuildBitCast(b, vector[$0]!, vi, "")!, i32(0), "")! } + [y]
+    atEntry.store(t.i1.constant(0), to: valid)
+    let key = blockUniform.map { b.extractElement(b.bitcast(vector[$0]!, to: vi), at: i32(0)) } + [y]
     let keySlots = key.map { _ in slot(t.i32) }
-    var hit = LLVMBuildLoad2(b, t.i1, valid, "")!
+    var hit = b.load(t.i1, from: valid)
     for (k, s) in zip(key, keySlots) {
-      hit = LLVMBuildAnd(b, hit, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildLoad2(b, t.i32, s, "")!, k, "")!, "")!
+      hit = b.and(hit, b.icmp(.eq, b.load(t.i32, from: s), k))
     }
-    let compute = LLVMAppendBasicBlockInContext(m.context, fn, "block.compute")!
-    let reuse = LLVMAppendBasicBlockInContext(m.context, fn, "block.reuse")!
-    let join = LLVMAppendBasicBlockInContext(m.context, fn, "block.join")!
-    LLVMBuildCondBr(b, hit, reuse, compute)
+    let compute = fn.appendBasicBlock(named: "block.compute")
+    let reuse = fn.appendBasicBlock(named: "block.reuse")
+    let join = fn.appendBasicBlock(named: "block.join")
+    b.condBr(hit, then: reuse, else: compute)
 
-    LLVMPositionBuilderAtEnd(b, compute)
+    b.position(atEndOf: compute)
     try emitLane(blockWork)
-    let slots = frontier.map { slot(LLVMTypeOf(scalar[$0]!)) }
-    for (f, s) in zip(frontier, slots) { LLVMBuildStore(b, scalar[f]!, s) }
-    for (k, s) in zip(key, keySlots) { LLVMBuildStore(b, k, s) }
-    LLVMBuildStore(b, LLVMConstInt(t.i1, 1, 0), valid)
-    let computeEnd = LLVMGetInsertBlock(b)!
-    LLVMBuildBr(b, join)
+    let slots = frontier.map { slot(scalar[$0]!.type) }
+    for (f, s) in zip(frontier, slots) { b.store(scalar[f]!, to: s) }
+    for (k, s) in zip(key, keySlots) { b.store(k, to: s) }
+    b.store(t.i1.constant(1), to: valid)
+    let computeEnd = b.insertBlock
+    b.br(join)
 
-    LLVMPositionBuilderAtEnd(b, reuse)
-    let kept = zip(frontier, slots).map { f, s in LLVMBuildLoad2(b, LLVMTypeOf(scalar[f]!), s, "")! }
-    LLVMBuildBr(b, join)
+    b.position(atEndOf: reuse)
+    let kept = zip(frontier, slots).map { f, s in b.load(scalar[f]!.type, from: s) }
+    b.br(join)
 
-    LLVMPositionBuilderAtEnd(b, join)
+    b.position(atEndOf: join)
     for (f, old) in zip(frontier, kept) {
-      let phi = LLVMBuildPhi(b, LLVMTypeOf(scalar[f]!), "")!
-      addIncoming(phi, [(scalar[f]!, computeEnd), (old, reuse)])
+      let phi = b.phi(scalar[f]!.type)
+      phi.addIncoming([(scalar[f]!, computeEnd), (old, reuse)])
       scalar[f] = phi
     }
     var vectorPixels = sharedPixels
@@ -168,16 +166,16 @@ extension PassEmitter {
 
   /// One node as a `<W x T>` value: built-ins and loads here, pure ops by the ``OpEmitter``.
   func emit(
-    _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, y: LLVMValueRef, interior: Bool, rowInChunk: LLVMValueRef?,
-    _ pixels: inout [PixelKey: LLVMValueRef]
-  ) throws -> LLVMValueRef {
+    _ node: Node, _ a: [Value], id: Int, xs: Value, y: Value, interior: Bool, rowInChunk: Value?,
+    _ pixels: inout [PixelKey: Value]
+  ) throws -> Value {
     let isFloat = node.args.first.map { program[$0].kind == .float } ?? false
     switch node.op {
     case .constant(let s):
       switch s {
       case .float(let bits): return splat(f32(Float(bitPattern: bits)))
       case .int(let n): return splat(i32(Int(n)))
-      case .bool(let f): return splat(LLVMConstInt(t.i1, f ? 1 : 0, 0))
+      case .bool(let f): return splat(t.i1.constant(f ? 1 : 0))
       }
     case .pixelX: return xs
     case .pixelY: return splat(y)

@@ -1,6 +1,6 @@
-internal import CLLVM
 import FXIR
 import FXImage
+import FXLLVM
 import FXPasses
 
 /// Loads, addresses and stores of the CPU back end: how a pass reads and
@@ -12,14 +12,14 @@ extension PassEmitter {
   /// loads in border vectors, or gathers. Whole pixels loaded for one channel
   /// are kept in `pixels` for the others.
   func load(
-    _ buffer: Int, _ channel: Int, _ node: Node, _ a: [LLVMValueRef], id: Int, xs: LLVMValueRef, interior: Bool,
-    rowInChunk: LLVMValueRef?, _ pixels: inout [PixelKey: LLVMValueRef]
-  ) throws -> LLVMValueRef {
+    _ buffer: Int, _ channel: Int, _ node: Node, _ a: [Value], id: Int, xs: Value, interior: Bool,
+    rowInChunk: Value?, _ pixels: inout [PixelKey: Value]
+  ) throws -> Value {
     let key = PixelKey(buffer: buffer, x: node.args[0], y: node.args[1])
     let load = plan.loads[id]!
     // The row's address, emitted only on the paths that use it (a row-table
     // load is volatile, so LLVM would not drop an unused one).
-    func row() -> LLVMValueRef { rowStart(buffer, rows: a[1], tap: load.rowOffset, rowInChunk: rowInChunk) }
+    func row() -> Value { rowStart(buffer, rows: a[1], tap: load.rowOffset, rowInChunk: rowInChunk) }
     // A dense load at `offset` (interior vectors), or a masked edge load
     // at `masked` (border vectors); otherwise a gather.
     var offset: Int32? = nil, masked: Int32? = nil
@@ -32,10 +32,8 @@ extension PassEmitter {
     if isPlanar(buffer) {
       // Planar intermediates: each channel is a row of floats; a dense read is one vector load.
       if let offset {
-        let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
-        let load = LLVMBuildLoad2(b, vf, planarAddress(buffer, row: row(), x: x, channel: channel, offset: Int(offset)), "")!
-        LLVMSetAlignment(load, 4)
-        return load
+        let x = b.extractElement(xs, at: i32(0))
+        return b.load(vf, from: planarAddress(buffer, row: row(), x: x, channel: channel, offset: Int(offset)), alignment: 4)
       }
       if let k = masked { return try edgeLoad(buffer, channel: channel, row: row(), x: xs, offset: Int(k)) }
       return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
@@ -58,7 +56,7 @@ extension PassEmitter {
   // MARK: memory
 
   /// Bytes per channel and the integer type of one channel.
-  func channelType(_ f: PixelFormat) -> LLVMTypeRef {
+  func channelType(_ f: PixelFormat) -> IRType {
     switch f {
     case .rgba8: t.i8
     case .rgba16: t.i16
@@ -70,13 +68,11 @@ extension PassEmitter {
 
   /// W consecutive pixels starting at `xs[0] + offset` of the row starting
   /// at `row` (``rowStart``), as one `<4W x channel>` vector.
-  func denseLoad(_ buffer: Int, row: LLVMValueRef, x xs: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
+  func denseLoad(_ buffer: Int, row: Value, x xs: Value, offset: Int = 0) -> Value {
     let f = formats[buffer]
-    let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
+    let x = b.extractElement(xs, at: i32(0))
     let p = pixelAddress(buffer, row: row, x: x, offset: offset)
-    let load = LLVMBuildLoad2(b, t.vector(channelType(f), 4 * w), p, "pixels")!
-    LLVMSetAlignment(load, UInt32(f.bytesPerPixel / 4))
-    return load
+    return b.load(t.vector(channelType(f), 4 * w), from: p, alignment: UInt32(f.bytesPerPixel / 4), name: "pixels")
   }
 
   /// A dense tap in a vector near the row's ends (the border loops), in the
@@ -86,14 +82,14 @@ extension PassEmitter {
   /// last pixel of the row — the clamp-to-edge index, without a gather.
   /// `channel` names the plane of a planar buffer; nil loads whole RGBA8/RGBA16
   /// pixels as one integer lane each, returned as `<4W x channel>` like ``denseLoad``.
-  func edgeLoad(_ buffer: Int, channel: Int?, row: LLVMValueRef, x xs: LLVMValueRef, offset: Int) throws -> LLVMValueRef {
-    let x = LLVMBuildExtractElement(b, xs, i32(0), "")!
-    let columns = LLVMBuildAdd(b, splat(LLVMBuildAdd(b, x, i32(offset), "")!), constVector((0..<w).map { i32($0) }), "")!
-    let zero = LLVMConstNull(vi)
-    let before = LLVMBuildICmp(b, LLVMIntSLT, columns, zero, "")!
-    let inside = LLVMBuildAnd(b, LLVMBuildNot(b, before, "")!, LLVMBuildICmp(b, LLVMIntSLT, columns, splat(width), "")!, "")!
-    let last = LLVMBuildSub(b, width, i32(1), "")!
-    let element: LLVMTypeRef, pointer: LLVMValueRef, first: LLVMValueRef, final: LLVMValueRef
+  func edgeLoad(_ buffer: Int, channel: Int?, row: Value, x xs: Value, offset: Int) throws -> Value {
+    let x = b.extractElement(xs, at: i32(0))
+    let columns = b.add(splat(b.add(x, i32(offset))), constVector((0..<w).map { i32($0) }))
+    let zero = vi.null
+    let before = b.icmp(.slt, columns, zero)
+    let inside = b.and(b.not(before), b.icmp(.slt, columns, splat(width)))
+    let last = b.sub(width, i32(1))
+    let element: IRType, pointer: Value, first: Value, final: Value
     if let c = channel {
       element = t.float
       pointer = planarAddress(buffer, row: row, x: x, channel: c, offset: offset)
@@ -106,21 +102,17 @@ extension PassEmitter {
       final = pixelAddress(buffer, row: row, x: last)
     }
     let type = t.vector(element, w)
-    func scalar(_ p: LLVMValueRef) -> LLVMValueRef {
-      let v = LLVMBuildLoad2(b, element, p, "")!
-      LLVMSetAlignment(v, 1)
-      return splat(v)
-    }
-    let edges = LLVMBuildSelect(b, before, scalar(first), scalar(final), "")!
+    func scalar(_ p: Value) -> Value { splat(b.load(element, from: p, alignment: 1)) }
+    let edges = b.select(before, scalar(first), scalar(final))
     let loaded = try call("llvm.masked.load", [type, t.ptr], [pointer, i32(1), inside, edges])
-    return channel == nil ? LLVMBuildBitCast(b, loaded, t.vector(channelType(formats[buffer]), 4 * w), "")! : loaded
+    return channel == nil ? b.bitcast(loaded, to: t.vector(channelType(formats[buffer]), 4 * w)) : loaded
   }
 
   /// The address of row `y` (a scalar) of `buffer`: `data + (y & rowMask)·rowBytes`.
-  func rowStart(_ buffer: Int, y: LLVMValueRef) -> LLVMValueRef {
+  func rowStart(_ buffer: Int, y: Value) -> Value {
     let h = headers[buffer]!
-    let ring = LLVMBuildAnd(b, y, h.rowMask, "")!
-    return gep(t.i8, h.data, LLVMBuildMul(b, LLVMBuildSExt(b, ring, t.i64, ""), h.rowBytes, "")!)
+    let ring = b.and(y, h.rowMask)
+    return gep(t.i8, h.data, b.mul(b.sext(ring, to: t.i64), h.rowBytes))
   }
 
   /// The address of the row a load reads, `rows[0]` (its row is the same for
@@ -129,30 +121,28 @@ extension PassEmitter {
   /// mask or multiply per tap. The load is volatile so that LLVM reloads the
   /// address at each use (an L1 hit) instead of keeping 61 row addresses of a
   /// σ10 blur alive across its four channel sums, spilling them to the stack.
-  func rowStart(_ buffer: Int, rows: LLVMValueRef, tap: Int32?, rowInChunk: LLVMValueRef?) -> LLVMValueRef {
+  func rowStart(_ buffer: Int, rows: Value, tap: Int32?, rowInChunk: Value?) -> Value {
     if let tap, let table = rowTables[buffer], let rowInChunk {
       let slot = gep(t.ptr, gep(t.ptr, table.pointer, rowInChunk), i64(Int(tap) + table.reach))
-      let row = LLVMBuildLoad2(b, t.ptr, slot, "row")!
-      LLVMSetVolatile(row, 1)
-      return row
+      return b.load(t.ptr, from: slot, volatile: true, name: "row")
     }
-    return rowStart(buffer, y: LLVMBuildExtractElement(b, rows, i32(0), "")!)
+    return rowStart(buffer, y: b.extractElement(rows, at: i32(0)))
   }
 
   /// Address of pixel (x + offset) of the row starting at `row`, scalars. The
   /// offset is added in 64 bits, after the sign extension, so that it folds
   /// into the load's displacement.
-  func pixelAddress(_ buffer: Int, row: LLVMValueRef, x: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
-    let col = LLVMBuildMul(b, LLVMBuildSExt(b, x, t.i64, ""), i64(formats[buffer].bytesPerPixel), "")!
+  func pixelAddress(_ buffer: Int, row: Value, x: Value, offset: Int = 0) -> Value {
+    let col = b.mul(b.sext(x, to: t.i64), i64(formats[buffer].bytesPerPixel))
     return gep(t.i8, gep(t.i8, row, col), i64(offset * formats[buffer].bytesPerPixel))
   }
 
-  func channelOfDense(_ pixels: LLVMValueRef, _ buffer: Int, _ c: Int) -> LLVMValueRef {
+  func channelOfDense(_ pixels: Value, _ buffer: Int, _ c: Int) -> Value {
     let f = formats[buffer]
     let mask = constVector((0..<w).map { i32(4 * $0 + c) })
-    let lane = LLVMBuildShuffleVector(b, pixels, LLVMGetUndef(LLVMTypeOf(pixels)), mask, "")!
+    let lane = b.shuffleVector(pixels, pixels.type.undef, mask: mask)
     if f == .rgba32f { return lane }
-    return LLVMBuildFMul(b, LLVMBuildUIToFP(b, lane, vf, ""), splat(f32(unormScale(f))), "")!
+    return b.fmul(b.uitofp(lane, to: vf), splat(f32(unormScale(f))))
   }
 
   /// Per-lane byte offsets of rows `iy` (masked to the ring) of `buffer`:
@@ -160,47 +150,46 @@ extension PassEmitter {
   /// 32-bit values — one `vpmuldq` per four lanes, where a general 64-bit
   /// multiply takes five instructions on AVX2. `rowBytes` fits in 32 bits: at
   /// most 2²⁰ pixels (ImageBuffer.maxDimension) of 16 bytes, plus padding.
-  func rowByteOffsets(_ buffer: Int, _ iy: LLVMValueRef) -> LLVMValueRef {
+  func rowByteOffsets(_ buffer: Int, _ iy: Value) -> Value {
     let h = headers[buffer]!
     let v64 = t.vector(t.i64, w)
-    let ring = LLVMBuildAnd(b, iy, splat(h.rowMask), "")!
-    let rowBytes = LLVMBuildSExt(b, splat(LLVMBuildTrunc(b, h.rowBytes, t.i32, "")!), v64, "")!
-    return LLVMBuildNSWMul(b, LLVMBuildSExt(b, ring, v64, ""), rowBytes, "")!
+    let ring = b.and(iy, splat(h.rowMask))
+    let rowBytes = b.sext(splat(b.trunc(h.rowBytes, to: t.i32)), to: v64)
+    return b.nswMul(b.sext(ring, to: v64), rowBytes)
   }
 
   /// Per-lane addresses of pixels (ix, iy) of `buffer`, plus `offset` bytes.
-  func addresses(_ buffer: Int, _ ix: LLVMValueRef, _ iy: LLVMValueRef, offset: Int = 0) -> LLVMValueRef {
+  func addresses(_ buffer: Int, _ ix: Value, _ iy: Value, offset: Int = 0) -> Value {
     let v64 = t.vector(t.i64, w)
     let row = rowByteOffsets(buffer, iy)
-    let col = LLVMBuildMul(b, LLVMBuildSExt(b, ix, v64, ""), splat(LLVMConstInt(t.i64, UInt64(formats[buffer].bytesPerPixel), 0)), "")!
-    var off = LLVMBuildAdd(b, row, col, "")!
-    if offset != 0 { off = LLVMBuildAdd(b, off, splat(LLVMConstInt(t.i64, UInt64(offset), 0)), "")! }
+    let col = b.mul(b.sext(ix, to: v64), splat(t.i64.constant(UInt64(formats[buffer].bytesPerPixel))))
+    var off = b.add(row, col)
+    if offset != 0 { off = b.add(off, splat(t.i64.constant(UInt64(offset)))) }
     return gep(t.i8, headers[buffer]!.data, off)
   }
 
-  func gather(_ element: LLVMTypeRef, _ ptrs: LLVMValueRef, align: Int) throws -> LLVMValueRef {
+  func gather(_ element: IRType, _ ptrs: Value, align: Int) throws -> Value {
     let type = t.vector(element, w)
-    let mask = splat(LLVMConstInt(t.i1, 1, 0))
-    return try call("llvm.masked.gather", [type, t.vector(t.ptr, w)], [ptrs, i32(align), mask, LLVMGetUndef(type)])
+    let mask = splat(t.i1.constant(1))
+    return try call("llvm.masked.gather", [type, t.vector(t.ptr, w)], [ptrs, i32(align), mask, type.undef])
   }
 
   /// Whole pixels of an integer format gathered as one lane each (i32 for RGBA8, i64 for RGBA16).
-  func gatherPixel(_ buffer: Int, _ ix: LLVMValueRef, _ iy: LLVMValueRef) throws -> LLVMValueRef {
+  func gatherPixel(_ buffer: Int, _ ix: Value, _ iy: Value) throws -> Value {
     let element = formats[buffer] == .rgba8 ? t.i32 : t.i64
     return try gather(element, addresses(buffer, ix, iy), align: 1)
   }
 
-  func channelOfGathered(_ pixels: LLVMValueRef, _ buffer: Int, _ c: Int) -> LLVMValueRef {
+  func channelOfGathered(_ pixels: Value, _ buffer: Int, _ c: Int) -> Value {
     let f = formats[buffer]
     let bits = f == .rgba8 ? 8 : 16
-    let type = LLVMTypeOf(pixels)!
-    let element = LLVMGetElementType(type)!
-    let shifted = LLVMBuildLShr(b, pixels, splat(LLVMConstInt(element, UInt64(bits * c), 0)), "")!
-    let masked = LLVMBuildAnd(b, shifted, splat(LLVMConstInt(element, (1 << bits) - 1, 0)), "")!
-    return LLVMBuildFMul(b, LLVMBuildUIToFP(b, masked, vf, ""), splat(f32(unormScale(f))), "")!
+    let element = pixels.type.elementType
+    let shifted = b.lshr(pixels, splat(element.constant(UInt64(bits * c))))
+    let masked = b.and(shifted, splat(element.constant((1 << bits) - 1)))
+    return b.fmul(b.uitofp(masked, to: vf), splat(f32(unormScale(f))))
   }
 
-  func gatherFloat(_ buffer: Int, _ ix: LLVMValueRef, _ iy: LLVMValueRef, _ c: Int) throws -> LLVMValueRef {
+  func gatherFloat(_ buffer: Int, _ ix: Value, _ iy: Value, _ c: Int) throws -> Value {
     try gather(t.float, addresses(buffer, ix, iy, offset: 4 * c), align: 4)
   }
 
@@ -214,27 +203,27 @@ extension PassEmitter {
   /// Scalar address of channel `c` of pixel (x + offset) in the planar row
   /// starting at `row`: the column and channel plane are one index, the
   /// offset a constant displacement.
-  func planarAddress(_ buffer: Int, row: LLVMValueRef, x: LLVMValueRef, channel c: Int, offset: Int = 0) -> LLVMValueRef {
+  func planarAddress(_ buffer: Int, row: Value, x: Value, channel c: Int, offset: Int = 0) -> Value {
     let h = headers[buffer]!
-    let plane = LLVMBuildMul(b, LLVMBuildSExt(b, h.planeStride, t.i64, ""), i64(4 * c), "")!
-    let column = LLVMBuildMul(b, LLVMBuildSExt(b, x, t.i64, ""), i64(4), "")!
-    return gep(t.i8, gep(t.i8, row, LLVMBuildAdd(b, plane, column, "")!), i64(4 * offset))
+    let plane = b.mul(b.sext(h.planeStride, to: t.i64), i64(4 * c))
+    let column = b.mul(b.sext(x, to: t.i64), i64(4))
+    return gep(t.i8, gep(t.i8, row, b.add(plane, column)), i64(4 * offset))
   }
 
   /// Per-lane addresses of channel `c` of pixels (ix, iy) in a planar buffer.
-  func planarAddresses(_ buffer: Int, _ ix: LLVMValueRef, _ iy: LLVMValueRef, channel c: Int) -> LLVMValueRef {
+  func planarAddresses(_ buffer: Int, _ ix: Value, _ iy: Value, channel c: Int) -> Value {
     let h = headers[buffer]!
     let v64 = t.vector(t.i64, w)
     let row = rowByteOffsets(buffer, iy)
-    let column = LLVMBuildAdd(b, splat(LLVMBuildMul(b, h.planeStride, i32(c), "")!), ix, "")!
-    let offset = LLVMBuildAdd(b, row, LLVMBuildMul(b, LLVMBuildSExt(b, column, v64, ""), splat(LLVMConstInt(t.i64, 4, 0)), ""), "")!
+    let column = b.add(splat(b.mul(h.planeStride, i32(c))), ix)
+    let offset = b.add(row, b.mul(b.sext(column, to: v64), splat(t.i64.constant(4))))
     return gep(t.i8, h.data, offset)
   }
 
-  func store(_ rgba: [LLVMValueRef], x: LLVMValueRef, y: LLVMValueRef) {
+  func store(_ rgba: [Value], x: Value, y: Value) {
     if isPlanar(pass.output) {
       for (c, v) in rgba.enumerated() {
-        LLVMSetAlignment(LLVMBuildStore(b, v, planarAddress(pass.output, row: rowStart(pass.output, y: y), x: x, channel: c))!, 4)
+        b.store(v, to: planarAddress(pass.output, row: rowStart(pass.output, y: y), x: x, channel: c), alignment: 4)
       }
       return
     }
@@ -244,14 +233,14 @@ extension PassEmitter {
       let scale = f == .rgba8 ? Float(255) : 65535
       channels = rgba.map { v in
         let c = try! call("llvm.minnum", [vf], [try! call("llvm.maxnum", [vf], [v, splat(f32(0))]), splat(f32(1))])
-        let r = LLVMBuildFAdd(b, LLVMBuildFMul(b, c, splat(f32(scale)), ""), splat(f32(0.5)), "")!
-        return LLVMBuildFPToUI(b, r, t.vector(channelType(f), w), "")!
+        let r = b.fadd(b.fmul(c, splat(f32(scale))), splat(f32(0.5)))
+        return b.fptoui(r, to: t.vector(channelType(f), w))
       }
     }
-    let rg = LLVMBuildShuffleVector(b, channels[0], channels[1], constVector((0..<2 * w).map { i32($0) }), "")!
-    let ba = LLVMBuildShuffleVector(b, channels[2], channels[3], constVector((0..<2 * w).map { i32($0) }), "")!
+    let rg = b.shuffleVector(channels[0], channels[1], mask: constVector((0..<2 * w).map { i32($0) }))
+    let ba = b.shuffleVector(channels[2], channels[3], mask: constVector((0..<2 * w).map { i32($0) }))
     let interleave = constVector((0..<4 * w).map { l in i32((l % 4) * w + l / 4) })
-    let pixels = LLVMBuildShuffleVector(b, rg, ba, interleave, "")!
-    LLVMSetAlignment(LLVMBuildStore(b, pixels, pixelAddress(pass.output, row: rowStart(pass.output, y: y), x: x))!, UInt32(f.bytesPerPixel / 4))
+    let pixels = b.shuffleVector(rg, ba, mask: interleave)
+    b.store(pixels, to: pixelAddress(pass.output, row: rowStart(pass.output, y: y), x: x), alignment: UInt32(f.bytesPerPixel / 4))
   }
 }

@@ -2,7 +2,7 @@
 /// CPU features. The loop plan (``LoopPlanner``) reads only ``lanes``; code
 /// generation also passes ``triple``, ``cpuName`` and ``features`` to LLVM.
 ///
-/// `Target.host` (defined where LLVM is, in FXCodegen) is the machine fxc
+/// `Target.host` (defined where LLVM is, in FXLLVM) is the machine fxc
 /// runs on, detected at run time. The named x86-64 micro-architecture levels
 /// (``named(_:)``) let tests and `fxc dump/bench --target` choose a width on
 /// any host: an AVX-512 machine also runs its AVX2 and SSE code paths. Never

@@ -2,6 +2,7 @@ import Dispatch
 import FXCodegen
 import FXIR
 import FXImage
+import FXLLVM
 import FXPasses
 import Foundation
 

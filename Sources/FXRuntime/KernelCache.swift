@@ -1,6 +1,7 @@
 import FXCodegen
 import FXIR
 import FXImage
+import FXLLVM
 import FXPasses
 import Foundation
 

@@ -3,8 +3,9 @@ import Testing
 
 /// What `import FX` gives a user's program, checked by type-checking small
 /// programs against the modules this build made (the same `swiftc` that runs
-/// the tests): the library's API is there, LLVM's C API is not — FXCodegen
-/// imports it `internal`, so no public symbol can expose an LLVM type.
+/// the tests): the library's API is there, LLVM's C API is not — FXLLVM
+/// imports it `internal`, so no public symbol can expose an LLVM type — and
+/// neither is FXLLVM's builder API, which has `package` access.
 @Suite("import FX: the public API")
 struct PublicAPITests {
   /// `swiftc -typecheck` of `source` against the build's modules: exit status and messages.
@@ -36,6 +37,15 @@ struct PublicAPITests {
 
   @Test func llvmTypesAreNot() throws {
     for name in ["LLVMValueRef", "LLVMModuleRef", "LLVMOrcLLJITRef"] {
+      let result = try Self.typecheck("import FX\nlet v: \(name)? = nil\nprint(v as Any)\n")
+      #expect(result.status != 0 && result.output.contains("cannot find type '\(name)'"), "\(name): \(result.output)")
+    }
+  }
+
+  @Test func theWrapperIsReachableButItsBuilderIsNot() throws {
+    let wrapper = try Self.typecheck("import FX\nlet j = try JIT()\nprint(j, llvmVersion, LLVMError(\"x\"))\n")
+    #expect(wrapper.status == 0, "\(wrapper.output)")
+    for name in ["Builder", "IRType", "BasicBlock", "LLVMTypes"] {
       let result = try Self.typecheck("import FX\nlet v: \(name)? = nil\nprint(v as Any)\n")
       #expect(result.status != 0 && result.output.contains("cannot find type '\(name)'"), "\(name): \(result.output)")
     }

@@ -36,7 +36,7 @@ struct SourceSizeTests {
   /// string literals and comments, roughly: enough for this code).
   static func functions(_ lines: [String]) -> [(name: String, length: Int)] {
     let declaration = try! Regex(
-      #"^\s*(?:@\w+\s+)*(?:(?:public|private|internal|fileprivate|static|mutating|override|nonisolated|final|convenience|required)\s+)*(func\s+([^\s(<]+)|init)[(<?]"#
+      #"^\s*(?:@\w+\s+)*(?:(?:public|package|private|internal|fileprivate|static|mutating|override|nonisolated|final|convenience|required)\s+)*(func\s+([^\s(<]+)|init)[(<?]"#
     )
     var result: [(String, Int)] = []
     for (start, line) in lines.enumerated() {

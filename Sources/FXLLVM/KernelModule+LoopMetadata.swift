@@ -12,15 +12,15 @@ extension KernelModule {
   ///
   /// - Parameter branch: the loop's latch, the branch instruction that jumps
   ///   back to the loop header.
-  func disableVectorization(ofLoopLatch branch: LLVMValueRef) {
+  package func disableVectorization(ofLoopLatch branch: Value) {
     let context = self.context
     let loopID = makeLoopID(properties: [
-      property("llvm.loop.vectorize.enable", LLVMConstInt(types.i1, 0, 0)),
-      property("llvm.loop.interleave.count", LLVMConstInt(types.i32, 1, 0)),
+      property("llvm.loop.vectorize.enable", types.i1.constant(0).ref),
+      property("llvm.loop.interleave.count", types.i32.constant(1).ref),
       property("llvm.loop.unroll.disable", nil),
     ])
     let kind = LLVMGetMDKindIDInContext(context, "llvm.loop", UInt32("llvm.loop".utf8.count))
-    LLVMSetMetadata(branch, kind, LLVMMetadataAsValue(context, loopID))
+    LLVMSetMetadata(branch.ref, kind, LLVMMetadataAsValue(context, loopID))
   }
 
   /// `!{!"name", value}`, or `!{!"name"}` without a value.

@@ -1,8 +1,7 @@
-import CLLVM
 import FXPasses
 import Testing
 
-@testable import FXCodegen
+@testable import FXLLVM
 
 @Suite struct JITTests {
   @Test func addsTwoFloats() throws {
@@ -66,13 +65,11 @@ import Testing
   @Test func unresolvedExternalIsExplained() throws {
     let kernel = try KernelModule(name: "calls")
     let t = kernel.types
-    let missing = LLVMAddFunction(
-      kernel.module, "fxc_no_such_function", t.function(t.float, [t.float]))!
+    let missing = kernel.addFunction("fxc_no_such_function", type: t.function(t.float, [t.float]))
     let (function, entry) = addFunction(kernel, "calls", t.float, [t.float])
     kernel.withBuilder { b in
-      LLVMPositionBuilderAtEnd(b, entry)
-      var args: [LLVMValueRef?] = [LLVMGetParam(function, 0)]
-      LLVMBuildRet(b, LLVMBuildCall2(b, t.function(t.float, [t.float]), missing, &args, 1, ""))
+      b.position(atEndOf: entry)
+      b.ret(b.call(missing, [function.parameter(0)]))
     }
     let jit = try JIT()
     try jit.add(kernel)
@@ -84,12 +81,11 @@ import Testing
     // libm's sinf, declared by name, resolves against the host process.
     let kernel = try KernelModule(name: "process")
     let t = kernel.types
-    let sinf = LLVMAddFunction(kernel.module, "sinf", t.function(t.float, [t.float]))!
+    let sinf = kernel.addFunction("sinf", type: t.function(t.float, [t.float]))
     let (function, entry) = addFunction(kernel, "sine", t.float, [t.float])
     kernel.withBuilder { b in
-      LLVMPositionBuilderAtEnd(b, entry)
-      var args: [LLVMValueRef?] = [LLVMGetParam(function, 0)]
-      LLVMBuildRet(b, LLVMBuildCall2(b, t.function(t.float, [t.float]), sinf, &args, 1, ""))
+      b.position(atEndOf: entry)
+      b.ret(b.call(sinf, [function.parameter(0)]))
     }
     let jit = try JIT()
     try jit.add(kernel)
@@ -108,21 +104,13 @@ import Testing
     let fma = try kernel.intrinsic("llvm.fma", [vf])
     let (function, entry) = addFunction(kernel, "mix", t.void, [t.ptr])
     kernel.withBuilder { b in
-      LLVMPositionBuilderAtEnd(b, entry)
-      let p = LLVMGetParam(function, 0)
-      let v = LLVMBuildLoad2(b, vf, p, "")!
-      LLVMSetAlignment(v, 4)
-      func call(_ f: (function: LLVMValueRef, type: LLVMTypeRef), _ args: [LLVMValueRef])
-        -> LLVMValueRef
-      {
-        var args: [LLVMValueRef?] = args
-        return LLVMBuildCall2(b, f.type, f.function, &args, UInt32(args.count), "")!
-      }
-      var ones = [LLVMValueRef?](repeating: LLVMConstReal(t.float, 1), count: lanes)
-      let one = LLVMConstVector(&ones, UInt32(lanes))!
-      let result = call(fma, [call(floor, [v]), call(sqrt, [v]), one])
-      LLVMSetAlignment(LLVMBuildStore(b, result, p), 4)
-      LLVMBuildRetVoid(b)
+      b.position(atEndOf: entry)
+      let p = function.parameter(0)
+      let v = b.load(vf, from: p, alignment: 4)
+      let one = Value.constVector(Array(repeating: t.float.constant(real: 1), count: lanes))
+      let result = b.call(fma, [b.call(floor, [v]), b.call(sqrt, [v]), one])
+      b.store(result, to: p, alignment: 4)
+      b.retVoid()
     }
     try kernel.optimize()
     let jit = try JIT()

@@ -2,7 +2,7 @@ import CLLVM
 import FXPasses
 import Testing
 
-@testable import FXCodegen
+@testable import FXLLVM
 
 @Suite struct KernelModuleTests {
   @Test func newModuleCarriesTheHostTripleAndDataLayout() throws {
@@ -17,8 +17,8 @@ import Testing
     let t = kernel.types
     let (function, entry) = addFunction(kernel, "f", t.float, [t.float])
     kernel.withBuilder { b in
-      LLVMPositionBuilderAtEnd(b, entry)
-      _ = LLVMBuildFAdd(b, LLVMGetParam(function, 0), LLVMGetParam(function, 0), "twice")
+      b.position(atEndOf: entry)
+      _ = b.fadd(function.parameter(0), function.parameter(0), name: "twice")
       // No terminator.
     }
     let error = #expect(throws: LLVMError.self) { try kernel.verify() }
@@ -54,18 +54,18 @@ import Testing
     let w = Target.host.lanes
     let (vf, vi, vp) = (t.vector(t.float, w), t.vector(t.i32, w), t.vector(t.ptr, w))
     for name in ["llvm.floor", "llvm.sqrt", "llvm.fabs", "llvm.minnum", "llvm.maxnum", "llvm.fma"] {
-      let (function, type) = try kernel.intrinsic(name, [vf])
-      #expect(LLVMGetReturnType(type) == vf)
-      #expect(String(cString: LLVMGetValueName(function)).hasPrefix(name + ".v\(w)f32"))
+      let function = try kernel.intrinsic(name, [vf])
+      #expect(LLVMGetReturnType(function.type.ref) == vf.ref)
+      #expect(String(cString: LLVMGetValueName(function.ref)).hasPrefix(name + ".v\(w)f32"))
     }
-    #expect(try LLVMGetReturnType(kernel.intrinsic("llvm.fptosi.sat", [vi, vf]).type) == vi)
-    #expect(try LLVMGetReturnType(kernel.intrinsic("llvm.masked.gather", [vf, vp]).type) == vf)
-    #expect(try LLVMGetReturnType(kernel.intrinsic("llvm.masked.load", [vf, t.ptr]).type) == vf)
+    #expect(try LLVMGetReturnType(kernel.intrinsic("llvm.fptosi.sat", [vi, vf]).type.ref) == vi.ref)
+    #expect(try LLVMGetReturnType(kernel.intrinsic("llvm.masked.gather", [vf, vp]).type.ref) == vf.ref)
+    #expect(try LLVMGetReturnType(kernel.intrinsic("llvm.masked.load", [vf, t.ptr]).type.ref) == vf.ref)
     #expect(
-      try LLVMGetReturnType(kernel.intrinsic("llvm.masked.store", [vf, t.ptr]).type) == t.void)
+      try LLVMGetReturnType(kernel.intrinsic("llvm.masked.store", [vf, t.ptr]).type.ref) == t.void.ref)
     // Asking twice gives the same declaration.
     #expect(
-      try kernel.intrinsic("llvm.fma", [vf]).function == kernel.intrinsic("llvm.fma", [vf]).function
+      try kernel.intrinsic("llvm.fma", [vf]) == kernel.intrinsic("llvm.fma", [vf])
     )
     try kernel.verify()
 

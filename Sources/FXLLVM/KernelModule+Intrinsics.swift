@@ -2,8 +2,7 @@ internal import CLLVM
 
 extension KernelModule {
   /// Declares an LLVM intrinsic in this module (once; later calls return the
-  /// same declaration) and returns it with its function type, ready for
-  /// `LLVMBuildCall2(builder, type, function, …)`.
+  /// same declaration), ready for ``Builder/call(_:_:attributes:name:)``.
   ///
   /// - Parameters:
   ///   - name: the intrinsic's base name, e.g. `llvm.fma`, `llvm.masked.gather`.
@@ -16,9 +15,7 @@ extension KernelModule {
   /// - Throws: ``LLVMError`` if LLVM knows no intrinsic of that name, or if
   ///   types are given for a non-overloaded one or missing for an overloaded one.
   ///   LLVM cannot check the number of types: too few is undefined behaviour.
-  func intrinsic(
-    _ name: String, _ overloadedTypes: [LLVMTypeRef] = []
-  ) throws -> (function: LLVMValueRef, type: LLVMTypeRef) {
+  package func intrinsic(_ name: String, _ overloadedTypes: [IRType] = []) throws -> Function {
     let id = LLVMLookupIntrinsicID(name, name.utf8.count)
     guard id != 0 else { throw LLVMError("no LLVM intrinsic is called '\(name)'") }
     let overloaded = LLVMIntrinsicIsOverloaded(id) != 0
@@ -28,11 +25,11 @@ extension KernelModule {
     if !overloaded && !overloadedTypes.isEmpty {
       throw LLVMError("intrinsic '\(name)' is not overloaded: pass no types")
     }
-    var types: [LLVMTypeRef?] = overloadedTypes
+    var types: [LLVMTypeRef?] = overloadedTypes.map(\.ref)
     return types.withUnsafeMutableBufferPointer { types in
       let function = LLVMGetIntrinsicDeclaration(module, id, types.baseAddress, types.count)!
       let type = LLVMIntrinsicGetType(context, id, types.baseAddress, types.count)!
-      return (function, type)
+      return Function(function, type: IRType(type))
     }
   }
 }

@@ -4,8 +4,8 @@ import FXPasses
 /// One LLVM module under construction, in its own LLVM context, with the
 /// target's triple and data layout already set.
 ///
-/// Build types and values in ``context`` and functions in ``module`` with
-/// LLVM's C API, then ``optimize(_:)`` and hand the module to a ``JIT`` (or
+/// Build functions with ``addFunction(_:type:)``, their types from ``types``
+/// and their bodies with a ``Builder`` (``withBuilder(_:)``), then ``optimize(_:)`` and hand the module to a ``JIT`` (or
 /// emit ``objectCode()`` for a cache).
 ///
 /// ## Ownership
@@ -49,7 +49,7 @@ public final class KernelModule {
   public var isTransferred: Bool { ownedModule == nil }
 
   /// Types of this module's context.
-  var types: LLVMTypes { LLVMTypes(context) }
+  package var types: LLVMTypes { LLVMTypes(context) }
 
   /// Creates an empty module for `target` in a fresh context.
   ///
@@ -156,10 +156,27 @@ public final class KernelModule {
 
   /// Creates an instruction builder in this module's context, passes it to
   /// `body` and disposes of it afterwards.
-  func withBuilder<R>(_ body: (LLVMBuilderRef) throws -> R) rethrows -> R {
-    let builder = LLVMCreateBuilderInContext(context)!
-    defer { LLVMDisposeBuilder(builder) }
-    return try body(builder)
+  package func withBuilder<R>(_ body: (Builder) throws -> R) rethrows -> R {
+    let builder = Builder(in: self)
+    return try withExtendedLifetime(builder) { try body(builder) }
+  }
+
+  /// Adds a function called `name` of function type `type`, without a body
+  /// until blocks are appended to it (a declaration, e.g. of a C function).
+  package func addFunction(_ name: String, type: IRType) -> Function {
+    Function(LLVMAddFunction(module, name, type.ref)!, type: type)
+  }
+
+  /// The function called `name`, declared with `type` if the module has none yet.
+  package func declareFunction(_ name: String, type: IRType) -> Function {
+    guard let existing = LLVMGetNamedFunction(module, name) else { return addFunction(name, type: type) }
+    return Function(existing, type: type)
+  }
+
+  /// The enum attribute called `name` (e.g. `nobuiltin`) without a value, in this module's context.
+  package func enumAttribute(_ name: String) -> Attribute {
+    let kind = LLVMGetEnumAttributeKindForName(name, name.utf8.count)
+    return Attribute(ref: LLVMCreateEnumAttribute(context, kind, 0)!)
   }
 
   /// Gives the module and a reference to its context to a new ORC

@@ -1,7 +1,7 @@
 import FXPasses
 import Testing
 
-@testable import FXCodegen
+@testable import FXLLVM
 
 @Suite struct TargetTests {
   let host = Target.host
