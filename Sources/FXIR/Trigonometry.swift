@@ -10,7 +10,7 @@ import Foundation
 /// Beyond ±8192, and for NaN and ±∞, the platform's libm `sinf`/`cosf`.
 ///
 /// One definition, evaluated in the same order with the same float roundings
-/// as the JIT's vector code (PassEmitter.sineOrCosine), so that a 1-ulp
+/// as the JIT's vector code (OpEmitter.sineOrCosine), so that a 1-ulp
 /// difference can never be amplified by `fract`, `floor` or a sample position
 /// into a visible one.
 public enum Trigonometry {
