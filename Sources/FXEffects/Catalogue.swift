@@ -155,7 +155,10 @@ public struct ParameterSpec: Sendable, Hashable {
   ///
   ///     parameter 'amount' of 'sepia' must be a finite number in 0…1, got nan
   public func rejection(of value: Double, in effect: String) -> String? {
-    if kind == .number, value.isFinite, Double(range.lowerBound) <= value, value <= Double(range.upperBound) {
+    // Compared as the Float the effect receives: `0.1` written in a chain is
+    // the documented bound Float(0.1), although as a Double it lies below it.
+    let v = Float(value)
+    if kind == .number, value.isFinite, v.isFinite, range.contains(v) {
       return nil
     }
     return "\(requirement(in: effect)), got \(formatted(value))"

@@ -44,6 +44,11 @@ public func pixelate(amount: Expr = 1, blockSize: Expr = 22) -> Effect {
 /// at integer offsets −r…r with `r = ceil(3σ)`, `w(i) ∝ exp(−i²/(2σ²))`,
 /// normalised to sum 1.
 public func gaussianWeights(sigma: Float) -> [Float] {
+  // Below about 2.6e-23 px, 2σ² underflows to 0 and exp(−i²/2σ²) would be
+  // NaN at the centre (0/0), turning the image transparent: such a σ is the
+  // identity, the Gaussian's limit (its off-centre weights are 0 in Float
+  // from σ ≈ 0.069 px down).
+  guard sigma.isFinite, 2 * sigma * sigma > 0 else { return [1] }
   let r = Int((3 * sigma).rounded(.up))
   let w = (-r...r).map { Foundation.exp(-Float($0 * $0) / (2 * sigma * sigma)) }
   let sum = w.reduce(0, +)
@@ -51,7 +56,8 @@ public func gaussianWeights(sigma: Float) -> [Float] {
 }
 
 /// Gaussian blur of standard deviation `sigma` pixels (0…10, default 3; 0 or
-/// non-finite = unchanged), written as plain 2-D taps: the sum over a
+/// non-finite = unchanged, and so is any σ below about 0.069 px, whose
+/// off-centre weights are 0 in Float), written as plain 2-D taps: the sum over a
 /// `(2r+1)²` square, `r = ceil(3σ)`, of `w(i)·w(j)·sample(position + (i, j))`
 /// with the normalised 1-D Gaussian weights of ``gaussianWeights(sigma:)``,
 /// edges clamped (no dark border). `sigma` must be a constant (it sets the tap count).

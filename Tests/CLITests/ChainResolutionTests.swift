@@ -79,6 +79,24 @@ struct ChainResolutionTests {
     #expect(try resolve("vignette(radius: 1.5) | wave(wavelength: 1)").calls.map(\.values) == [[1, 1.5], [10, 1]])
   }
 
+  /// Every number parameter's documented bounds, written as the shortest
+  /// decimal (`0.1`, which as a Double lies just below Float(0.1)), resolve;
+  /// the next Float beyond each bound does not.
+  @Test func everyDocumentedBoundResolves() throws {
+    for spec in Catalogue.effects {
+      for p in spec.parameters where p.isNumber {
+        for bound in [p.range.lowerBound, p.range.upperBound] {
+          let text = "\(spec.name)(\(p.name): \(bound))"
+          #expect(throws: Never.self, "\(text)") { try resolve(text) }
+        }
+        let outside = [p.range.lowerBound.nextDown, p.range.upperBound.nextUp]
+        for value in outside {
+          #expect(p.rejection(of: Double(value), in: spec.name) != nil, "\(spec.name).\(p.name) = \(value)")
+        }
+      }
+    }
+  }
+
   @Test func listedParametersBecomeUniforms() throws {
     let chain = try resolve("sepia | vignette(intensity: 0.8)", uniforms: ["vignette.intensity", "sepia.amount"])
     #expect(chain.uniforms.map(\.name) == ["sepia.amount", "vignette.intensity"])

@@ -555,6 +555,20 @@ private func swatch(_ extra: SIMD4<Float> = SIMD4(1, 1, 1, 1)) -> ImageBuffer {
     try expectUnchanged(gaussianBlur(sigma: Expr(Float.nan)), img)
   }
 
+  /// A σ so small that 2σ² underflows (σ ≲ 2.6e-23) used to make every
+  /// weight NaN and the image transparent; any σ below ≈ 0.069 px has
+  /// off-centre weights of exactly 0, so the blur (and an unsharp mask built
+  /// on it) is the identity.
+  @Test func tinySigmaIsIdentity() throws {
+    let img = randomImage(6, 5, seed: 28, format: .rgba32f)
+    for sigma: Float in [1e-30, 1e-23, .leastNonzeroMagnitude, 1e-8, 0.05] {
+      let w = gaussianWeights(sigma: sigma)
+      #expect(w.allSatisfy(\.isFinite) && w.contains(1) && w.reduce(0, +) == 1, "σ \(sigma): \(w)")
+      try expectUnchanged(gaussianBlur(sigma: Expr(sigma)), img, "σ \(sigma)")
+      try expectUnchanged(unsharpMask(sigma: Expr(sigma), amount: 2), img, "unsharp σ \(sigma)")
+    }
+  }
+
   // MARK: unsharpMask
 
   @Test func unsharpFlatStaysFlat() throws {
