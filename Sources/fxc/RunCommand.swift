@@ -210,8 +210,10 @@ struct RunCommand: Command {
       all = try batchJobs(listing, planner, resolved)
     }
     try BatchPlanner.checkClashes(all)
-    if let reportPath, all.contains(where: { InputListing.normalized($0.destination) == InputListing.normalized(reportPath) }) {
-      throw UsageError("the report \(reportPath) would overwrite an output")
+    if let reportPath {
+      try Self.checkReport(
+        reportPath, inputs: listing.map(\.path) + (to.map { [$0] } ?? []), outputs: all.map(\.destination),
+        overwrite: options.overwrite)
     }
 
     var jobs = shard.map { s in all.filter { s.contains($0.input.relativePath) } } ?? all
@@ -350,3 +352,41 @@ struct RunCommand: Command {
 
 /// A line on standard output, unbuffered like the workers' lines, so that the order holds in a pipe.
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+extension RunCommand {
+  /// Refuses a `--report` path that names an input or an output of the run
+  /// (compared as real paths, so `./a/../in.png` is `in.png`), or an existing
+  /// file that is not an earlier fxc report, unless `--overwrite` (which
+  /// never allows an input or output).
+  /// - Throws: ``UsageError`` naming the path and what it would replace.
+  static func checkReport(_ report: String, inputs: [String], outputs: [String], overwrite: Bool) throws {
+    let target = realPath(report)
+    if inputs.contains(where: { realPath($0) == target }) {
+      throw UsageError("the report \(report) is an input of this run; fxc never overwrites an input")
+    }
+    if outputs.contains(where: { realPath($0) == target }) {
+      throw UsageError("the report \(report) would overwrite an output of this run")
+    }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: report, isDirectory: &isDirectory) else { return }
+    if isDirectory.boolValue { throw UsageError("the report \(report) is a directory") }
+    guard !overwrite else { return }
+    let head = FileHandle(forReadingAtPath: report).flatMap { try? $0.read(upToCount: 10) } ?? Data()
+    if head != Data("{\"chain\": ".utf8) {
+      throw UsageError("the report \(report) exists and is not an fxc report; give --overwrite to replace it")
+    }
+  }
+
+  /// The path with symbolic links and `.`/`..` resolved; for a file that
+  /// does not exist yet, its resolved directory and its name.
+  static func realPath(_ path: String) -> String {
+    if let resolved = realpath(path, nil) {
+      defer { free(resolved) }
+      return String(cString: resolved)
+    }
+    let (directory, name) = BatchPlanner.split(path)
+    guard let resolved = realpath(directory, nil) else { return InputListing.normalized(path) }
+    defer { free(resolved) }
+    return String(cString: resolved) + "/" + name
+  }
+}
