@@ -218,7 +218,9 @@ struct RunCommand: Command {
 
     var jobs = shard.map { s in all.filter { s.contains($0.input.relativePath) } } ?? all
     planner.decide(&jobs, allInputs: listing + (to.map { [BatchInput(path: $0, relativePath: "")] } ?? []))
-    if options.skipExisting || options.overwrite { BatchPlanner.removeStaleTemporaries(of: jobs) }
+    // Every run, not only --skip-existing/--overwrite: a hard-killed run's
+    // temporaries next to this run's outputs are garbage whatever the flags.
+    BatchPlanner.removeStaleTemporaries(of: jobs)
     try checkWritable(jobs, planner)
 
     say("chain: \(resolved.effect.name)")

@@ -99,6 +99,21 @@ struct BatchResumeTests {
     #expect(Set(report.outputs("skipped").map { String($0.dropFirst(4)) }) == done)
   }
 
+  /// A plain re-run, without --skip-existing or --overwrite, also removes the
+  /// temporaries a killed run left next to its outputs (issue 16), and only those.
+  @Test func plainRunRemovesStaleTemporaries() throws {
+    let dir = try BatchScratch()
+    try dir.image("in/a.png")
+    try dir.mkdir("out")
+    try dir.write(Data("half a PNG".utf8), to: "out/.a.png.tmp-AbC123")
+    try dir.write(Data("someone else's".utf8), to: "out/.b.png.tmp-XyZ789")
+    let result = try BatchFXC.run(["run", "-c", Self.chain, "in", "--out-dir", "out"], in: dir.path)
+    #expect(result.status == 0, "\(result)")
+    #expect(!dir.exists("out/.a.png.tmp-AbC123"), "the stale temporary of an output of this run is removed")
+    #expect(dir.exists("out/.b.png.tmp-XyZ789"), "a temporary of a file this run does not write is left")
+    #expect(dir.exists("out/a.png"))
+  }
+
   @Test func failFastStopsAtTheFirstFailure() throws {
     let dir = try BatchScratch()
     try dir.mkdir("in")
