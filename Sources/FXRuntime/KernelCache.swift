@@ -83,10 +83,17 @@ public struct KernelCache: Sendable {
     memory[key] = kernel
   }
 
-  /// The object file for `key`, if it is on disk.
+  /// The object file for `key`, if it is on disk and is the one stored for
+  /// `key`: each file starts with a header line holding a checksum of the key
+  /// and the object, so a truncated file, or another kernel's object copied
+  /// over this one, is not loaded (the kernel is compiled again).
   func load(_ key: String) -> [UInt8]? {
     guard let directory, let data = FileManager.default.contents(atPath: "\(directory)/\(key).o") else { return nil }
-    return [UInt8](data)
+    let bytes = [UInt8](data)
+    guard let newline = bytes.firstIndex(of: 0x0A), newline < 80 else { return nil }
+    let object = Array(bytes[(newline + 1)...])
+    guard String(decoding: bytes[..<newline], as: UTF8.self) == Self.header(key, object) else { return nil }
+    return object
   }
 
   /// Stores an object file, atomically (temporary file, then rename); failures
@@ -96,9 +103,21 @@ public struct KernelCache: Sendable {
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
       let tmp = "\(directory)/.\(key).\(getpid()).tmp"
-      try Data(object).write(to: URL(fileURLWithPath: tmp))
+      try Data(Array((Self.header(key, object) + "\n").utf8) + object).write(to: URL(fileURLWithPath: tmp))
       if rename(tmp, "\(directory)/\(key).o") != 0 { try? FileManager.default.removeItem(atPath: tmp) }
     } catch {}
+  }
+
+  /// `fxc-object <checksum>`: two FNV-1a hashes (64-bit, different offsets)
+  /// of the key and the object's bytes.
+  static func header(_ key: String, _ object: [UInt8]) -> String {
+    func fnv(_ offset: UInt64) -> UInt64 {
+      var h = offset
+      for byte in key.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+      for byte in object { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+      return h
+    }
+    return String(format: "fxc-object %016llx%016llx", fnv(0xcbf2_9ce4_8422_2325), fnv(0x6c62_272e_07bb_0142))
   }
 }
 

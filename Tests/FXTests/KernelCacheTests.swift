@@ -47,4 +47,43 @@ struct KernelCacheTests {
     let input = randomImage(9, 4, seed: 1)
     #expect(maxDifference(try again.run([input]), try pipeline.compile(cache: nil).run([input])) == 0)
   }
+
+  /// Another kernel's valid object copied over a cache file, or a truncated
+  /// one, is not loaded: the checksum of key and object fails and the kernel
+  /// compiles again, with its own pixels (issue 16).
+  @Test func swappedOrTruncatedCacheFileIsRecompiled() throws {
+    let dir = scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let cache = KernelCache(directory: dir, useMemory: false)
+    let sepiaPipeline = try Pipeline(sepia(amount: 1))
+    let invertPipeline = try Pipeline(invert())
+    _ = try sepiaPipeline.compile(cache: cache)
+    let sepiaFiles = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
+    _ = try invertPipeline.compile(cache: cache)
+    let invertFile = try #require(Set(try FileManager.default.contentsOfDirectory(atPath: dir)).subtracting(sepiaFiles).first)
+    let sepiaFile = try #require(sepiaFiles.first)
+    let input = randomImage(9, 4, seed: 2)
+    let expected = try sepiaPipeline.compile(cache: nil).run([input])
+    // Another kernel's object in sepia's file.
+    try FileManager.default.removeItem(atPath: dir + "/" + sepiaFile)
+    try FileManager.default.copyItem(atPath: dir + "/" + invertFile, toPath: dir + "/" + sepiaFile)
+    let swapped = try sepiaPipeline.compile(cache: cache)
+    #expect(swapped.kernelSource == .compiled)
+    #expect(maxDifference(try swapped.run([input]), expected) == 0)
+    // A truncated file.
+    let whole = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + sepiaFile))
+    try whole.prefix(whole.count - 100).write(to: URL(fileURLWithPath: dir + "/" + sepiaFile))
+    let truncated = try sepiaPipeline.compile(cache: cache)
+    #expect(truncated.kernelSource == .compiled)
+    #expect(maxDifference(try truncated.run([input]), expected) == 0)
+    // The intact file loads.
+    #expect(try sepiaPipeline.compile(cache: cache).kernelSource == .diskCache)
+  }
+
+  /// The key names LLVM's full version (19.1.7, not 19): a point release
+  /// that changes code generation misses the cache.
+  @Test func keyHoldsTheFullLLVMVersion() {
+    #expect(llvmVersion.split(separator: ".").count == 3, "\(llvmVersion)")
+    #expect(KernelCache.compilerVersion.contains("llvm-\(llvmVersion)/"), "\(KernelCache.compilerVersion)")
+  }
 }
