@@ -7,6 +7,11 @@ extension EffectGraph {
   ///   effect and, where known, the source line.
   public init(output: Image, constants: Set<Param> = []) throws {
     var lowering = GraphLowering(constants: constants)
+    // Images in the order the lowering completes them (each after every
+    // image it reads), found without recursion, then lowered in that order:
+    // a stage's lowering never recurses into the stages it samples, so a
+    // chain of 10,000 effects needs no deeper stack than one effect.
+    for node in GraphLowering.completionOrder(output.node) { _ = try lowering.image(node) }
     let ref = try lowering.image(output.node)
     let count = (lowering.inputNames.keys.max() ?? 0) + 1
     self.init(
@@ -46,6 +51,42 @@ struct GraphLowering {
     }
     done[ObjectIdentifier(node)] = ref
     return ref
+  }
+
+  /// The images reachable from `root`, each after the images its expression
+  /// reads, in the order a depth-first lowering of `root` would finish them
+  /// (operands in order; a sample's image before its position), iteratively.
+  static func completionOrder(_ root: ImageNode) -> [ImageNode] {
+    enum Item {
+      case image(ImageNode)
+      case expr(ExprNode)
+      case finish(ImageNode)
+    }
+    var order: [ImageNode] = []
+    var seenImages = Set<ObjectIdentifier>(), seenExprs = Set<ObjectIdentifier>()
+    var stack: [Item] = [.image(root)]
+    while let item = stack.popLast() {
+      switch item {
+      case .finish(let node): order.append(node)
+      case .image(let node):
+        guard seenImages.insert(ObjectIdentifier(node)).inserted else { continue }
+        stack.append(.finish(node))
+        if case .stage(_, _, let body) = node.source { stack.append(.expr(body)) }
+      case .expr(let e):
+        guard seenExprs.insert(ObjectIdentifier(e)).inserted else { continue }
+        let children: [Item]
+        switch e.kind {
+        case .vector(let parts): children = parts.map { .expr($0) }
+        case .swizzle(let v, _): children = [.expr(v)]
+        case .lanewise(_, let args): children = args.map { .expr($0) }
+        case .sample(let img, _, let p): children = [.image(img), .expr(p)]
+        case .imageSize(let img): children = [.image(img)]
+        case .constant, .position, .size, .param, .invalid: children = []
+        }
+        stack += children.reversed()
+      }
+    }
+    return order
   }
 
   mutating func uniformIndex(_ p: Param) -> Int {

@@ -28,6 +28,11 @@ public enum Lower {
   /// - Throws: ``InternalError`` naming the pass after which the IR failed
   ///   verification — a bug in fxc, never a property of the user's graph.
   public static func run(_ graph: EffectGraph, options: LoweringOptions = LoweringOptions()) throws -> (Kernel, LoweringLog) {
+    // Inlining recurses once per fused stage: a long chain gets a large stack.
+    try withLargeStack { try passes(graph, options) }
+  }
+
+  static func passes(_ graph: EffectGraph, _ options: LoweringOptions) throws -> (Kernel, LoweringLog) {
     var passes = PassManager()
     var g = graph
     passes.record("input", summary: "\(g.stages.count) stages", ir: g)

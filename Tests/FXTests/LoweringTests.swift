@@ -31,3 +31,28 @@ struct LoweringTests {
     }
   }
 }
+
+/// Issue 16: a chain of thousands of effects overflowed the stack (graph
+/// lowering recursed into every stage it sampled; inlining recurses once per
+/// fused stage). Graph lowering is now iterative across stages and the passes
+/// run on a large stack: 3,000 brightness(0.0001) effects lower, fuse into one
+/// pass, and add 0.3 (by hand: 3000 × 0.0001, each clamped to alpha).
+struct LongChainTests {
+  @Test func threeThousandEffectsLowerAndRun() throws {
+    let chain = try ChainSyntax.parse(Array(repeating: "brightness(0.0001)", count: 3000).joined(separator: " | ")).resolve()
+    let graph = try EffectGraph(output: chain.effect(.input(0)))
+    #expect(graph.stages.count == 3000)
+    let (kernel, log) = try Lower.run(graph)
+    #expect(kernel.passes.count == 1)
+    #expect(log.entries.contains { $0.pass == "lower to kernel" })
+    let image = try ImageBuffer(width: 3, height: 1, format: .rgba32f)
+    image[0, 0] = SIMD4(0.1, 0.5, 0.9, 1)
+    image[1, 0] = SIMD4(0.05, 0.1, 0.2, 0.5)
+    image[2, 0] = SIMD4(0, 0, 0, 0)
+    let out = try Interpreter.run(kernel, inputs: [image], uniforms: [], params: graph.uniforms, format: .rgba32f)
+    let expected: [SIMD4<Float>] = [SIMD4(0.4, 0.8, 1, 1), SIMD4(0.2, 0.25, 0.35, 0.5), SIMD4(0, 0, 0, 0)]
+    for x in 0..<3 {
+      for c in 0..<4 { #expect(Swift.abs(out[x, 0][c] - expected[x][c]) < 1e-3, "pixel \(x) channel \(c): \(out[x, 0])") }
+    }
+  }
+}
