@@ -7,10 +7,16 @@
 /// The POSIX file operations behind ``ImageFile``: whole-file reads and
 /// atomic replacement. Failures are ``ImageFileFailure``s in plain words.
 enum FileSystem {
-  /// The whole contents of the file at `path`. Reads until end of file
+  /// The whole contents of the image file at `path`. Reads until end of file
   /// rather than trusting the size `fstat` reports (0 for /proc files).
+  ///
+  /// Only a regular file is read — a FIFO, device or socket is refused
+  /// before any read (opened without blocking, so a FIFO with no writer does
+  /// not hang), so `/dev/zero` named as an input cannot fill memory — and the
+  /// first bytes must be a PNG or JPEG signature before the rest is read, so a
+  /// huge file that is not an image (a sparse 30 GB `a.png`) is refused at once.
   static func readAll(_ path: String) throws -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw ImageFileFailure("cannot open the file: \(describe(errno))") }
     defer { close(fd) }
     var info = stat()
@@ -18,22 +24,46 @@ enum FileSystem {
     if known && info.st_mode & S_IFMT == S_IFDIR {
       throw ImageFileFailure("is a directory, not an image file")
     }
+    if known && info.st_mode & S_IFMT != S_IFREG {
+      throw ImageFileFailure("is not a regular file (\(kind(info.st_mode))); only files are read as images")
+    }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     // One byte more than the size, so that one read normally also sees the end.
     let size = known && info.st_size > 0 ? Int(info.st_size) : 0
-    var bytes = [UInt8](repeating: 0, count: size > 0 ? size + 1 : 1 << 16)
-    var count = 0
+    var bytes = [UInt8](repeating: 0, count: 16)
+    var count = try readSome(fd, into: &bytes, from: 0)
+    guard count == 0 || bytes[..<count].withUnsafeBytes({ ImageFileFormat(sniffing: $0) }) != nil else {
+      throw ImageFileFailure("unsupported format: not a PNG or JPEG file")
+    }
+    bytes.append(contentsOf: repeatElement(0, count: size > 0 ? size + 1 - count : 1 << 16))
     while true {
       if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
-      let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+      let n = try readSome(fd, into: &bytes, from: count)
       if n == 0 { break }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw ImageFileFailure("cannot read the file: \(describe(errno))")
-      }
       count += n
     }
     bytes.removeSubrange(count...)
     return bytes
+  }
+
+  /// One `read` into `bytes[offset...]` (retried on EINTR); 0 at end of file.
+  private static func readSome(_ fd: Int32, into bytes: inout [UInt8], from offset: Int) throws -> Int {
+    while true {
+      let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, $0.count - offset) }
+      if n >= 0 { return n }
+      if errno != EINTR { throw ImageFileFailure("cannot read the file: \(describe(errno))") }
+    }
+  }
+
+  /// What a file that is not regular is, for messages.
+  private static func kind(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFIFO: "a FIFO"
+    case S_IFCHR: "a character device"
+    case S_IFBLK: "a block device"
+    case S_IFSOCK: "a socket"
+    default: "not a regular file"
+    }
   }
 
   /// Writes `bytes` to a new temporary file next to `path`, flushes it and

@@ -78,7 +78,7 @@ struct InputListing {
       switch FileKind.of(path, followLinks: false) {
       case .directory:
         if recursive && descend && !isSkipped(path) { try walk(path, relative: rel, into: &found, descend: true) }
-      case .file where Self.isImageName(entry):
+      case .file where Self.isImageName(entry), .special where Self.isImageName(entry):
         found.append(BatchInput(path: path, relativePath: rel))
       default:
         break
@@ -134,7 +134,7 @@ struct InputListing {
       let path = join(directory, entry), rel = relative.isEmpty ? entry : relative + "/" + entry
       let kind = FileKind.of(path)
       if tail.isEmpty {
-        if kind == .file { matches.append(BatchInput(path: rel, relativePath: rel)) }
+        if kind == .file || kind == .special { matches.append(BatchInput(path: rel, relativePath: rel)) }
       } else if kind == .directory {
         match(tail, in: path, relative: rel, into: &matches)
       }
@@ -183,7 +183,9 @@ struct InputListing {
 
 /// What is at a path.
 enum FileKind: Equatable {
-  case missing, file, directory, other
+  /// `special`: a FIFO, device or socket — listed by a walk when named like
+  /// an image, so that reading it reports why it is not one.
+  case missing, file, directory, special, other
 
   static func of(_ path: String, followLinks: Bool = true) -> FileKind {
     var info = stat()
@@ -197,6 +199,7 @@ enum FileKind: Equatable {
     switch info.st_mode & S_IFMT {
     case S_IFREG: return .file
     case S_IFDIR: return .directory
+    case S_IFIFO, S_IFCHR, S_IFBLK, S_IFSOCK: return .special
     default: return .other
     }
   }

@@ -53,6 +53,28 @@ private let isRoot = geteuid() == 0
     expectReadError(dir.path, mentioning: "directory")
   }
 
+  /// Issue 16: `/dev/zero` or a FIFO named as an input was read until memory
+  /// ran out (or, a FIFO without a writer, forever); only regular files are read.
+  @Test func notARegularFile() throws {
+    expectReadError("/dev/zero", mentioning: "not a regular file (a character device)")
+    let dir = try TemporaryDirectory()
+    let fifo = dir.file("f.png")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    expectReadError(fifo, mentioning: "not a regular file (a FIFO)")
+  }
+
+  /// Issue 16: a 30 GB sparse file named like a PNG was read whole before its
+  /// format was checked; the signature is checked on the first bytes.
+  @Test func hugeFileThatIsNotAnImage() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.file("a.png")
+    #expect(FileManager.default.createFile(atPath: path, contents: nil))
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    try handle.truncate(atOffset: 30 << 30)
+    try handle.close()
+    expectReadError(path, mentioning: "unsupported format")
+  }
+
   @Test func emptyFile() throws {
     let dir = try TemporaryDirectory()
     try writeBytes([], to: dir.file("empty.png"))
