@@ -39,12 +39,8 @@ public enum Lower {
 
     if options.simplify {
       try passes.run("simplify stages", &g) { g in
-        var g = g, total = Simplify.Stats()
-        for i in g.stages.indices {
-          let (p, stats) = Simplify.run(g.stages[i].program)
-          g.stages[i].program = p
-          total.add(stats)
-        }
+        var g = g
+        let total = simplify(&g.stages, \.program)
         return (g, "folded \(total.folded) nodes, \(total.rewriteSummary)")
       }
       try passes.run("dead code", &g) { g in
@@ -80,12 +76,8 @@ public enum Lower {
 
     if options.simplify {
       try passes.run("simplify kernel", &kernel) { kernel in
-        var kernel = kernel, total = Simplify.Stats()
-        for i in kernel.passes.indices {
-          let (p, stats) = Simplify.run(kernel.passes[i].program)
-          kernel.passes[i].program = p
-          total.add(stats)
-        }
+        var kernel = kernel
+        let total = simplify(&kernel.passes, \.program)
         return (kernel, "folded \(total.folded) nodes, \(total.rewriteSummary)")
       }
       try passes.run("constant channels", &kernel) { kernel in
@@ -94,5 +86,16 @@ public enum Lower {
       }
     }
     return (kernel, passes.log)
+  }
+
+  /// Simplifies the program of every stage or pass in `items`; the summed statistics.
+  static func simplify<Item>(_ items: inout [Item], _ program: WritableKeyPath<Item, Program>) -> Simplify.Stats {
+    var total = Simplify.Stats()
+    for i in items.indices {
+      let (p, stats) = Simplify.run(items[i][keyPath: program])
+      items[i][keyPath: program] = p
+      total.add(stats)
+    }
+    return total
   }
 }

@@ -5,7 +5,7 @@ import Testing
 /// every pass, "(unchanged)" where a pass changed nothing, the loop plan at
 /// x86-64-v2 (4 lanes, which every x86-64 machine runs) and the run-time
 /// schedule. Times are replaced by "… ms". Regenerate after a deliberate
-/// change with `FXC_UPDATE_GOLDEN=1 swift test --filter DumpGoldenTests`.
+/// change with `scripts/update-golden.sh`.
 @Suite("fxc dump --passes: golden files")
 struct DumpGoldenTests {
   static let chains = [

@@ -5,7 +5,7 @@
 // After changing a command's declarations on purpose, regenerate the goldens
 // and review the diff:
 //
-//     FXC_UPDATE_GOLDEN=1 swift test --filter HelpTests
+//     scripts/update-golden.sh
 
 import Foundation
 import Testing
@@ -25,7 +25,7 @@ enum Golden {
       return
     }
     guard let golden = try? String(contentsOf: url, encoding: .utf8) else {
-      Issue.record("no golden file \(name); run FXC_UPDATE_GOLDEN=1 swift test --filter HelpTests", sourceLocation: sourceLocation)
+      Issue.record("no golden file \(name); run scripts/update-golden.sh", sourceLocation: sourceLocation)
       return
     }
     guard text != golden else { return }
@@ -36,7 +36,7 @@ enum Golden {
       \(name) differs from the output at line \(line + 1):
         output: \(line < a.count ? a[line] : "(end)")
         golden: \(line < b.count ? b[line] : "(end)")
-      (if the change is meant, run FXC_UPDATE_GOLDEN=1 swift test --filter HelpTests and review the diff)
+      (if the change is meant, run scripts/update-golden.sh and review the diff)
       """, sourceLocation: sourceLocation)
   }
 }
