@@ -180,7 +180,7 @@ public final class CompiledPipeline: @unchecked Sendable {
       let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
       return try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)
     }
-    let output = try ImageBuffer(width: first.width, height: first.height, format: layout.output)
+    let output = try ImageBuffer(width: first.width, height: first.height, format: layout.output, zeroFilled: false)
     try run(inputs, into: output, uniforms: uniforms, threads: threads)
     return output
   }

@@ -21,9 +21,13 @@ public enum PixelFormat: String, Sendable, CaseIterable, Hashable {
 /// Errors about image buffers themselves (not files).
 public enum ImageBufferError: Error, CustomStringConvertible, Equatable {
   case invalidSize(width: Int, height: Int)
+  /// The system could not give `bytes` of memory for a buffer.
+  case outOfMemory(bytes: Int)
 
   public var description: String {
     switch self {
+    case .outOfMemory(let bytes):
+      "out of memory: cannot allocate \(bytes >> 20) MiB for an image buffer"
     case .invalidSize(let w, let h):
       "invalid image size \(w)×\(h): width and height must be 1…\(ImageBuffer.maxDimension) and the image at most \(ImageBuffer.maxPixels) pixels"
     }
@@ -32,7 +36,8 @@ public enum ImageBufferError: Error, CustomStringConvertible, Equatable {
 
 /// A `width × height` raster of premultiplied RGBA pixels in one of the
 /// ``PixelFormat``s, rows stored top to bottom, `rowBytes` apart, in memory
-/// aligned to 64 bytes. The buffer owns its memory.
+/// aligned to 64 bytes. The buffer owns its memory, which comes from
+/// ``BufferPool/shared`` and goes back to it when the buffer is released.
 ///
 /// Not thread-safe for writes to the same pixel; disjoint rows may be written
 /// from different threads (that is how kernels run).
@@ -50,10 +55,13 @@ public final class ImageBuffer: @unchecked Sendable {
   /// The first byte of the first row.
   public let data: UnsafeMutableRawPointer
 
-  /// A zero-filled (transparent) buffer.
+  /// A buffer, zero-filled (transparent) unless `zeroFilled` is false — for
+  /// a buffer that a kernel or decoder writes entirely, whose memory may then
+  /// hold anything until it does (a reused block is not cleared: no cost).
   /// - Throws: ``ImageBufferError/invalidSize(width:height:)`` when a side is
-  ///   not in 1…``maxDimension`` or the area exceeds ``maxPixels``.
-  public init(width: Int, height: Int, format: PixelFormat) throws {
+  ///   not in 1…``maxDimension`` or the area exceeds ``maxPixels``;
+  ///   ``ImageBufferError/outOfMemory(bytes:)`` when the memory cannot be had.
+  public init(width: Int, height: Int, format: PixelFormat, zeroFilled: Bool = true) throws {
     guard width >= 1, height >= 1, width <= Self.maxDimension, height <= Self.maxDimension,
       width * height <= Self.maxPixels
     else { throw ImageBufferError.invalidSize(width: width, height: height) }
@@ -62,11 +70,14 @@ public final class ImageBuffer: @unchecked Sendable {
     self.format = format
     self.rowBytes = width * format.bytesPerPixel
     let count = rowBytes * height
-    data = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 64)
-    data.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+    block = try BufferPool.shared.allocate(byteCount: count)
+    data = block.pointer
+    if zeroFilled && !block.isZero { data.initializeMemory(as: UInt8.self, repeating: 0, count: count) }
   }
 
-  deinit { data.deallocate() }
+  private let block: BufferPool.Block
+
+  deinit { BufferPool.shared.release(block) }
 
   /// Total bytes of pixel data.
   public var byteCount: Int { rowBytes * height }
@@ -139,9 +150,10 @@ public final class ImageBuffer: @unchecked Sendable {
   }
 
   /// A deep copy, optionally converted to another format.
-  public func copy(as newFormat: PixelFormat? = nil) -> ImageBuffer {
+  /// - Throws: ``ImageBufferError/outOfMemory(bytes:)``.
+  public func copy(as newFormat: PixelFormat? = nil) throws -> ImageBuffer {
     let f = newFormat ?? format
-    let out = try! ImageBuffer(width: width, height: height, format: f)
+    let out = try ImageBuffer(width: width, height: height, format: f, zeroFilled: false)
     if f == format {
       out.data.copyMemory(from: data, byteCount: byteCount)
     } else {

@@ -16,7 +16,7 @@ enum JPEGCodec {
     let width = Int(header.width)
     let height = Int(header.height)
     try checkImageSize(width: width, height: height)
-    let image = try ImageBuffer(width: width, height: height, format: .rgba8)
+    let image = try ImageBuffer(width: width, height: height, format: .rgba8, zeroFilled: false)
     let decoded = message.withBuffer { msg, cap in
       fx_jpeg_reader_decode(reader, image.data, image.rowBytes, msg, cap)
     }

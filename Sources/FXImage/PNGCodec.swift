@@ -21,7 +21,7 @@ enum PNGCodec {
     let height = Int(header.height)
     let sixteen = header.bit_depth == 16
     try checkImageSize(width: width, height: height)
-    let image = try ImageBuffer(width: width, height: height, format: sixteen ? .rgba16 : .rgba8)
+    let image = try ImageBuffer(width: width, height: height, format: sixteen ? .rgba16 : .rgba8, zeroFilled: false)
     let decoded = message.withBuffer { msg, cap in
       fx_png_reader_decode(reader, image.data, image.rowBytes, msg, cap)
     }

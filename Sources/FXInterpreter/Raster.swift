@@ -29,7 +29,7 @@ public struct Raster: Sendable {
 
   /// The raster stored in `format` (quantised as DESIGN §1 says).
   public func buffer(_ format: PixelFormat) -> ImageBuffer {
-    let out = try! ImageBuffer(width: Int(width), height: Int(height), format: format)
+    let out = try! ImageBuffer(width: Int(width), height: Int(height), format: format, zeroFilled: false)
     for y in 0..<Int(height) {
       for x in 0..<Int(width) { out[x, y] = pixels[y * Int(width) + x] }
     }

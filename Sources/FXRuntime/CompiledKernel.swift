@@ -23,7 +23,6 @@ public final class CompiledKernel: @unchecked Sendable {
   private var passes: [PassFunction] { code.passes }
   /// The loop plan the code follows (``KernelPlan``): per pass and at run time.
   public let plan: KernelPlan
-  private let pool = BufferPool()
 
   /// Milliseconds spent in each phase of the compile ("emit", "optimise"; the
   /// rest of ``compileMilliseconds`` is machine-code generation and linking).
@@ -127,15 +126,16 @@ public final class CompiledKernel: @unchecked Sendable {
       let ringRows = kernel.intermediates.indices.map { RunPlan.ringRows(plan.run.rowSpan[passWriting(inputCountOffset: $0)]) }
       let columnLookahead = plan.run.columnLookahead
       let (tileStarts, tileWidth) = tiles(columns: columns, ringRows: ringRows)
+      // Every band's rings, allocated before any runs (an allocation may throw).
+      let bandRings = try (0..<bands).map { _ in try ringRows.map { try BufferPool.shared.allocate(byteCount: $0 * intermediateBytes) } }
+      defer { for rings in bandRings { rings.forEach(BufferPool.shared.release) } }
       let perBand = { (band: Int) in
         let y0 = band * height / bands, y1 = (band + 1) * height / bands
-        let rings = ringRows.map { self.pool.take(byteCount: $0 * intermediateBytes) }
-        defer { for (r, rows) in zip(rings, ringRows) { self.pool.give(r, byteCount: rows * intermediateBytes) } }
         var descriptors = Array(fixed.dropLast())
-        for (r, rows) in zip(rings, ringRows) {
+        for (r, rows) in zip(bandRings[band], ringRows) {
           descriptors.append(
             BufferDescriptor(
-              data: r, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), rowMask: Int32(rows - 1),
+              data: r.pointer, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), rowMask: Int32(rows - 1),
               planeStride: Int32(planeStride)))
         }
         descriptors.append(fixed.last!)
@@ -169,30 +169,35 @@ public final class CompiledKernel: @unchecked Sendable {
       }
       if bands == 1 { perBand(0) } else { DispatchQueue.concurrentPerform(iterations: bands, execute: perBand) }
     } else {
-      // Whole-image intermediates, each pass over all bands before the next.
-      let buffers = kernel.intermediates.map { _ in pool.take(byteCount: intermediateBytes * height) }
-      defer { for b in buffers { pool.give(b, byteCount: intermediateBytes * height) } }
-      var descriptors = Array(fixed.dropLast())
-      for b in buffers {
-        descriptors.append(
-          BufferDescriptor(
-            data: b, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), planeStride: Int32(planeStride)))
-      }
-      descriptors.append(fixed.last!)
-      descriptors.withUnsafeBytes { d in
-        values.withUnsafeBufferPointer { u in
-          for pass in passes {
-            let run = { (band: Int) in
-              pass(
-                d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(band * height / bands),
-                Int32((band + 1) * height / bands), 0, Int32(columns))
-            }
-            if bands == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: bands, execute: run) }
+      try executeWholeImage(fixed: fixed, width: width, height: height, columns: columns, values: values, bands: bands)
+    }
+    withExtendedLifetime((inputs, output)) {}
+  }
+
+  /// Whole-image intermediates, each pass over all bands before the next.
+  private func executeWholeImage(fixed: [BufferDescriptor], width: Int, height: Int, columns: Int, values: [Float], bands: Int) throws {
+    let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: columns)
+    let buffers = try kernel.intermediates.map { _ in try BufferPool.shared.allocate(byteCount: intermediateBytes * height) }
+    defer { buffers.forEach(BufferPool.shared.release) }
+    var descriptors = Array(fixed.dropLast())
+    for b in buffers {
+      descriptors.append(
+        BufferDescriptor(
+          data: b.pointer, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), planeStride: Int32(planeStride)))
+    }
+    descriptors.append(fixed.last!)
+    descriptors.withUnsafeBytes { d in
+      values.withUnsafeBufferPointer { u in
+        for pass in passes {
+          let run = { (band: Int) in
+            pass(
+              d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(band * height / bands),
+              Int32((band + 1) * height / bands), 0, Int32(columns))
           }
+          if bands == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: bands, execute: run) }
         }
       }
     }
-    withExtendedLifetime((inputs, output)) {}
   }
 
   /// Column tiles of a row `columns` wide: as wide as keeps every ring's
@@ -235,27 +240,4 @@ public final class CompiledKernel: @unchecked Sendable {
     BufferDescriptor(data: b.data, rowBytes: Int64(b.rowBytes), width: Int32(b.width), height: Int32(b.height))
   }
 
-}
-
-/// Reuses large scratch buffers between runs, so intermediates cost neither an
-/// allocation nor fresh page faults each time. Thread-safe.
-final class BufferPool: @unchecked Sendable {
-  private var free: [Int: [UnsafeMutableRawPointer]] = [:]
-  private let lock = NSLock()
-
-  func take(byteCount: Int) -> UnsafeMutableRawPointer {
-    lock.lock()
-    defer { lock.unlock() }
-    if let p = free[byteCount]?.popLast() { return p }
-    return UnsafeMutableRawPointer.allocate(byteCount: Swift.max(byteCount, 64), alignment: 64)
-  }
-
-  func give(_ p: UnsafeMutableRawPointer, byteCount: Int) {
-    lock.lock()
-    defer { lock.unlock() }
-    // Keep a few per size; a long batch of one size reuses them.
-    if free[byteCount, default: []].count < 8 { free[byteCount, default: []].append(p) } else { p.deallocate() }
-  }
-
-  deinit { for list in free.values { for p in list { p.deallocate() } } }
 }

@@ -139,6 +139,10 @@ struct BenchCommand: Command {
       let output = try ImageBuffer(width: input.width, height: input.height, format: input.format)
       let jit = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try compiled.run([input], into: output, threads: threads) }
       let jitAll = try bestTime(budget: budget) { try compiled.run([input], into: output, threads: allThreads) }
+      // As a library user gets it: a fresh output from every run (from the buffer pool).
+      let fresh = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try compiled.run([input], threads: threads) }
+      let freshAll = try bestTime(budget: budget) { _ = try compiled.run([input], threads: allThreads) }
+      let faults = try pageFaults(runs: 5) { _ = try compiled.run([input], threads: threads) }
       let interpRate = Double(interpPixels) / 1e6 / interp, jitRate = mpix / jit, jitAllRate = mpix / jitAll
       // A chain with a split convolution is also timed unsplit, side by side.
       var unsplitRate: Double? = nil
@@ -150,7 +154,8 @@ struct BenchCommand: Command {
       }
       let row = Row(
         chain: chain, width: input.width, height: input.height, interpRate: interpRate, jitRate: jitRate, jitAllRate: jitAllRate,
-        memcpyRate: memcpyRate, unsplitRate: unsplitRate, hasSplit: hasSplit, compiled: compiled, cached: cached,
+        memcpyRate: memcpyRate, freshRate: mpix / fresh, freshAllRate: mpix / freshAll, pageFaultsPerRun: faults,
+        unsplitRate: unsplitRate, hasSplit: hasSplit, compiled: compiled, cached: cached,
         opaque: !options.opaqueInputs.isEmpty)
       if json { printJSON(row) } else { printRow(row) }
     }
@@ -199,6 +204,10 @@ extension BenchCommand {
     var chain: String
     var width: Int, height: Int
     var interpRate: Double, jitRate: Double, jitAllRate: Double, memcpyRate: Double
+    /// The JIT with a fresh output buffer per run (`CompiledPipeline.run(_:)`), 1 and all threads.
+    var freshRate: Double, freshAllRate: Double
+    /// Minor page faults per fresh-output run, after warm-up.
+    var pageFaultsPerRun: Double
     var unsplitRate: Double?
     var hasSplit: Bool
     var compiled: CompiledPipeline, cached: CompiledPipeline
@@ -214,7 +223,9 @@ extension BenchCommand {
         ("compile_ms_cold", fixed(r.compiled.compileMilliseconds, 2)), ("llvm_ms", fixed(r.compiled.llvmMilliseconds, 2)),
         ("llvm_optimise_ms", fixed(r.compiled.llvmPhases["optimise"] ?? 0, 2)), ("compile_ms_cached", fixed(r.cached.compileMilliseconds, 2)),
         ("threads", "\(threads)"), ("jit_mpix_s_all_threads", fixed(r.jitAllRate, 3)), ("all_threads", "\(allThreads)"),
-        ("memcpy_mpix_s", fixed(r.memcpyRate, 3)), ("percent_of_memcpy", fixed(100 * r.jitRate / r.memcpyRate, 1)),
+        ("jit_fresh_mpix_s", fixed(r.freshRate, 3)), ("jit_fresh_mpix_s_all_threads", fixed(r.freshAllRate, 3)),
+        ("page_faults_per_run", fixed(r.pageFaultsPerRun, 1)), ("memcpy_mpix_s", fixed(r.memcpyRate, 3)),
+        ("percent_of_memcpy", fixed(100 * r.jitRate / r.memcpyRate, 1)),
         ("cpu", jsonString(Target.host.summary)), ("target", jsonString(target.name)),
         ("vector_width", "\(target.lanes)"), ("clock", jsonString(clock.rawValue)),
         ("split_convolution", r.hasSplit ? "true" : "false"), ("opaque_input", r.opaque ? "true" : "false"),

@@ -48,6 +48,20 @@ func bestTime(budget: Double, clock: BenchClock = .wall, _ body: () throws -> Vo
   return best
 }
 
+/// Minor page faults of this process per call of `body`, averaged over
+/// `runs` calls after one warm-up call (getrusage's `ru_minflt`).
+func pageFaults(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+  func minor() -> Int {
+    var u = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &u)
+    return u.ru_minflt
+  }
+  try body()
+  let start = minor()
+  for _ in 0..<runs { try body() }
+  return Double(minor() - start) / Double(runs)
+}
+
 func fixed(_ v: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", v) }
 
 /// The worker threads to use: `--threads N`, default all cores.

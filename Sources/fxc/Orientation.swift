@@ -100,7 +100,7 @@ enum ExifOrientation {
     guard (2...8).contains(orientation) else { return image }
     let w = image.width, h = image.height
     let swaps = orientation >= 5
-    let out = try ImageBuffer(width: swaps ? h : w, height: swaps ? w : h, format: image.format)
+    let out = try ImageBuffer(width: swaps ? h : w, height: swaps ? w : h, format: image.format, zeroFilled: false)
     // Where the source pixel of output (x, y) is.
     let source: (Int, Int) -> (Int, Int) =
       switch orientation {
