@@ -42,7 +42,9 @@ public struct Pipeline: Sendable {
     try Lower.run(graph, options: options)
   }
 
-  /// Lowers and compiles for inputs stored as `inputFormats`, writing `outputFormat`.
+  /// Lowers and compiles for inputs stored as `inputFormats`, writing
+  /// `outputFormat` (the kernel premultiplies 8- and 16-bit inputs after
+  /// loading and un-premultiplies before storing such an output: DESIGN §1).
   /// With `.jit`, an LLVM failure falls back to the interpreter (reported by
   /// ``CompiledPipeline/backend`` and ``CompiledPipeline/fallbackReason``).
   /// - Throws: ``RunError`` when `inputFormats` does not name one format per input.
@@ -61,12 +63,13 @@ public struct Pipeline: Sendable {
       throw RunError("this machine (\(Target.host.summary)) cannot run code for target '\(target.name)': it \(reason)")
     }
     let start = DispatchTime.now().uptimeNanoseconds
-    let (kernel, _) = try lower(options)
-    let formats = inputFormats ?? Array(repeating: .rgba8, count: kernel.inputCount)
-    guard formats.count == kernel.inputCount else {
-      throw RunError("the pipeline reads \(kernel.inputCount) image(s); \(formats.count) input format(s) given")
+    let inputCount = max(graph.inputs.count, 1)
+    let formats = inputFormats ?? Array(repeating: .rgba8, count: inputCount)
+    guard formats.count == inputCount else {
+      throw RunError("the pipeline reads \(inputCount) image(s); \(formats.count) input format(s) given")
     }
     let layout = KernelLayout(inputs: formats, output: outputFormat)
+    let (kernel, _) = try lower(layout.matching(options))
     var result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: nil, source: nil)
     if backend == .jit {
       do {

@@ -15,6 +15,28 @@ public struct KernelLayout: Hashable, Sendable {
     self.output = output
   }
 
+  /// `options` with the alpha storage of these buffers: straight alpha for
+  /// the 8- and 16-bit ones (``PixelFormat/holdsStraightAlpha``), which the
+  /// kernel then premultiplies after loads and un-premultiplies before the store.
+  public func matching(_ options: LoweringOptions) -> LoweringOptions {
+    var o = options
+    o.straightAlphaInputs = Set(inputs.indices.filter { inputs[$0].holdsStraightAlpha })
+    o.straightAlphaOutput = output.holdsStraightAlpha
+    return o
+  }
+
+  /// Why `kernel` cannot run on these buffers' alpha storage (it was lowered
+  /// for another: see ``matching(_:)``), or nil when it can.
+  public func alphaMismatch(_ kernel: Kernel) -> String? {
+    let straight = matching(LoweringOptions())
+    if kernel.straightAlphaInputs != straight.straightAlphaInputs || kernel.straightAlphaOutput != straight.straightAlphaOutput {
+      return "the kernel was lowered for straight alpha in inputs \(kernel.straightAlphaInputs.sorted())"
+        + "\(kernel.straightAlphaOutput ? " and the output" : ""), but the buffers are \(inputs) → \(output)"
+        + " (lower with KernelLayout.matching(_:))"
+    }
+    return nil
+  }
+
   /// The format of every buffer of `kernel`: inputs, RGBA32F intermediates, output.
   func formats(_ kernel: Kernel) -> [PixelFormat] {
     inputs + Array(repeating: .rgba32f, count: kernel.intermediates.count) + [output]

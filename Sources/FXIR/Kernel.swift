@@ -31,13 +31,25 @@ public struct Kernel: Sendable, CustomStringConvertible {
   public var uniformCount: Int
   /// Why each stage was inlined or materialised, for `fxc dump`.
   public var scheduleNotes: [String]
+  /// Inputs stored with straight alpha (8- and 16-bit buffers, DESIGN §1):
+  /// their `load`s return the stored values and the program premultiplies
+  /// color by alpha itself, in fp32. Other inputs hold premultiplied values.
+  public var straightAlphaInputs: Set<Int>
+  /// Whether the output buffer holds straight alpha: the last pass's program
+  /// un-premultiplies (`c / a` where `a > 0`, else 0) before the store quantises.
+  public var straightAlphaOutput: Bool
 
-  public init(inputCount: Int, intermediates: [Int], passes: [Pass], uniformCount: Int, scheduleNotes: [String]) {
+  public init(
+    inputCount: Int, intermediates: [Int], passes: [Pass], uniformCount: Int, scheduleNotes: [String],
+    straightAlphaInputs: Set<Int> = [], straightAlphaOutput: Bool = false
+  ) {
     self.inputCount = inputCount
     self.intermediates = intermediates
     self.passes = passes
     self.uniformCount = uniformCount
     self.scheduleNotes = scheduleNotes
+    self.straightAlphaInputs = straightAlphaInputs
+    self.straightAlphaOutput = straightAlphaOutput
   }
 
   public var outputBuffer: Int { inputCount + intermediates.count }
@@ -46,7 +58,9 @@ public struct Kernel: Sendable, CustomStringConvertible {
   public var description: String {
     var s = "kernel: \(passes.count) pass\(passes.count == 1 ? "" : "es"), buffers: "
     s += (0..<bufferCount).map { b in
-      b < inputCount ? "b\(b)=in\(b)" : b == outputBuffer ? "b\(b)=output" : "b\(b)=s\(intermediates[b - inputCount]) (rgba32f)"
+      if b < inputCount { return "b\(b)=in\(b)" + (straightAlphaInputs.contains(b) ? " (straight alpha)" : "") }
+      if b == outputBuffer { return "b\(b)=output" + (straightAlphaOutput ? " (straight alpha)" : "") }
+      return "b\(b)=s\(intermediates[b - inputCount]) (rgba32f)"
     }.joined(separator: ", ")
     for p in passes {
       s += "\npass '\(p.name)' → b\(p.output) (\(p.program.liveCount) nodes)\n\(p.program)"

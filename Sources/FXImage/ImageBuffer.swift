@@ -1,12 +1,17 @@
-/// How one pixel is stored in memory. Every format holds four channels, RGBA,
-/// with **premultiplied** alpha (DESIGN §1).
+/// How one pixel is stored in memory. Every format holds four channels, RGBA.
+/// The integer formats hold **straight** (unassociated) alpha, as PNG, TIFF
+/// and WebP files store it; `rgba32f` holds **premultiplied** alpha, as
+/// kernels compute (DESIGN §1, amended 2026-12-01).
 public enum PixelFormat: String, Sendable, CaseIterable, Hashable {
-  /// 4 × UInt8, unorm (0…255 ↔ 0…1).
+  /// 4 × UInt8, unorm (0…255 ↔ 0…1), straight alpha.
   case rgba8
-  /// 4 × UInt16, unorm (0…65535 ↔ 0…1), native byte order.
+  /// 4 × UInt16, unorm (0…65535 ↔ 0…1), native byte order, straight alpha.
   case rgba16
-  /// 4 × Float32.
+  /// 4 × Float32, premultiplied alpha.
   case rgba32f
+
+  /// Whether color is stored straight (not multiplied by alpha): rgba8 and rgba16.
+  public var holdsStraightAlpha: Bool { self != .rgba32f }
 
   /// Bytes of one pixel: 4, 8 or 16.
   public var bytesPerPixel: Int {
@@ -34,8 +39,8 @@ public enum ImageBufferError: Error, CustomStringConvertible, Equatable {
   }
 }
 
-/// A `width × height` raster of premultiplied RGBA pixels in one of the
-/// ``PixelFormat``s, rows stored top to bottom, `rowBytes` apart, in memory
+/// A `width × height` raster of RGBA pixels in one of the ``PixelFormat``s
+/// (straight alpha in rgba8 and rgba16, premultiplied in rgba32f), rows stored top to bottom, `rowBytes` apart, in memory
 /// aligned to 64 bytes. The buffer owns its memory, which comes from
 /// ``BufferPool/shared`` and goes back to it when the buffer is released.
 ///
@@ -82,10 +87,39 @@ public final class ImageBuffer: @unchecked Sendable {
   /// Total bytes of pixel data.
   public var byteCount: Int { rowBytes * height }
 
-  /// The pixel at column `x`, row `y` as premultiplied floats in 0…1 (formats
-  /// other than rgba32f are multiplied by the float nearest 1/255 or 1/65535,
-  /// exactly as compiled kernels convert). Precondition: in bounds.
+  /// The pixel at column `x`, row `y` as premultiplied floats in 0…1, as a
+  /// kernel sees it: the stored values (``subscript(stored:_:)``), with the
+  /// color of the straight-alpha formats multiplied by alpha in fp32. Setting
+  /// it stores the premultiplied value `v`: for rgba8 and rgba16 the color is
+  /// un-premultiplied in fp32 first (`c / min(a, 1)` where `a > 0`, else 0),
+  /// then every channel quantised (DESIGN §1) — exactly as a compiled kernel's
+  /// store does. Precondition: in bounds.
   public subscript(x: Int, y: Int) -> SIMD4<Float> {
+    get {
+      let v = self[stored: x, y]
+      return format.holdsStraightAlpha ? SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w) : v
+    }
+    set {
+      guard format.holdsStraightAlpha else {
+        self[stored: x, y] = newValue
+        return
+      }
+      let a = newValue.w
+      guard a > 0 else {
+        self[stored: x, y] = SIMD4(0, 0, 0, a)
+        return
+      }
+      let s = Swift.min(a, 1)
+      self[stored: x, y] = SIMD4(newValue.x / s, newValue.y / s, newValue.z / s, a)
+    }
+  }
+
+  /// The stored values of the pixel at column `x`, row `y`, as floats: unorm
+  /// channels multiplied by the float nearest 1/255 or 1/65535, exactly as
+  /// compiled kernels convert a load (straight alpha in rgba8 and rgba16).
+  /// Setting it quantises per DESIGN §1 (NaN → 0, clamp to 0…1, round to
+  /// nearest) with no alpha step. Precondition: in bounds.
+  public subscript(stored x: Int, y: Int) -> SIMD4<Float> {
     get {
       precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
       let p = data + y * rowBytes + x * format.bytesPerPixel
@@ -149,7 +183,8 @@ public final class ImageBuffer: @unchecked Sendable {
     }
   }
 
-  /// A deep copy, optionally converted to another format.
+  /// A deep copy, optionally converted to another format (through the
+  /// premultiplied pixel values, ``subscript(_:_:)``).
   /// - Throws: ``ImageBufferError/outOfMemory(bytes:)``.
   public func copy(as newFormat: PixelFormat? = nil) throws -> ImageBuffer {
     let f = newFormat ?? format

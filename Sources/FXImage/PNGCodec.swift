@@ -2,8 +2,8 @@ internal import CPNG
 
 /// PNG through libpng (see Sources/CPNG for the setjmp shims).
 enum PNGCodec {
-  /// Decodes a whole PNG file held in memory to premultiplied `.rgba8` or,
-  /// for 16-bit files, `.rgba16`.
+  /// Decodes a whole PNG file held in memory to `.rgba8` or, for 16-bit
+  /// files, `.rgba16`, with straight alpha as the file holds it.
   static func decode(_ bytes: UnsafeRawBufferPointer) throws -> (ImageBuffer, ImageFileInfo) {
     try checkHeaderSize(bytes)
     var message = CMessage()
@@ -26,11 +26,7 @@ enum PNGCodec {
       fx_png_reader_decode(reader, image.data, image.rowBytes, msg, cap)
     }
     guard decoded == FX_PNG_OK else { throw failure(decoded, message) }
-    if sixteen {
-      Alpha.premultiplyRGBA16FromBigEndian(image)
-    } else {
-      Alpha.premultiplyRGBA8(image)
-    }
+    if sixteen { Alpha.nativeEndianRGBA16(fromBigEndian: image) }
     let info = ImageFileInfo(
       format: .png,
       layout: layout(colorType: header.color_type, transparency: header.has_trns != 0),

@@ -1,9 +1,9 @@
-// Straight ↔ premultiplied alpha, and packing buffers into the channel layouts
-// that files store. Integer rules (max = 255 or 65535):
-//   premultiply:   c' = (c·a + max/2) / max           (rounds to nearest)
-//   unpremultiply: c  = a == 0 ? 0 : min(max, (c'·max + a/2) / a)
-// For every valid premultiplied value (c' ≤ a) unpremultiply then premultiply
-// gives c' back, so a premultiplied buffer survives a straight-alpha file exactly.
+// Packing buffers into the channel layouts that files store. rgba8 and rgba16
+// buffers hold straight alpha, as files do (DESIGN §1), so a layout with alpha
+// stores them as they are; a layout without alpha stores the color composited
+// over black, premultiplied in integers (max = 255 or 65535):
+//   c' = (c·a + max/2) / max           (rounds to nearest)
+// rgba32f buffers hold premultiplied color: it is un-premultiplied in float.
 
 enum Alpha {
   /// Premultiplies one straight channel value by `a`; `max` is 255 or 65535.
@@ -12,55 +12,21 @@ enum Alpha {
     (c * a + max / 2) / max
   }
 
-  /// Un-premultiplies one channel value by `a`; `max` is 255 or 65535.
+  /// The color of a straight RGBA pixel composited over black, alpha kept.
   @inline(__always)
-  static func unpremultiply(_ c: UInt32, _ a: UInt32, max: UInt32) -> UInt32 {
-    a == 0 ? 0 : Swift.min(max, (c * max + a / 2) / a)
-  }
-
-  /// Un-premultiplies the color of an RGBA pixel, keeping its alpha.
-  @inline(__always)
-  static func unpremultiply(_ v: SIMD4<UInt32>, max: UInt32) -> SIMD4<UInt32> {
+  static func premultiply(_ v: SIMD4<UInt32>, max: UInt32) -> SIMD4<UInt32> {
     let a = v.w
     if a == max { return v }
-    return SIMD4(
-      unpremultiply(v.x, a, max: max), unpremultiply(v.y, a, max: max),
-      unpremultiply(v.z, a, max: max), a)
+    return SIMD4(premultiply(v.x, a, max: max), premultiply(v.y, a, max: max), premultiply(v.z, a, max: max), a)
   }
 
-  /// Premultiplies, in place, an `.rgba8` buffer that holds straight alpha.
-  static func premultiplyRGBA8(_ image: ImageBuffer) {
-    precondition(image.format == .rgba8)
-    for y in 0..<image.height {
-      let row = image.data + y * image.rowBytes
-      for x in 0..<image.width {
-        let p = row + 4 * x
-        let a = UInt32(p.load(fromByteOffset: 3, as: UInt8.self))
-        if a == 255 { continue }
-        for k in 0..<3 {
-          let c = UInt32(p.load(fromByteOffset: k, as: UInt8.self))
-          p.storeBytes(of: UInt8(premultiply(c, a, max: 255)), toByteOffset: k, as: UInt8.self)
-        }
-      }
-    }
-  }
-
-  /// Converts, in place, an `.rgba16` buffer holding big-endian samples with
-  /// straight alpha (as PNG stores them) to native-endian premultiplied.
-  static func premultiplyRGBA16FromBigEndian(_ image: ImageBuffer) {
+  /// Converts, in place, an `.rgba16` buffer holding big-endian samples (as
+  /// PNG stores them) to native byte order.
+  static func nativeEndianRGBA16(fromBigEndian image: ImageBuffer) {
     precondition(image.format == .rgba16)
     for y in 0..<image.height {
-      let row = image.data + y * image.rowBytes
-      for x in 0..<image.width {
-        let p = row + 8 * x
-        let a = UInt32(UInt16(bigEndian: p.loadUnaligned(fromByteOffset: 6, as: UInt16.self)))
-        for k in 0..<4 {
-          let raw = UInt32(
-            UInt16(bigEndian: p.loadUnaligned(fromByteOffset: 2 * k, as: UInt16.self)))
-          let c = k == 3 || a == 65535 ? raw : premultiply(raw, a, max: 65535)
-          p.storeBytes(of: UInt16(c), toByteOffset: 2 * k, as: UInt16.self)
-        }
-      }
+      let row = (image.data + y * image.rowBytes).assumingMemoryBound(to: UInt16.self)
+      for i in 0..<4 * image.width { row[i] = UInt16(bigEndian: row[i]) }
     }
   }
 }
@@ -69,7 +35,7 @@ enum Packing {
   /// The pixel at (`x`, `y`) as integers of `bitDepth` 8 or 16 bits: straight
   /// alpha when `straight`, otherwise premultiplied (the color composited
   /// over black). rgba32f is quantised per DESIGN §1 (NaN → 0, clamp to 0…1,
-  /// round to nearest); it is un-premultiplied in float, before quantising.
+  /// round to nearest); for straight alpha it is un-premultiplied in float first.
   @inline(__always)
   static func sample(_ image: ImageBuffer, _ x: Int, _ y: Int, bitDepth: Int, straight: Bool)
     -> SIMD4<UInt32>
@@ -78,11 +44,11 @@ enum Packing {
     switch image.format {
     case .rgba8:
       var v = SIMD4<UInt32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD4<UInt8>.self))
-      if straight { v = Alpha.unpremultiply(v, max: 255) }
+      if !straight { v = Alpha.premultiply(v, max: 255) }
       return bitDepth == 16 ? v &* 257 : v
     case .rgba16:
       var v = SIMD4<UInt32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD4<UInt16>.self))
-      if straight { v = Alpha.unpremultiply(v, max: 65535) }
+      if !straight { v = Alpha.premultiply(v, max: 65535) }
       return bitDepth == 8 ? (v &* 255 &+ 32767) / 65535 : v
     case .rgba32f:
       var f = p.loadUnaligned(as: SIMD4<Float>.self)

@@ -50,12 +50,23 @@ public enum Interpreter {
   }
 
   /// Runs a lowered kernel pass by pass (the "interpreter on the optimised
-  /// graph"); the output is stored in `format`.
+  /// graph"); the output is stored in `format`. A kernel's loads read what its
+  /// buffers store: an input it premultiplies itself
+  /// (``Kernel/straightAlphaInputs``) is read as stored, any other as premultiplied.
+  /// - Throws: ``RunError`` when inputs are missing, or the kernel expects a
+  ///   straight-alpha buffer (input or output) where an rgba32f one is given.
   public static func run(
     _ kernel: Kernel, inputs: [ImageBuffer], uniforms: [Float] = [], params: [Param] = [],
     format: PixelFormat = .rgba32f
   ) throws -> ImageBuffer {
-    var ctx = try context(inputCount: kernel.inputCount, inputs, uniforms: uniforms, params: params)
+    for k in kernel.straightAlphaInputs.sorted() where k < inputs.count && !inputs[k].format.holdsStraightAlpha {
+      throw RunError("the kernel was lowered for input \(k) with straight alpha, but an \(inputs[k].format) buffer was given")
+    }
+    if kernel.straightAlphaOutput && !format.holdsStraightAlpha {
+      throw RunError("the kernel was lowered for an output with straight alpha, but \(format) was asked for")
+    }
+    var ctx = try context(
+      inputCount: kernel.inputCount, inputs, uniforms: uniforms, params: params, stored: kernel.straightAlphaInputs)
     let w = Int(ctx.width), h = Int(ctx.height)
     ctx.buffers = ctx.inputs + Array(repeating: Raster(width: w, height: h), count: kernel.bufferCount - kernel.inputCount)
     for pass in kernel.passes {
@@ -67,10 +78,11 @@ public enum Interpreter {
       }
       ctx.buffers[pass.output] = raster
     }
-    return ctx.buffers[kernel.outputBuffer].buffer(format)
+    return ctx.buffers[kernel.outputBuffer].buffer(format, stored: kernel.straightAlphaOutput)
   }
 
-  static func context(inputCount: Int, _ inputs: [ImageBuffer], uniforms: [Float], params: [Param]) throws
+  /// The evaluation context; the inputs in `stored` are read as stored, the others premultiplied.
+  static func context(inputCount: Int, _ inputs: [ImageBuffer], uniforms: [Float], params: [Param], stored: Set<Int> = []) throws
     -> EvalContext
   {
     guard let first = inputs.first, inputs.count >= inputCount else {
@@ -79,6 +91,6 @@ public enum Interpreter {
     let values = params.indices.map { $0 < uniforms.count ? uniforms[$0] : params[$0].value }
     return EvalContext(
       width: Int32(first.width), height: Int32(first.height), uniforms: values.isEmpty ? uniforms : values,
-      inputs: inputs.map(Raster.init))
+      inputs: inputs.enumerated().map { Raster($1, stored: stored.contains($0)) })
   }
 }

@@ -14,11 +14,13 @@ public struct Raster: Sendable {
     pixels = Array(repeating: .zero, count: width * height)
   }
 
-  /// The buffer's pixels as floats (unorm formats divided by their maximum).
-  public init(_ buffer: ImageBuffer) {
+  /// The buffer's pixels as premultiplied floats (``ImageBuffer/subscript(_:_:)``),
+  /// or with `stored`, its stored values (``ImageBuffer/subscript(stored:_:)``:
+  /// straight alpha as an 8- or 16-bit buffer holds it).
+  public init(_ buffer: ImageBuffer, stored: Bool = false) {
     self.init(width: buffer.width, height: buffer.height)
     for y in 0..<buffer.height {
-      for x in 0..<buffer.width { pixels[y * buffer.width + x] = buffer[x, y] }
+      for x in 0..<buffer.width { pixels[y * buffer.width + x] = stored ? buffer[stored: x, y] : buffer[x, y] }
     }
   }
 
@@ -27,11 +29,15 @@ public struct Raster: Sendable {
     pixels[Int(y) * Int(width) + Int(x)]
   }
 
-  /// The raster stored in `format` (quantised as DESIGN §1 says).
-  public func buffer(_ format: PixelFormat) -> ImageBuffer {
+  /// The raster of premultiplied values stored in `format` (quantised as
+  /// DESIGN §1 says, un-premultiplied first for an 8- or 16-bit format), or
+  /// with `stored`, its values stored as they are.
+  public func buffer(_ format: PixelFormat, stored: Bool = false) -> ImageBuffer {
     let out = try! ImageBuffer(width: Int(width), height: Int(height), format: format, zeroFilled: false)
     for y in 0..<Int(height) {
-      for x in 0..<Int(width) { out[x, y] = pixels[y * Int(width) + x] }
+      for x in 0..<Int(width) {
+        if stored { out[stored: x, y] = pixels[y * Int(width) + x] } else { out[x, y] = pixels[y * Int(width) + x] }
+      }
     }
     return out
   }

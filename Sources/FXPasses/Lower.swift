@@ -16,6 +16,14 @@ public struct LoweringOptions: Sendable, Hashable {
   /// that is not opaque it computes as if its alpha were 1 (color unchanged,
   /// still premultiplied). ``ImageBuffer/isOpaque`` tells which inputs qualify.
   public var opaqueInputs: Set<Int> = []
+  /// Inputs whose buffers hold straight alpha (8- and 16-bit: DESIGN §1): the
+  /// kernel premultiplies their color in fp32 after each load.
+  /// ``Pipeline/compile(inputFormats:outputFormat:backend:options:cache:target:)``
+  /// sets it from the formats.
+  public var straightAlphaInputs: Set<Int> = []
+  /// Whether the output buffer holds straight alpha: the kernel un-premultiplies
+  /// in fp32 before the store. Set from the output format by `compile`.
+  public var straightAlphaOutput = false
   public init() {}
 }
 
@@ -67,7 +75,9 @@ public enum Lower {
     passes.record("schedule", summary: "materialise \(schedule.materialised.map { "s\($0)" })", text: schedule.notes.joined(separator: "\n"))
 
     var kernel = try passes.lower("lower to kernel", g) { g in
-      let kernel = LowerToKernel.run(g, schedule, opaqueInputs: options.opaqueInputs)
+      let kernel = LowerToKernel.run(
+        g, schedule, opaqueInputs: options.opaqueInputs, straightAlphaInputs: options.straightAlphaInputs,
+        straightAlphaOutput: options.straightAlphaOutput)
       let merged = kernel.passes.reduce(0) { $0 + $1.program.merged }
       return (
         kernel, "\(kernel.passes.count) pass\(kernel.passes.count == 1 ? "" : "es"), CSE merged \(merged) repeated computations across fused stages"

@@ -11,8 +11,19 @@ import FXIR
 /// what a load returns from an opaque RGBA8, RGBA16 or RGBA32F image (255·(1/255)
 /// and 65535·(1/65535) round to 1 in fp32), so the kernel computes the same
 /// pixels on such an image, while the constant folds away every operation on alpha.
+///
+/// Buffers with straight alpha (DESIGN §1, amended 2026-12-01: 8- and 16-bit
+/// images hold what the file holds): a texel of an input in
+/// `straightAlphaInputs` is premultiplied in fp32 right after its load
+/// (`c·a`), and with `straightAlphaOutput` the last pass un-premultiplies in
+/// fp32 right before the store quantises (`c / min(a, 1)` where `a > 0`, else 0 —
+/// the alpha that is stored is clamped to 1 the same way). An opaque input
+/// needs neither: its alpha is the constant 1 and both steps fold away.
 public enum LowerToKernel {
-  public static func run(_ graph: EffectGraph, _ schedule: Schedule, opaqueInputs: Set<Int> = []) -> Kernel {
+  public static func run(
+    _ graph: EffectGraph, _ schedule: Schedule, opaqueInputs: Set<Int> = [], straightAlphaInputs: Set<Int> = [],
+    straightAlphaOutput: Bool = false
+  ) -> Kernel {
     let inputCount = max(graph.inputs.count, 1)
     var buffers: [Int: Int] = [:]
     for (i, s) in schedule.materialised.enumerated() { buffers[s] = inputCount + i }
@@ -21,7 +32,8 @@ public enum LowerToKernel {
     let targets: [(ImageRef, Int)] =
       schedule.materialised.map { (.stage($0), buffers[$0]!) } + [(graph.output, outputBuffer)]
     for (ref, buffer) in targets {
-      var b = PassBuilder(graph: graph, buffers: buffers, inputCount: inputCount, opaqueInputs: opaqueInputs)
+      var b = PassBuilder(
+        graph: graph, buffers: buffers, inputCount: inputCount, opaqueInputs: opaqueInputs, straightAlphaInputs: straightAlphaInputs)
       let x = b.p.add(.pixelX), y = b.p.add(.pixelY)
       b.inRange = [Axis(id: x, isX: true), Axis(id: y, isX: false)]
       if case .stage(let s) = ref {
@@ -31,13 +43,15 @@ public enum LowerToKernel {
         // (nearest, clamp to edge) at the output size — input 0's.
         b.p.outputs = b.read(ref, .clampToEdge, x, 0, y, 0)
       }
+      if buffer == outputBuffer && straightAlphaOutput { b.p.outputs = b.unpremultiply(b.p.outputs) }
       var name = graph.inputs.first ?? "input"
       if case .stage(let s) = ref { name = graph.stages[s].name }
       passes.append(Kernel.Pass(name: name, program: b.p, output: buffer))
     }
     return Kernel(
       inputCount: inputCount, intermediates: schedule.materialised, passes: passes,
-      uniformCount: graph.uniforms.count, scheduleNotes: schedule.notes)
+      uniformCount: graph.uniforms.count, scheduleNotes: schedule.notes,
+      straightAlphaInputs: straightAlphaInputs, straightAlphaOutput: straightAlphaOutput)
   }
 }
 
@@ -55,6 +69,8 @@ struct PassBuilder {
   let inputCount: Int
   /// Inputs whose alpha is 1 everywhere.
   let opaqueInputs: Set<Int>
+  /// Inputs whose buffers hold straight alpha: color is premultiplied after the load.
+  let straightAlphaInputs: Set<Int>
   var p = Program()
   var inRange: Set<Axis> = []
   var stageMemo: [StageAt: [NodeID]] = [:]
@@ -68,13 +84,26 @@ struct PassBuilder {
   mutating func texel(_ ref: ImageRef, _ i: NodeID, _ j: NodeID) -> [NodeID] {
     switch ref {
     case .input(let k):
-      return (0..<4).map { c in
-        c == 3 && opaqueInputs.contains(k) ? p.constant(Float(1)) : p.add(.load(buffer: k, channel: c), [i, j])
+      if opaqueInputs.contains(k) {
+        return (0..<3).map { p.add(.load(buffer: k, channel: $0), [i, j]) } + [p.constant(Float(1))]
       }
+      let loads = (0..<4).map { p.add(.load(buffer: k, channel: $0), [i, j]) }
+      guard straightAlphaInputs.contains(k) else { return loads }
+      return loads.prefix(3).map { p.add(.mul, [$0, loads[3]]) } + [loads[3]]
     case .stage(let s):
       if let b = buffers[s] { return (0..<4).map { p.add(.load(buffer: b, channel: $0), [i, j]) } }
       return evaluate(stage: s, i, j)
     }
+  }
+
+  /// Straight color from premultiplied `rgba`, as the store of a
+  /// straight-alpha buffer needs it: `c / min(a, 1)` where `a > 0`, else 0
+  /// (NaN alpha gives 0); alpha unchanged (the store clamps it).
+  mutating func unpremultiply(_ rgba: [NodeID]) -> [NodeID] {
+    let a = rgba[3], zero = p.constant(Float(0))
+    let visible = p.add(.gt, [a, zero])
+    let stored = p.add(.min, [a, p.constant(Float(1))])
+    return rgba.prefix(3).map { p.add(.select, [visible, p.add(.div, [$0, stored]), zero]) } + [a]
   }
 
   /// Stage `s` inlined at pixel (i, j): its program copied with `position` = (i + 0.5, j + 0.5).

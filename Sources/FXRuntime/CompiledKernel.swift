@@ -37,14 +37,16 @@ public final class CompiledKernel: @unchecked Sendable {
   /// With `object`, links that machine code instead (a disk-cache hit): no LLVM
   /// optimisation or code generation.
   /// - Throws: ``LLVMError`` if LLVM rejects the module (a compiler bug; the
-  ///   interpreter remains available as a fallback) or this machine cannot
-  ///   run `target`'s code.
+  ///   interpreter remains available as a fallback), this machine cannot
+  ///   run `target`'s code, or `kernel` was lowered for another alpha storage
+  ///   than `layout`'s (``KernelLayout/matching(_:)``).
   public init(
     _ kernel: Kernel, layout: KernelLayout, target: Target = .host, keepObject: Bool = false, object: [UInt8]? = nil
   ) throws {
     guard layout.inputs.count == kernel.inputCount else {
       throw LLVMError("the kernel reads \(kernel.inputCount) inputs, the layout names \(layout.inputs.count)")
     }
+    if let mismatch = layout.alphaMismatch(kernel) { throw LLVMError(mismatch) }
     let start = DispatchTime.now().uptimeNanoseconds
     let plan = layout.plan(kernel, target: target)
     if let object {

@@ -55,7 +55,8 @@ struct DumpCommand: Command {
       print(
         "# opaque inputs (--opaque): " + options.opaqueInputs.sorted().map { "in\($0)" }.joined(separator: ", ") + " — alpha reads as the constant 1")
     }
-    let (kernel, log) = try pipeline.lower(options)
+    // The kernel as compiled for RGBA8 in and out (straight alpha: DESIGN §1).
+    let (kernel, log) = try pipeline.lower(KernelLayout(inputs: [.rgba8], output: .rgba8).matching(options))
     if passes || showAll {
       for entry in log.entries {
         let time = entry.milliseconds > 0 ? " (\(fixed(entry.milliseconds, 2)) ms)" : ""

@@ -30,10 +30,10 @@ import Testing
   @Test func grayAlpha() throws {
     let (image, info) = try ImageFile.read(fixture("graya8.png"))
     #expect(info.layout == .grayAlpha)
-    // (200, 128): 200·128 = 25600 → 100.  (51, 64): 51·64 = 3264 → 13.
+    // Straight, as the file holds it: (200, 128), (200, 0) keeps its gray, (51, 64).
     #expect(
       pixels(image) == [
-        [200, 200, 200, 255], [100, 100, 100, 128], [0, 0, 0, 0], [13, 13, 13, 64],
+        [200, 200, 200, 255], [200, 200, 200, 128], [200, 200, 200, 0], [51, 51, 51, 64],
       ])
   }
 
@@ -46,25 +46,27 @@ import Testing
       ])
   }
 
-  @Test func rgbaIsPremultiplied() throws {
+  @Test func rgbaIsStraightAsInTheFile() throws {
     let (image, info) = try ImageFile.read(fixture("rgba8.png"))
     #expect(info.layout == .rgba)
-    // (200, 100, 50) at 128 → (100, 50, 25); (255, 128, 0) at 51 → (51, 26, 0);
-    // alpha 0 clears the color.
+    // (200, 100, 50) at 128, (10, 20, 30) at 0 (its color kept), (255, 128, 0) at 51.
     #expect(
       pixels(image) == [
-        [255, 255, 255, 255], [100, 50, 25, 128], [0, 0, 0, 0], [51, 26, 0, 51],
+        [255, 255, 255, 255], [200, 100, 50, 128], [10, 20, 30, 0], [255, 128, 0, 51],
       ])
+    // A kernel sees it premultiplied, in fp32, after the unorm conversion (× the float nearest 1/255).
+    let k: Float = 1 / 255, a = 128 * k
+    #expect(image[1, 0] == SIMD4(200 * k * a, 100 * k * a, 50 * k * a, a))
   }
 
   @Test func paletteWithTransparency() throws {
     let (image, info) = try ImageFile.read(fixture("palette_trns.png"))
     #expect(info == ImageFileInfo(format: .png, layout: .rgba, bitDepth: 8, width: 3, height: 2))
-    // Entry 0 (200, 100, 50) alpha 128 → (100, 50, 25, 128); entry 1 alpha 0;
+    // Entry 0 (200, 100, 50) alpha 128; entry 1 (0, 0, 255) alpha 0;
     // entries 2 and 3 have no tRNS value: opaque.
-    let e0 = [100, 50, 25, 128]
+    let e0 = [200, 100, 50, 128]
     let e3 = [9, 8, 7, 255]
-    #expect(pixels(image) == [e0, [0, 0, 0, 0], [255, 255, 0, 255], e3, e0, e3])
+    #expect(pixels(image) == [e0, [0, 0, 255, 0], [255, 255, 0, 255], e3, e0, e3])
   }
 
   @Test func paletteWithoutTransparencyIsRGB() throws {
@@ -76,7 +78,7 @@ import Testing
   @Test func grayWithTransparentValue() throws {
     let (image, info) = try ImageFile.read(fixture("gray_trns.png"))
     #expect(info.layout == .grayAlpha)
-    #expect(pixels(image) == [[0, 0, 0, 0], [51, 51, 51, 255]])
+    #expect(pixels(image) == [[50, 50, 50, 0], [51, 51, 51, 255]])  // gray 50 is the transparent value
   }
 
   @Test func interlaced() throws {
@@ -111,21 +113,19 @@ import Testing
   @Test func grayAlpha16() throws {
     let (image, info) = try ImageFile.read(fixture("basn4a16.png"))
     #expect(info.layout == .grayAlpha && info.bitDepth == 16 && image.format == .rgba16)
-    // (12482, α 21141) → 12482·21141 / 65535 = 4026.6 → 4027.
-    #expect(pixel(image, 5, 7) == [4027, 4027, 4027, 21141])
-    // (34492, α 25369) → 13352.06 → 13352.
-    #expect(pixel(image, 20, 25) == [13352, 13352, 13352, 25369])
-    #expect(pixel(image, 0, 0) == [0, 0, 0, 0])
+    // Straight, as the file holds it (PngSuite basn4a16).
+    #expect(pixel(image, 5, 7) == [12482, 12482, 12482, 21141])
+    #expect(pixel(image, 20, 25) == [34492, 34492, 34492, 25369])
+    #expect(pixel(image, 0, 0)[3] == 0)
   }
 
   @Test func rgba16() throws {
     let (image, info) = try ImageFile.read(fixture("basn6a16.png"))
     #expect(info.layout == .rgba && info.bitDepth == 16 && image.format == .rgba16)
-    // (65535, 59293, 0, α 21141) → (21141, 19127.4 → 19127, 0).
-    #expect(pixel(image, 5, 7) == [21141, 19127, 0, 21141])
-    // (17246, 0, 48288, α 25369) → (6676.03 → 6676, 0, 18692.6 → 18693).
-    #expect(pixel(image, 20, 25) == [6676, 0, 18693, 25369])
-    #expect(pixel(image, 31, 31) == [0, 0, 0, 0])
+    // Straight, as the file holds it (PngSuite basn6a16).
+    #expect(pixel(image, 5, 7) == [65535, 59293, 0, 21141])
+    #expect(pixel(image, 20, 25) == [17246, 0, 48288, 25369])
+    #expect(pixel(image, 31, 31) == [0, 0, 65535, 0])
   }
 }
 

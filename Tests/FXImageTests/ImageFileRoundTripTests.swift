@@ -3,48 +3,34 @@ import Testing
 
 @testable import FXImage
 
-@Suite struct PremultiplyRules {
+@Suite struct AlphaStorageRules {
   @Test(arguments: [UInt32(255), 65535])
-  func opaqueStraightRoundTripIsExact(max: UInt32) {
+  func compositingAnOpaquePixelOverBlackKeepsIt(max: UInt32) {
     let step: UInt32 = max == 255 ? 1 : 7
-    for c in stride(from: 0, through: max, by: Int(step)) {
-      let p = Alpha.premultiply(c, max, max: max)
-      #expect(p == c)
-      #expect(Alpha.unpremultiply(p, max, max: max) == c)
-    }
-  }
-
-  @Test func everyValidPremultipliedEightBitValueSurvivesUnpremultiplying() {
-    var failures = 0
-    for a in UInt32(0)...255 {
-      for p in 0...a where Alpha.premultiply(Alpha.unpremultiply(p, a, max: 255), a, max: 255) != p {
-        failures += 1
-      }
-    }
-    #expect(failures == 0)
-  }
-
-  @Test func sixteenBitPremultipliedValuesSurviveUnpremultiplying() {
-    var rng = SplitMix64(state: 16)
-    let alphas: [UInt32] =
-      [1, 2, 3, 255, 256, 32767, 32768, 65534, 65535]
-      + (0..<200).map { _ in UInt32(1 + rng.below(65535)) }
-    for a in alphas {
-      let ps: [UInt32] =
-        [0, 1, a / 2, a - 1, a] + (0..<50).map { _ in UInt32(rng.below(Int(a) + 1)) }
-      for p in ps {
-        #expect(
-          Alpha.premultiply(Alpha.unpremultiply(p, a, max: 65535), a, max: 65535) == p,
-          "p \(p) a \(a)")
-      }
-    }
+    for c in stride(from: 0, through: max, by: Int(step)) { #expect(Alpha.premultiply(c, max, max: max) == c) }
   }
 
   @Test func worked() {
-    #expect(Alpha.premultiply(200, 128, max: 255) == 100)
-    #expect(Alpha.unpremultiply(100, 128, max: 255) == 199)  // 25500 + 64 = 25564 / 128 = 199.7
-    #expect(Alpha.unpremultiply(77, 0, max: 255) == 0)
-    #expect(Alpha.unpremultiply(200, 100, max: 255) == 255)  // invalid c' > a clamps
+    #expect(Alpha.premultiply(200, 128, max: 255) == 100)  // 25600 + 127 = 25727 / 255 = 100.9
+    #expect(Alpha.premultiply(77, 0, max: 255) == 0)
+    #expect(Alpha.premultiply(SIMD4(255, 100, 0, 51), max: 255) == SIMD4(51, 20, 0, 51))
+  }
+
+  @Test func aPixelReadsPremultipliedInFloatFromStraightStorage() throws {
+    let image = try makeImage(width: 1, height: 1, format: .rgba8) { _, _ in [200, 100, 0, 128] }
+    let a = Float(128) * (1 / 255)
+    #expect(image[stored: 0, 0] == SIMD4(200, 100, 0, 128) * (1 / 255))
+    #expect(image[0, 0] == SIMD4(Float(200) * (1 / 255) * a, Float(100) * (1 / 255) * a, 0, a))
+  }
+
+  @Test func settingAPremultipliedPixelStoresItStraight() throws {
+    let image = try ImageBuffer(width: 3, height: 1, format: .rgba8)
+    image[0, 0] = SIMD4(0.2, 0.1, 0, 0.4)  // straight (0.5, 0.25, 0): 127.5 → 128, 63.75 → 64
+    image[1, 0] = SIMD4(0.3, 0.3, 0.3, 0)  // no alpha: no color
+    image[2, 0] = SIMD4(0.9, 0.6, 0.3, 1.5)  // alpha clamps to 1 before dividing
+    #expect(pixel(image, 0, 0) == [128, 64, 0, 102])
+    #expect(pixel(image, 1, 0) == [0, 0, 0, 0])
+    #expect(pixel(image, 2, 0) == [230, 153, 77, 255])
   }
 }
 
@@ -61,7 +47,7 @@ private func roundTrip(
 }
 
 /// A random image in `format`; gray when `gray`; opaque, or with random
-/// alpha and valid premultiplied color (c ≤ a) when `translucent`.
+/// alpha (and any straight color, also at alpha 0) when `translucent`.
 private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, seed: UInt64) throws
   -> ImageBuffer
 {
@@ -69,7 +55,7 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
   let max = format == .rgba16 ? 65535 : 255
   return try makeImage(width: 13, height: 7, format: format) { x, _ in
     let a = !translucent ? max : x == 0 ? 0 : x == 1 ? max : rng.below(max + 1)
-    let c = (0..<3).map { _ in rng.below(a + 1) }
+    let c = (0..<3).map { _ in rng.below(max + 1) }
     return gray ? [c[0], c[0], c[0], a] : c + [a]
   }
 }
@@ -90,7 +76,7 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
   }
 
   @Test(arguments: [(ChannelLayout.rgba, 8), (.rgba, 16), (.grayAlpha, 8), (.grayAlpha, 16)])
-  func translucentPremultipliedImagesAreExact(layout: ChannelLayout, bitDepth: Int) throws {
+  func translucentStraightImagesAreExact(layout: ChannelLayout, bitDepth: Int) throws {
     let image = try randomImage(
       format: bitDepth == 16 ? .rgba16 : .rgba8, gray: layout == .grayAlpha, translucent: true,
       seed: 2)
@@ -99,7 +85,7 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
   }
 
   @Test func straightFileSurvivesReadAndWrite() throws {
-    // Straight → premultiplied → straight is exact for opaque pixels.
+    // The buffer holds what the file holds.
     let dir = try TemporaryDirectory()
     let (image, _) = try ImageFile.read(fixture("rgb8.png"))
     try ImageFile.write(image, to: dir.file("copy.png"), layout: .rgb)
@@ -113,9 +99,8 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
     let (back, info) = try roundTrip(image, layout: .rgba, bitDepth: 16)
     #expect(info.bitDepth == 16 && back.format == .rgba16)
     #expect(pixel(back, 0, 0) == [0, 257, 65278, 65535])
-    // Stored straight (64, 128, 191) ·257 = (16448, 32896, 49087) at alpha 10280;
-    // premultiplied on read: 2580.1, 5160.2, 7699.9.
-    #expect(pixel(back, 1, 0) == [2580, 5160, 7700, 10280])
+    // Straight in the buffer and in the file: each sample ·257.
+    #expect(pixel(back, 1, 0) == [2570, 5140, 7710, 10280])
   }
 
   @Test func sixteenBitWrittenAtEightBitsRounds() throws {
@@ -142,12 +127,13 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
     let image = try ImageBuffer(width: 1, height: 1, format: .rgba32f)
     image[0, 0] = SIMD4(0.2, 0.1, 0, 0.4)  // straight (0.5, 0.25, 0) at 0.4
     let (back, _) = try roundTrip(image, layout: .rgba)
-    // Stored straight (128, 64, 0, 102); read back premultiplied by 102.
-    #expect(pixel(back, 0, 0) == [51, 26, 0, 102])
+    // Stored straight: 127.5 → 128, 63.75 → 64, 0.4·255 = 102.
+    #expect(pixel(back, 0, 0) == [128, 64, 0, 102])
   }
 
   @Test func layoutsWithoutAlphaCompositeOverBlack() throws {
-    let image = try makeImage(width: 1, height: 1, format: .rgba8) { _, _ in [100, 50, 25, 128] }
+    let image = try makeImage(width: 1, height: 1, format: .rgba8) { _, _ in [200, 100, 50, 128] }
+    // (200·128 + 127)/255 = 100.9 → 100, 50.7 → 50, 25.6 → 25
     #expect(pixels(try roundTrip(image, layout: .rgb).0) == [[100, 50, 25, 255]])
   }
 
@@ -215,7 +201,7 @@ private func randomImage(format: PixelFormat, gray: Bool, translucent: Bool, see
   }
 
   @Test func alphaIsDroppedByCompositingOverBlack() throws {
-    let image = try makeImage(width: 16, height: 16, format: .rgba8) { _, _ in [100, 50, 25, 128] }
+    let image = try makeImage(width: 16, height: 16, format: .rgba8) { _, _ in [200, 100, 50, 128] }
     let (back, info) = try roundTrip(image, ext: "jpg", layout: .rgba, jpegQuality: 100)
     #expect(info.layout == .rgb)
     let p = pixel(back, 8, 8)
