@@ -179,6 +179,12 @@ struct OpEmitter: VectorEmitter {
     return self.b.select(self.b.fcmp(.uno, a, a), b, pick)
   }
 
+  /// ``fminmax(_:_:_:)`` when `a` is proved never NaN (``RangeProofs``): the
+  /// same value, one compare and select (x86: one minps/maxps).
+  func fminmaxNotNaN(_ a: Value, _ b: Value, _ predicate: RealPredicate) -> Value {
+    self.b.select(self.b.fcmp(predicate, b, a), b, a)
+  }
+
   func compare(_ isFloat: Bool, _ f: RealPredicate, _ i: IntPredicate, _ a: [Value]) -> Value {
     isFloat ? b.fcmp(f, a[0], a[1]) : b.icmp(i, a[0], a[1])
   }

@@ -188,7 +188,12 @@ extension PassEmitter {
       throw LLVMError("internal error: \(node.op.name) in a kernel program (not lowered)")
     case .load(let buffer, let channel):
       return try load(buffer, channel, node, a, id: id, xs: xs, interior: interior, rowInChunk: rowInChunk, &pixels)
-    default: return try ops.pure(node.op, a, isFloat: isFloat)
+    default:
+      // What the range analysis proved: a clamp that cannot act is its operand;
+      // a min/max whose first operand is never NaN needs no NaN test.
+      if let k = plan.proofs.forwarded[id] { return a[k] }
+      if plan.proofs.singleInstruction.contains(id) { return ops.fminmaxNotNaN(a[0], a[1], node.op == .min ? .olt : .ogt) }
+      return try ops.pure(node.op, a, isFloat: isFloat)
     }
   }
 }

@@ -230,9 +230,17 @@ extension PassEmitter {
     let f = formats[pass.output]
     var channels = rgba
     if f != .rgba32f {
+      // DESIGN §1: NaN → 0, clamp to 0…1, round — as much of it as the range
+      // analysis cannot prove unnecessary (``RangeProofs/quantise(_:)``).
       let scale = f == .rgba8 ? Float(255) : 65535
-      channels = rgba.map { v in
-        let c = try! call("llvm.minnum", [vf], [try! call("llvm.maxnum", [vf], [v, splat(f32(0))]), splat(f32(1))])
+      channels = zip(rgba, program.outputs).map { v, node in
+        let zero = splat(f32(0)), one = splat(f32(1))
+        let c: Value
+        switch plan.proofs.quantise(node) {
+        case .inRange: c = v
+        case .clampOnly: c = ops.fminmaxNotNaN(ops.fminmaxNotNaN(v, zero, .ogt), one, .olt)
+        case .full: c = try! call("llvm.minnum", [vf], [try! call("llvm.maxnum", [vf], [v, zero]), one])
+        }
         let r = b.fadd(b.fmul(c, splat(f32(scale))), splat(f32(0.5)))
         return b.fptoui(r, to: t.vector(channelType(f), w))
       }

@@ -53,11 +53,13 @@ public enum Interpreter {
   /// graph"); the output is stored in `format`. A kernel's loads read what its
   /// buffers store: an input it premultiplies itself
   /// (``Kernel/straightAlphaInputs``) is read as stored, any other as premultiplied.
+  /// - Parameter observe: when given, called with (pass, node, values of a row)
+  ///   for every live float node — for tests of analyses such as ``RangeAnalysis``.
   /// - Throws: ``RunError`` when inputs are missing, or the kernel expects a
   ///   straight-alpha buffer (input or output) where an rgba32f one is given.
   public static func run(
     _ kernel: Kernel, inputs: [ImageBuffer], uniforms: [Float] = [], params: [Param] = [],
-    format: PixelFormat = .rgba32f
+    format: PixelFormat = .rgba32f, observe: ((_ pass: Int, _ node: Int, _ values: [Float]) -> Void)? = nil
   ) throws -> ImageBuffer {
     for k in kernel.straightAlphaInputs.sorted() where k < inputs.count && !inputs[k].format.holdsStraightAlpha {
       throw RunError("the kernel was lowered for input \(k) with straight alpha, but an \(inputs[k].format) buffer was given")
@@ -69,11 +71,11 @@ public enum Interpreter {
       inputCount: kernel.inputCount, inputs, uniforms: uniforms, params: params, stored: kernel.straightAlphaInputs)
     let w = Int(ctx.width), h = Int(ctx.height)
     ctx.buffers = ctx.inputs + Array(repeating: Raster(width: w, height: h), count: kernel.bufferCount - kernel.inputCount)
-    for pass in kernel.passes {
+    for (index, pass) in kernel.passes.enumerated() {
       let evaluator = SpanEvaluator(pass.program)
       var raster = Raster(width: w, height: h)
       for y in 0..<h {
-        let rgba = evaluator.run(row: Int32(y), from: 0, count: w, ctx)
+        let rgba = evaluator.run(row: Int32(y), from: 0, count: w, ctx, observe: observe.map { f in { f(index, $0, $1) } })
         for x in 0..<w { raster.pixels[y * w + x] = SIMD4(rgba[0][x], rgba[1][x], rgba[2][x], rgba[3][x]) }
       }
       ctx.buffers[pass.output] = raster

@@ -47,11 +47,13 @@ struct SpanEvaluator {
   }
 
   /// The outputs (RGBA) for pixels `x0..<x0+n` of row `y`.
-  func run(row y: Int32, from x0: Int32, count n: Int, _ ctx: EvalContext) -> [[Float]] {
+  /// `observe`, when given, sees every live float node's values.
+  func run(row y: Int32, from x0: Int32, count n: Int, _ ctx: EvalContext, observe: ((Int, [Float]) -> Void)? = nil) -> [[Float]] {
     var values = [Column?](repeating: nil, count: program.count)
     var samples: [SampleKey: [SIMD4<Float>]] = [:]
     for (k, node) in program.nodes.enumerated() where live[k] {
       values[k] = evaluate(node, node.args.map { values[Int($0.index)]! }, y: y, x0: x0, n: n, ctx, &samples)
+      if let observe, case .float(let v) = values[k]! { observe(k, v) }
     }
     return program.outputs.map { values[Int($0.index)]!.f }
   }

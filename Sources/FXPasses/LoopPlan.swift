@@ -75,6 +75,8 @@ public struct PassPlan: Sendable {
   /// channel sums are then computed one after another, instead of every tap's
   /// four channels being loaded first and held (which spills registers).
   public var emissionOrder: [Int]
+  /// What the value-range and NaN analysis proved, and the code it licenses.
+  public var proofs: RangeProofs
 }
 
 /// Makes the ``PassPlan`` of every pass and the ``RunPlan`` of a kernel for
@@ -100,10 +102,13 @@ public enum LoopPlanner {
   /// `interleavedFloat` names the buffers stored as interleaved RGBA32F
   /// (float inputs; intermediates are planar).
   public static func plan(_ kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>) -> [PassPlan] {
-    kernel.passes.map { plan($0, kernel: kernel, lanes: lanes, interleavedFloat: interleavedFloat) }
+    // 8- and 16-bit buffers: the inputs and the output that are not interleaved floats.
+    let unorm = Set((0..<kernel.inputCount) + [kernel.outputBuffer]).subtracting(interleavedFloat)
+    let facts = RangeAnalysis.run(kernel, unormBuffers: unorm)
+    return zip(kernel.passes, facts).map { plan($0, kernel: kernel, lanes: lanes, interleavedFloat: interleavedFloat, facts: $1) }
   }
 
-  static func plan(_ pass: Kernel.Pass, kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>) -> PassPlan {
+  static func plan(_ pass: Kernel.Pass, kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>, facts: [ValueFacts]) -> PassPlan {
     let p = pass.program
     let live = p.live()
     let varies = p.dependence(on: .pixelX)
@@ -124,7 +129,8 @@ public enum LoopPlanner {
     }
     var plan = PassPlan(
       lanes: lanes, order: .rows, orderReason: "", chunkRows: chunkRows, rowTables: [:], interior: nil, blockUniform: [],
-      blockUniformReason: "", loads: loads, isLarge: isLarge, live: live, varies: varies, emissionOrder: depthFirstOrder(p))
+      blockUniformReason: "", loads: loads, isLarge: isLarge, live: live, varies: varies, emissionOrder: depthFirstOrder(p),
+      proofs: RangeProofs(p, facts: facts, live: live))
     plan.interior = isLarge ? nil : interiorRange(loads)
     chooseOrder(&plan, p)
     chooseBlockUniform(&plan, p)

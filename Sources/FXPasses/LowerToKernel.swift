@@ -102,7 +102,10 @@ struct PassBuilder {
   mutating func unpremultiply(_ rgba: [NodeID]) -> [NodeID] {
     let a = rgba[3], zero = p.constant(Float(0))
     let visible = p.add(.gt, [a, zero])
-    let stored = p.add(.min, [a, p.constant(Float(1))])
+    // Where a > 0, min(a, 1) ≥ the least subnormal, so the max changes nothing
+    // the select keeps; it lets the range analysis prove the quotient never NaN.
+    let tiny = p.constant(Float.leastNonzeroMagnitude)
+    let stored = p.add(.max, [p.add(.min, [a, p.constant(Float(1))]), tiny])
     return rgba.prefix(3).map { p.add(.select, [visible, p.add(.div, [$0, stored]), zero]) } + [a]
   }
 

@@ -91,11 +91,14 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
   public var passes: [PassPlan]
   public var run: RunPlan
   let kernel: Kernel
+  /// Whether the output is an 8- or 16-bit buffer (its store quantises).
+  let unormOutput: Bool
 
   /// The plan of `kernel` for `target`, where `interleavedFloat` names the
   /// buffers stored as interleaved RGBA32F (inputs or the output in that format).
   public init(_ kernel: Kernel, target: Target, interleavedFloat: Set<Int> = []) {
     self.kernel = kernel
+    unormOutput = !interleavedFloat.contains(kernel.outputBuffer)
     self.target = target
     passes = LoopPlanner.plan(kernel, lanes: target.lanes, interleavedFloat: interleavedFloat)
     run = RunPlan(kernel)
@@ -121,8 +124,25 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
       for load in plan.loads.values { counts[Self.name(load), default: 0] += 1 }
       let loads = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
       lines.append("  loads (one per channel read): " + (loads.isEmpty ? "none" : loads))
+      lines.append("  " + Self.describe(plan.proofs, pass, output: unormOutput && pass.output == kernel.outputBuffer))
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// What the range analysis proved and what the code uses it for.
+  static func describe(_ proofs: RangeProofs, _ pass: Kernel.Pass, output: Bool) -> String {
+    let p = pass.program, live = p.live()
+    let floats = p.nodes.indices.filter { live[$0] && p.nodes[$0].kind == .float }
+    let nanFree = floats.filter { !proofs.facts[$0].mayBeNaN }.count
+    let forwarded = proofs.forwarded.keys.sorted().map { "%\($0)" }
+    var s = "ranges: \(nanFree) of \(floats.count) float values never NaN; "
+    s += forwarded.isEmpty ? "no clamp proved redundant" : "clamps that cannot act, forwarded: " + forwarded.joined(separator: " ")
+    s += "; \(proofs.singleInstruction.count) min/max as one instruction"
+    if output {
+      let q = p.outputs.map { proofs.quantise($0) }
+      s += "; store: " + ["r", "g", "b", "a"].indices.map { "\(["r", "g", "b", "a"][$0]) \(q[$0].rawValue)" }.joined(separator: ", ")
+    }
+    return s
   }
 
   static func name(_ load: PassPlan.Load) -> String {

@@ -1,0 +1,245 @@
+import FXIR
+import Glibc
+
+/// What is proved about one node's value at every pixel: an interval and
+/// whether it may be NaN. For a float node the interval bounds every non-NaN
+/// value (±∞ included, so `finite` means both bounds are finite); for an int
+/// node it bounds the value; bool nodes carry nothing.
+public struct ValueFacts: Sendable, Equatable, CustomStringConvertible {
+  public var lo: Double
+  public var hi: Double
+  public var mayBeNaN: Bool
+
+  public init(_ lo: Double, _ hi: Double, nan: Bool = false) {
+    self.lo = lo
+    self.hi = hi
+    mayBeNaN = nan
+  }
+
+  /// Anything at all: a float read from an rgba32f buffer, a bool.
+  public static let unknown = ValueFacts(-.infinity, .infinity, nan: true)
+  /// Any int32.
+  static let anyInt = ValueFacts(Double(Int32.min), Double(Int32.max))
+
+  /// Never NaN and never ±∞.
+  public var isFinite: Bool { !mayBeNaN && lo > -.infinity && hi < .infinity }
+  /// Never NaN and within `range`.
+  public func within(_ range: ClosedRange<Double>) -> Bool { !mayBeNaN && lo >= range.lowerBound && hi <= range.upperBound }
+
+  public var description: String { "[\(lo), \(hi)]\(mayBeNaN ? " or NaN" : "")" }
+
+  func union(_ o: ValueFacts) -> ValueFacts { ValueFacts(Swift.min(lo, o.lo), Swift.max(hi, o.hi), nan: mayBeNaN || o.mayBeNaN) }
+}
+
+/// A forward interval and NaN analysis over a kernel's pass programs
+/// (classic abstract interpretation over intervals, as in Halide's bounds
+/// inference and LLVM's `computeKnownFPClass`), pass by pass so an
+/// intermediate's loads carry what its pass stored.
+///
+/// Sources of facts: unorm loads are in [0, 1] and never NaN (an 8- or 16-bit
+/// buffer holds integers); uniforms are finite (``CompiledPipeline`` refuses
+/// others); pixel indices and sizes are within ``maxExtent``. Each op's
+/// transfer function follows its ``Semantics`` meaning: float arithmetic
+/// bounds are computed in Double and rounded outward to Float (rounding is
+/// monotone, so the fp32 result stays inside), the transcendentals — which
+/// fxc computes to within an ulp or two — are widened by a relative 1e-6.
+/// Everything proved holds for every pixel and every parameter value, so code
+/// that relies on it computes exactly what the interpreter computes.
+public enum RangeAnalysis {
+  /// Largest image side (``FXImage/ImageBuffer/maxDimension``).
+  public static let maxExtent = Double(1 << 20)
+
+  /// Facts for every node of every pass; `unormBuffers` are the buffers stored
+  /// as 8- or 16-bit unorm (inputs and output in those formats).
+  public static func run(_ kernel: Kernel, unormBuffers: Set<Int>) -> [[ValueFacts]] {
+    var stored: [Int: [ValueFacts]] = [:]  // buffer → per channel, from the pass that wrote it
+    var result: [[ValueFacts]] = []
+    for pass in kernel.passes {
+      let facts = analyse(pass.program) { buffer, channel in
+        if unormBuffers.contains(buffer) { return ValueFacts(0, 1) }
+        return stored[buffer]?[channel] ?? .unknown
+      }
+      stored[pass.output] = pass.program.outputs.map { facts[Int($0.index)] }
+      result.append(facts)
+    }
+    return result
+  }
+
+  /// Facts for every node of `program`; `load` gives a buffer channel's facts.
+  public static func analyse(_ program: Program, load: (Int, Int) -> ValueFacts) -> [ValueFacts] {
+    var f: [ValueFacts] = []
+    f.reserveCapacity(program.count)
+    for node in program.nodes {
+      let a = node.args.map { f[Int($0.index)] }
+      let isFloat = node.kind == .float || (node.args.first.map { program[$0].kind == .float } ?? false)
+      f.append(node.kind == .bool ? .unknown : transfer(node.op, a, isFloat: isFloat, load: load))
+    }
+    return f
+  }
+
+  static func transfer(_ op: Op, _ a: [ValueFacts], isFloat: Bool, load: (Int, Int) -> ValueFacts) -> ValueFacts {
+    switch op {
+    case .constant(let s):
+      switch s {
+      case .float(let bits):
+        let v = Float(bitPattern: bits)
+        return v.isNaN ? ValueFacts(.infinity, -.infinity, nan: true) : ValueFacts(Double(v), Double(v))
+      case .int(let n): return ValueFacts(Double(n), Double(n))
+      case .bool: return .unknown
+      }
+    case .pixelX, .pixelY: return ValueFacts(0, maxExtent - 1)
+    case .width, .height, .inputWidth, .inputHeight: return ValueFacts(1, maxExtent)
+    case .uniform: return ValueFacts(-Double(Float.greatestFiniteMagnitude), Double(Float.greatestFiniteMagnitude))
+    case .load(let buffer, let channel): return load(buffer, channel)
+    case .select: return a[1].union(a[2])
+    case .toFloat, .toFloatUnsigned:
+      return op == .toFloatUnsigned && a[0].lo < 0 ? ValueFacts(0, 4_294_967_296) : float(a[0].lo, a[0].hi, nan: false)
+    case .toInt:
+      // Saturating, NaN → 0 (Semantics.toInt).
+      let lo = a[0].mayBeNaN ? Swift.min(0, a[0].lo) : a[0].lo, hi = a[0].mayBeNaN ? Swift.max(0, a[0].hi) : a[0].hi
+      return ValueFacts(clampInt(lo.rounded(.towardZero)), clampInt(hi.rounded(.towardZero)))
+    default: return isFloat ? floatOp(op, a) : intOp(op, a)
+    }
+  }
+
+  static func floatOp(_ op: Op, _ a: [ValueFacts]) -> ValueFacts {
+    let nan = a.contains { $0.mayBeNaN }
+    switch op {
+    case .add, .sub:
+      let y = op == .add ? a[1] : ValueFacts(-a[1].hi, -a[1].lo, nan: a[1].mayBeNaN)
+      let infMinusInf = (a[0].hi == .infinity && y.lo == -.infinity) || (a[0].lo == -.infinity && y.hi == .infinity)
+      return float(a[0].lo + y.lo, a[0].hi + y.hi, nan: nan || infMinusInf)
+    case .mul:
+      let zeroTimesInf = (a[0].contains(0) && a[1].hasInfinity) || (a[1].contains(0) && a[0].hasInfinity)
+      let p = [a[0].lo * a[1].lo, a[0].lo * a[1].hi, a[0].hi * a[1].lo, a[0].hi * a[1].hi].filter { !$0.isNaN }
+      return float(p.min() ?? -.infinity, p.max() ?? .infinity, nan: nan || zeroTimesInf)
+    case .div:
+      let zeroByZero = a[0].contains(0) && a[1].contains(0)
+      let infByInf = a[0].hasInfinity && a[1].hasInfinity
+      guard !a[1].contains(0) else {
+        let nonNegative = a[0].lo >= 0 && a[1].lo >= 0
+        return ValueFacts(nonNegative ? 0 : -.infinity, .infinity, nan: nan || zeroByZero || infByInf)
+      }
+      let q = [a[0].lo / a[1].lo, a[0].lo / a[1].hi, a[0].hi / a[1].lo, a[0].hi / a[1].hi].filter { !$0.isNaN }
+      return float(q.min() ?? -.infinity, q.max() ?? .infinity, nan: nan || infByInf)
+    case .neg: return ValueFacts(-a[0].hi, -a[0].lo, nan: nan)
+    case .abs:
+      if a[0].lo >= 0 { return ValueFacts(a[0].lo, a[0].hi, nan: nan) }
+      if a[0].hi <= 0 { return ValueFacts(-a[0].hi, -a[0].lo, nan: nan) }
+      return ValueFacts(0, Swift.max(-a[0].lo, a[0].hi), nan: nan)
+    case .min, .max:
+      // Semantics.min/max: a NaN operand yields the other one.
+      let lo = op == .min ? Swift.min(a[0].lo, a[1].lo) : Swift.max(a[0].lo, a[1].lo)
+      let hi = op == .min ? Swift.min(a[0].hi, a[1].hi) : Swift.max(a[0].hi, a[1].hi)
+      var r = ValueFacts(lo, hi, nan: a[0].mayBeNaN && a[1].mayBeNaN)
+      if a[0].mayBeNaN { r = r.union(ValueFacts(a[1].lo, a[1].hi)) }
+      if a[1].mayBeNaN { r = r.union(ValueFacts(a[0].lo, a[0].hi)) }
+      return r
+    case .floor: return ValueFacts(a[0].lo.rounded(.down), a[0].hi.rounded(.down), nan: nan)
+    case .ceil: return ValueFacts(a[0].lo.rounded(.up), a[0].hi.rounded(.up), nan: nan)
+    case .sqrt: return float(Swift.max(0, a[0].lo).squareRoot(), a[0].hi.squareRoot(), nan: nan || a[0].lo < 0)
+    case .sin, .cos: return widened(-1, 1, nan: nan || a[0].hasInfinity)
+    case .exp: return widened(exp(a[0].lo), exp(a[0].hi), nan: nan, floor: 0)
+    case .log: return widened(a[0].lo <= 0 ? -.infinity : log(a[0].lo), log(a[0].hi), nan: nan || a[0].lo < 0)
+    case .pow:
+      // x ≥ 0 and finite operands: never NaN (Semantics.pow); monotone in x for a fixed exponent.
+      let ordinary = a[0].lo >= 0 && a[0].hi < .infinity && a[1].isFinite
+      guard ordinary else { return .unknown }
+      if a[1].lo == a[1].hi {
+        let e = a[1].lo, p = [Glibc.pow(a[0].lo, e), Glibc.pow(a[0].hi, e)]
+        return widened(p.min()!, p.max()!, nan: false, floor: 0)
+      }
+      return ValueFacts(0, .infinity)
+    case .atan2: return widened(-Double.pi, Double.pi, nan: nan)
+    default: return .unknown
+    }
+  }
+
+  static func intOp(_ op: Op, _ a: [ValueFacts]) -> ValueFacts {
+    switch op {
+    case .add: return int(a[0].lo + a[1].lo, a[0].hi + a[1].hi)
+    case .sub: return int(a[0].lo - a[1].hi, a[0].hi - a[1].lo)
+    case .mul:
+      let p = [a[0].lo * a[1].lo, a[0].lo * a[1].hi, a[0].hi * a[1].lo, a[0].hi * a[1].hi]
+      return int(p.min()!, p.max()!)
+    case .neg: return int(-a[0].hi, -a[0].lo)
+    case .min: return ValueFacts(Swift.min(a[0].lo, a[1].lo), Swift.min(a[0].hi, a[1].hi))
+    case .max: return ValueFacts(Swift.max(a[0].lo, a[1].lo), Swift.max(a[0].hi, a[1].hi))
+    case .abs: return a[0].lo >= 0 ? a[0] : .anyInt  // |Int32.min| wraps
+    case .mod: return ValueFacts(0, Swift.max(0, a[1].hi - 1))  // Euclidean; a divisor ≤ 0 gives 0
+    default: return .anyInt
+    }
+  }
+
+  /// Bounds of an fp32 result whose exact value lies in [lo, hi]: rounded outward to Float.
+  static func float(_ lo: Double, _ hi: Double, nan: Bool) -> ValueFacts {
+    ValueFacts(lo.isNaN ? -.infinity : outward(lo, down: true), hi.isNaN ? .infinity : outward(hi, down: false), nan: nan)
+  }
+
+  static func widened(_ lo: Double, _ hi: Double, nan: Bool, floor: Double = -.infinity) -> ValueFacts {
+    float(Swift.max(floor, lo - Swift.abs(lo) * 1e-6 - 1e-30), hi + Swift.abs(hi) * 1e-6 + 1e-30, nan: nan)
+  }
+
+  static func outward(_ v: Double, down: Bool) -> Double {
+    let f = Float(v)  // nearest; beyond Float's range: ±∞
+    if down { return Double(f) > v ? Double(f.nextDown) : Double(f) }
+    return Double(f) < v ? Double(f.nextUp) : Double(f)
+  }
+
+  static func int(_ lo: Double, _ hi: Double) -> ValueFacts {
+    lo < Double(Int32.min) || hi > Double(Int32.max) ? .anyInt : ValueFacts(lo, hi)  // may wrap: anything
+  }
+
+  static func clampInt(_ v: Double) -> Double { Swift.min(Double(Int32.max), Swift.max(Double(Int32.min), v)) }
+}
+
+extension ValueFacts {
+  func contains(_ v: Double) -> Bool { lo <= v && v <= hi }
+  var hasInfinity: Bool { lo == -.infinity || hi == .infinity }
+}
+
+/// What a pass's code may rely on, from its ``ValueFacts`` (for ``PassPlan``).
+public struct RangeProofs: Sendable {
+  /// Every node's facts.
+  public var facts: [ValueFacts]
+  /// Float min/max nodes that always equal one operand (a clamp that cannot
+  /// act): node → the operand's index in its arguments. The emitter forwards it.
+  public var forwarded: [Int: Int]
+  /// Float min/max nodes whose first operand is never NaN: one compare and
+  /// select (minps/maxps), no NaN test.
+  public var singleInstruction: Set<Int>
+
+  /// The proofs for `program` given its nodes' `facts`; `live` limits them to live nodes.
+  public init(_ program: Program, facts: [ValueFacts], live: [Bool]) {
+    self.facts = facts
+    forwarded = [:]
+    singleInstruction = []
+    for (i, n) in program.nodes.enumerated() where live[i] && n.kind == .float && (n.op == .min || n.op == .max) {
+      let a = facts[Int(n.args[0].index)], b = facts[Int(n.args[1].index)]
+      // Semantics: min(a, b) = isnan(a) ? b : (b < a ? b : a); max with >.
+      if n.op == .max ? (!a.mayBeNaN && a.lo >= b.hi) : (!a.mayBeNaN && a.hi <= b.lo) {
+        forwarded[i] = 0
+      } else if n.op == .max ? (!b.mayBeNaN && b.lo > a.hi) : (!b.mayBeNaN && b.hi < a.lo) {
+        forwarded[i] = 1
+      } else if !a.mayBeNaN {
+        singleInstruction.insert(i)
+      }
+    }
+  }
+
+  /// How the store of an 8- or 16-bit output quantises `value`: no clamp when it
+  /// is proved in 0…1, a plain compare-and-select per bound when never NaN.
+  public func quantise(_ value: NodeID) -> Quantise {
+    let f = facts[Int(value.index)]
+    return f.within(0...1) ? .inRange : f.mayBeNaN ? .full : .clampOnly
+  }
+
+  public enum Quantise: String, Sendable {
+    /// Proved in 0…1, never NaN: scale and round only.
+    case inRange = "in 0…1: no clamp"
+    /// Never NaN: clamp with one max and one min instruction.
+    case clampOnly = "never NaN: max/min only"
+    /// NaN → 0, then clamp (DESIGN §1).
+    case full = "may be NaN: NaN → 0, clamp"
+  }
+}

@@ -1,0 +1,92 @@
+import FX
+import FXTestSupport
+import Testing
+
+/// The value-range and NaN analysis: transfer functions worked by hand, the
+/// code it licenses, and soundness — every value the interpreter computes on
+/// random graphs (random constants, NaN and ±∞ among them) lies within what
+/// was proved.
+@Suite struct RangeAnalysisTests {
+  /// Facts of the nodes `build` returns, when every load is a unorm channel.
+  func facts(_ build: (inout Program, NodeID) -> [NodeID]) -> [ValueFacts] {
+    var p = Program()
+    let x = p.add(.pixelX), y = p.add(.pixelY)
+    let load = p.add(.load(buffer: 0, channel: 0), [x, y])
+    let ids = [load] + build(&p, load)
+    let all = RangeAnalysis.analyse(p) { _, _ in ValueFacts(0, 1) }
+    return ids.map { all[Int($0.index)] }
+  }
+
+  @Test func arithmeticOnAUnormLoad() {
+    let f = facts { p, c in
+      let k = p.constant(Float(1.2)), tenth = p.constant(Float(-0.1))
+      return [
+        p.add(.add, [p.add(.mul, [c, k]), tenth]),  // 1.2·c − 0.1
+        p.add(.div, [c, p.add(.sub, [c, c])]),  // c / (c − c): 0/0 possible
+        p.add(.sqrt, [p.add(.sub, [c, p.constant(Float(0.5))])]),  // sqrt of [−0.5, 0.5]
+      ]
+    }
+    #expect(f[0] == ValueFacts(0, 1))
+    #expect(f[1].lo == Double(Float(-0.1)) && abs(f[1].hi - 1.1) < 1e-6, "\(f[1])")
+    #expect(!f[1].mayBeNaN && f[1].isFinite)
+    #expect(f[2].mayBeNaN, "0 / 0 is NaN")
+    #expect(f[3].mayBeNaN && f[3].lo == 0, "sqrt of a negative")
+  }
+
+  @Test func minAndMaxFollowSemanticsForNaN() {
+    let f = facts { p, c in
+      [
+        p.add(.min, [p.constant(Float.nan), c]),  // NaN first → the other: c
+        p.add(.max, [p.add(.div, [c, c]), p.constant(Float(0))]),  // max(maybe NaN, 0): never NaN
+      ]
+    }
+    #expect(f[1] == ValueFacts(0, 1))
+    #expect(!f[2].mayBeNaN && f[2].lo == 0)
+  }
+
+  @Test func aClampThatCannotActIsForwardedAndTheRestAreSingleInstructions() throws {
+    var p = Program()
+    let x = p.add(.pixelX), y = p.add(.pixelY)
+    let c = p.add(.load(buffer: 0, channel: 0), [x, y])
+    let zero = p.constant(Float(0)), one = p.constant(Float(1)), two = p.constant(Float(2))
+    let kept = p.add(.max, [c, zero])  // c ≥ 0: forwarded to c
+    let scaled = p.add(.mul, [kept, two])
+    let clamped = p.add(.min, [scaled, one])  // may act: one minps
+    p.outputs = [clamped, clamped, clamped, one]
+    let proofs = RangeProofs(p, facts: RangeAnalysis.analyse(p) { _, _ in ValueFacts(0, 1) }, live: p.live())
+    #expect(proofs.forwarded == [Int(kept.index): 0])
+    #expect(proofs.singleInstruction == [Int(clamped.index)])
+    #expect(proofs.quantise(clamped) == .inRange)
+    #expect(proofs.quantise(scaled) == .clampOnly)
+  }
+
+  @Test func theDumpShowsWhatWasProved() throws {
+    let compiled = try Pipeline(sepia() | vignette()).compile(
+      options: {
+        var o = LoweringOptions()
+        o.opaqueInputs = [0]
+        return o
+      }(), cache: nil)
+    let plan = "\(compiled.plan)"
+    #expect(plan.contains("ranges: "), "\(plan)")
+    #expect(plan.contains("a in 0…1: no clamp"), "opaque alpha is the constant 1")
+  }
+
+  @Test(arguments: 0..<120)
+  func everyComputedValueIsWithinItsFacts(seed: Int) throws {
+    let fuzz = RandomGraph(seed: UInt64(seed) &* 0x9E37_79B9).make()
+    let pipeline = try Pipeline(output: fuzz.image)
+    let inputs = fuzz.buffers
+    let layout = KernelLayout(inputs: inputs.map(\.format), output: .rgba8)
+    let (kernel, _) = try pipeline.lower(layout.matching(LoweringOptions()))
+    let plan = layout.plan(kernel, target: try Target.named("x86-64-v2"))
+    var violations: [String] = []
+    _ = try Interpreter.run(kernel, inputs: inputs, params: pipeline.graph.uniforms, format: .rgba8) { pass, node, values in
+      let f = plan.passes[pass].proofs.facts[node]
+      for v in values where v.isNaN ? !f.mayBeNaN : !(f.lo <= Double(v) && Double(v) <= f.hi) {
+        if violations.count < 5 { violations.append("pass \(pass) %\(node) = \(v) outside \(f)") }
+      }
+    }
+    #expect(violations.isEmpty, "\(fuzz)\n\(violations.joined(separator: "\n"))")
+  }
+}
