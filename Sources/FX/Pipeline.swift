@@ -20,6 +20,10 @@ public enum Backend: String, Sendable, CaseIterable {
 public struct Pipeline: Sendable {
   /// The checked graph in the scalar IR.
   public let graph: EffectGraph
+  /// The float semantics ``compile(inputFormats:outputFormat:backend:options:cache:target:)``
+  /// and ``apply(to:uniforms:threads:)`` compile with: ``FloatMode/strict``
+  /// (bit-identical to the interpreter) unless set to ``FloatMode/relaxed``.
+  public var floatMode: FloatMode = .strict
   /// What ``apply(to:uniforms:threads:)`` compiled, by input format and
   /// opacity, shared by copies of this pipeline.
   let applied = AppliedKernels()
@@ -68,7 +72,7 @@ public struct Pipeline: Sendable {
     guard formats.count == inputCount else {
       throw RunError("the pipeline reads \(inputCount) image(s); \(formats.count) input format(s) given")
     }
-    let layout = KernelLayout(inputs: formats, output: outputFormat)
+    let layout = KernelLayout(inputs: formats, output: outputFormat, floatMode: floatMode)
     let (kernel, _) = try lower(layout.matching(options))
     var result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: nil, source: nil)
     if backend == .jit {
@@ -95,7 +99,7 @@ public struct Pipeline: Sendable {
   /// compiles once — a large blur's lowering alone takes ~100 ms.
   public func apply(to image: ImageBuffer, uniforms: [Param: Float] = [:], threads: Int = 1) throws -> ImageBuffer {
     let opaque = image.isOpaque
-    let compiled = try applied.compiled(for: AppliedKernels.Key(format: image.format, opaque: opaque)) {
+    let compiled = try applied.compiled(for: AppliedKernels.Key(format: image.format, opaque: opaque, floatMode: floatMode)) {
       var options = LoweringOptions()
       if opaque { options.opaqueInputs = [0] }
       return try compile(inputFormats: [image.format], outputFormat: image.format, options: options)
@@ -114,6 +118,7 @@ final class AppliedKernels: Sendable {
   struct Key: Hashable {
     var format: PixelFormat
     var opaque: Bool
+    var floatMode: FloatMode
   }
   private let kernels = Mutex<[Key: CompiledPipeline]>([:])
 

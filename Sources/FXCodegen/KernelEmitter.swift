@@ -9,10 +9,13 @@ public struct KernelLayout: Hashable, Sendable {
   public var inputs: [PixelFormat]
   /// Format of the output buffer.
   public var output: PixelFormat
+  /// The float semantics of the code (strict unless asked).
+  public var floatMode: FloatMode
 
-  public init(inputs: [PixelFormat], output: PixelFormat) {
+  public init(inputs: [PixelFormat], output: PixelFormat, floatMode: FloatMode = .strict) {
     self.inputs = inputs
     self.output = output
+    self.floatMode = floatMode
   }
 
   /// `options` with the alpha storage of these buffers: straight alpha for
@@ -46,7 +49,7 @@ public struct KernelLayout: Hashable, Sendable {
   public func plan(_ kernel: Kernel, target: Target) -> KernelPlan {
     let planar = kernel.inputCount..<kernel.outputBuffer
     let interleavedFloat = formats(kernel).indices.filter { !planar.contains($0) && formats(kernel)[$0] == .rgba32f }
-    return KernelPlan(kernel, target: target, interleavedFloat: Set(interleavedFloat))
+    return KernelPlan(kernel, target: target, interleavedFloat: Set(interleavedFloat), floatMode: floatMode)
   }
 }
 

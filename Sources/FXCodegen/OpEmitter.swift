@@ -1,5 +1,6 @@
 import FXIR
 import FXLLVM
+import FXPasses
 
 /// What every emitter of `<W x T>` vector code shares: the module, a
 /// builder positioned where code goes, the module's types and the lane count
@@ -57,6 +58,16 @@ struct OpEmitter: VectorEmitter {
   let b: Builder
   let t: LLVMTypes
   var w: Int
+  /// Whether the IR's own float add, sub, mul and div carry `contract`,
+  /// `arcp` and `reassoc` (``FloatMode/relaxed``, where ``RangeProofs/mayRelax(_:_:_:)``
+  /// allows it); the transcendentals' internal arithmetic never does.
+  var relax = false
+
+  /// `v`, with the relaxed mode's fast-math flags when ``relax`` is set.
+  func relaxed(_ v: Value) -> Value {
+    if relax { b.setFastMath(v, [.contract, .reciprocal, .reassociate]) }
+    return v
+  }
 
   /// `op` applied to `a` (float operands when `isFloat`, else int or bool).
   ///
@@ -65,15 +76,15 @@ struct OpEmitter: VectorEmitter {
   func pure(_ op: Op, _ a: [Value], isFloat: Bool) throws -> Value {
     let v = isFloat ? vf : vi
     switch op {
-    case .add: return isFloat ? b.fadd(a[0], a[1]) : b.add(a[0], a[1])
-    case .sub: return isFloat ? b.fsub(a[0], a[1]) : b.sub(a[0], a[1])
-    case .mul: return isFloat ? b.fmul(a[0], a[1]) : b.mul(a[0], a[1])
+    case .add: return isFloat ? relaxed(b.fadd(a[0], a[1])) : b.add(a[0], a[1])
+    case .sub: return isFloat ? relaxed(b.fsub(a[0], a[1])) : b.sub(a[0], a[1])
+    case .mul: return isFloat ? relaxed(b.fmul(a[0], a[1])) : b.mul(a[0], a[1])
     case .neg: return isFloat ? b.fneg(a[0]) : b.sub(vi.null, a[0])
     case .min: return isFloat ? fminmax(a[0], a[1], .olt) : try call("llvm.smin", [v], a)
     case .max: return isFloat ? fminmax(a[0], a[1], .ogt) : try call("llvm.smax", [v], a)
     case .abs:
       return isFloat ? try call("llvm.fabs", [vf], a) : try call("llvm.abs", [vi], [a[0], t.i1.constant(0)])
-    case .div: return b.fdiv(a[0], a[1])
+    case .div: return relaxed(b.fdiv(a[0], a[1]))
     case .floor: return try call("llvm.floor", [vf], a)
     case .ceil: return try call("llvm.ceil", [vf], a)
     case .sqrt: return try call("llvm.sqrt", [vf], a)

@@ -14,6 +14,21 @@ package final class Builder {
 
   deinit { LLVMDisposeBuilder(ref) }
 
+  /// LLVM fast-math flags (`LLVMFastMathFlags`) the code generator may set.
+  package struct FastMath: OptionSet, Sendable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
+    package static let reassociate = FastMath(rawValue: 1 << 0)
+    package static let reciprocal = FastMath(rawValue: 1 << 4)
+    package static let contract = FastMath(rawValue: 1 << 5)
+  }
+
+  /// Sets `flags` on `instruction` when it is a floating-point operation (else nothing).
+  package func setFastMath(_ instruction: Value, _ flags: FastMath) {
+    guard !flags.isEmpty, LLVMCanValueUseFastMathFlags(instruction.ref) != 0 else { return }
+    LLVMSetFastMathFlags(instruction.ref, LLVMFastMathFlags(flags.rawValue))
+  }
+
   // MARK: position
 
   /// The block instructions are appended to.

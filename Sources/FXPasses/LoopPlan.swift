@@ -77,6 +77,8 @@ public struct PassPlan: Sendable {
   public var emissionOrder: [Int]
   /// What the value-range and NaN analysis proved, and the code it licenses.
   public var proofs: RangeProofs
+  /// The float semantics the code is compiled with.
+  public var floatMode: FloatMode = .strict
 }
 
 /// Makes the ``PassPlan`` of every pass and the ``RunPlan`` of a kernel for

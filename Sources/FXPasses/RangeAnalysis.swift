@@ -227,6 +227,25 @@ public struct RangeProofs: Sendable {
     }
   }
 
+  /// Bound on |value| of the nodes relaxed float code may touch (2⁶⁰): far
+  /// from overflow, so contracting, reassociating or taking a reciprocal
+  /// cannot turn a finite result into ±∞ or NaN, or the reverse.
+  public static let relaxedMagnitude = Double(1 << 60)
+
+  /// Whether node `id` (with operands `args`) may be emitted with the relaxed
+  /// mode's fast-math flags: it and its operands are proved never NaN and
+  /// within ±``relaxedMagnitude``, and a divisor is proved away from 0 by 2⁻⁶⁰.
+  public func mayRelax(_ op: Op, _ id: Int, _ args: [NodeID]) -> Bool {
+    let bound = Self.relaxedMagnitude
+    let all = [facts[id]] + args.map { facts[Int($0.index)] }
+    guard all.allSatisfy({ $0.within(-bound...bound) }) else { return false }
+    if op == .div {
+      let d = facts[Int(args[1].index)]
+      if d.lo <= 1 / bound && d.hi >= -1 / bound { return false }  // its reciprocal could overflow
+    }
+    return true
+  }
+
   /// How the store of an 8- or 16-bit output quantises `value`: no clamp when it
   /// is proved in 0…1, a plain compare-and-select per bound when never NaN.
   public func quantise(_ value: NodeID) -> Quantise {

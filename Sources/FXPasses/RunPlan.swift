@@ -96,18 +96,20 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
 
   /// The plan of `kernel` for `target`, where `interleavedFloat` names the
   /// buffers stored as interleaved RGBA32F (inputs or the output in that format).
-  public init(_ kernel: Kernel, target: Target, interleavedFloat: Set<Int> = []) {
+  public init(_ kernel: Kernel, target: Target, interleavedFloat: Set<Int> = [], floatMode: FloatMode = .strict) {
     self.kernel = kernel
     unormOutput = !interleavedFloat.contains(kernel.outputBuffer)
     self.target = target
     passes = LoopPlanner.plan(kernel, lanes: target.lanes, interleavedFloat: interleavedFloat)
+    for i in passes.indices { passes[i].floatMode = floatMode }
     run = RunPlan(kernel)
   }
 
   public var description: String {
     var lines = [target.name == target.cpuName ? "target \(target.summary)" : "target \(target.name): \(target.summary)"]
     for (k, (pass, plan)) in zip(kernel.passes, passes).enumerated() {
-      lines.append("pass \(k) '\(pass.name)' → b\(pass.output), \(plan.lanes) lanes")
+      lines.append(
+        "pass \(k) '\(pass.name)' → b\(pass.output), \(plan.lanes) lanes" + (plan.floatMode == .strict ? "" : ", float \(plan.floatMode.rawValue)"))
       lines.append("  order: \(plan.order.rawValue) — \(plan.orderReason)")
       if !plan.rowTables.isEmpty {
         let tables = plan.rowTables.sorted { $0.key < $1.key }.map { "b\($0.key) ±\($0.value)" }

@@ -52,7 +52,7 @@ public struct KernelCache: Sendable {
   /// The cache key of `kernel` compiled for `layout` on `target`.
   public static func key(_ kernel: Kernel, _ layout: KernelLayout, _ target: Target) -> String {
     var text = "\(compilerVersion)\n\(target.triple)\n\(target.cpuName)\n\(target.features)\n"
-    text += layout.inputs.map(\.rawValue).joined(separator: ",") + "->" + layout.output.rawValue + "\n"
+    text += layout.inputs.map(\.rawValue).joined(separator: ",") + "->" + layout.output.rawValue + " float \(layout.floatMode)\n"
     text += "inputs \(kernel.inputCount) intermediates \(kernel.intermediates) uniforms \(kernel.uniformCount)\n"
     for pass in kernel.passes {
       text += "pass → \(pass.output)\n"

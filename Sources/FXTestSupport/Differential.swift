@@ -100,11 +100,11 @@ public enum Differential {
   /// Compares the evaluations in `evaluations` with staged evaluation; the first disagreement, or nil.
   public static func check(
     _ c: FuzzCase, evaluations: [Evaluation] = Evaluation.interpreted + [.jit], cache: PipelineCache? = nil,
-    target: Target = .host
+    target: Target = .host, floatMode: FloatMode = .strict
   ) -> Disagreement? {
     check(
       c.image, inputs: c.buffers, evaluations: evaluations, jitSchedule: c.jitSchedule, cache: cache.map { ($0, c.graphKey) },
-      target: target)
+      target: target, floatMode: floatMode)
   }
 
   /// Compares the evaluations in `evaluations` of the graph computing `output`
@@ -113,14 +113,14 @@ public enum Differential {
   /// default, 1 forceInline (when affordable), 2 forceMaterialise.
   public static func check(
     _ output: Image, inputs all: [ImageBuffer], evaluations: [Evaluation] = Evaluation.interpreted + [.jit],
-    jitSchedule: Int = 0, target: Target = .host
+    jitSchedule: Int = 0, target: Target = .host, floatMode: FloatMode = .strict
   ) -> Disagreement? {
-    check(output, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, cache: nil, target: target)
+    check(output, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, cache: nil, target: target, floatMode: floatMode)
   }
 
   static func check(
     _ img: Image, inputs all: [ImageBuffer], evaluations: [Evaluation], jitSchedule: Int,
-    cache: (PipelineCache, String)?, target: Target
+    cache: (PipelineCache, String)?, target: Target, floatMode: FloatMode = .strict
   ) -> Disagreement? {
     let graph: EffectGraph
     do { graph = try EffectGraph(output: img) } catch {
@@ -155,12 +155,14 @@ public enum Differential {
           if jitSchedule == 2 { options.forceMaterialise = true }
         }
         if e == .jit {
-          let key = cache.map { $0.1 + "\(options)\(target.name)" }
+          let key = cache.map { $0.1 + "\(options)\(target.name)\(floatMode)" }
           let compiled: CompiledPipeline
           if let key, let hit = cache?.0.get(key) {
             compiled = hit
           } else {
-            compiled = try Pipeline(output: img).compile(
+            var pipeline = try Pipeline(output: img)
+            pipeline.floatMode = floatMode
+            compiled = try pipeline.compile(
               inputFormats: inputs.map(\.format), outputFormat: .rgba32f, options: options, target: target)
             if let key { cache?.0.put(key, compiled) }
           }
@@ -222,17 +224,18 @@ public enum Differential {
   /// Returns the smallest failing case found and its disagreement.
   public static func shrink(
     _ c: FuzzCase, failing d: Disagreement, maxAttempts: Int = 2000, cache: PipelineCache = PipelineCache(),
-    target: Target = .host
+    target: Target = .host, floatMode: FloatMode = .strict
   ) -> (FuzzCase, Disagreement) {
     let evaluations = d.evaluation == .error ? Evaluation.interpreted + [.jit] : [d.evaluation]
     var last = d
     let small = shrink(c, maxAttempts: maxAttempts) { candidate in
-      guard let f = check(candidate, evaluations: evaluations, cache: cache, target: target), f.evaluation == d.evaluation else { return false }
+      guard let f = check(candidate, evaluations: evaluations, cache: cache, target: target, floatMode: floatMode), f.evaluation == d.evaluation
+      else { return false }
       last = f
       return true
     }
     // `last` belongs to the last candidate that failed, which is `small`.
-    return (small, check(small, evaluations: evaluations, cache: cache, target: target) ?? last)
+    return (small, check(small, evaluations: evaluations, cache: cache, target: target, floatMode: floatMode) ?? last)
   }
 
   /// Greedy reduction of `c` while `fails` holds: the first candidate (from

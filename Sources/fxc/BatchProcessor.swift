@@ -33,6 +33,8 @@ struct LoadedImage {
 final class BatchProcessor: @unchecked Sendable {
   struct Options {
     var backend: Backend = .jit
+    /// `--float`: the JIT's float semantics.
+    var floatMode: FloatMode = .strict
     var keepOrientation = false
     var overwrite = false
     var skipExisting = false
@@ -80,6 +82,8 @@ final class BatchProcessor: @unchecked Sendable {
     if let k = kernels[key] { return (k, false) }
     var lowering = LoweringOptions()
     lowering.opaqueInputs = key.opaque
+    var pipeline = pipeline
+    pipeline.floatMode = options.floatMode
     let k = try pipeline.compile(inputFormats: key.formats, outputFormat: key.formats[0], backend: options.backend, options: lowering)
     kernels[key] = k
     return (k, true)

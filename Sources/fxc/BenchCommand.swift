@@ -24,6 +24,9 @@ struct BenchCommand: Command {
       .option(
         "--target", value: "NAME", help: "compile for NAME: host, x86-64-v2 (4 lanes), x86-64-v3 (8), x86-64-v4 (16); it must run here",
         default: "host"),
+      .option(
+        "--float", value: "strict|relaxed",
+        help: "the float semantics of the JIT figures; a strict run also times relaxed (fresh outputs) beside them", default: "strict"),
     ])
 
   static let defaultChains = [
@@ -49,6 +52,8 @@ struct BenchCommand: Command {
   var opaque: Bool
   /// `--target`: the CPU the kernels are compiled for.
   var target: Target
+  /// `--float`: the float semantics of the JIT figures.
+  var floatMode: FloatMode
   let allThreads = ProcessInfo.processInfo.activeProcessorCount
 
   init(_ argv: [String]) throws {
@@ -61,6 +66,7 @@ struct BenchCommand: Command {
     unsplit = !args.flag("--no-unsplit")
     opaque = !args.flag("--no-opaque")
     target = try parseTarget(args.option("--target"))
+    floatMode = try parseFloatMode(&args)
     budget = try args.doubleOption("--seconds", range: 0.01...60) ?? 0.5
     let clockName = try args.option("--clock") ?? "wall"
     guard let c = BenchClock(rawValue: clockName) else { throw UsageError("unknown clock '\(clockName)' (valid: wall, cpu)") }
@@ -122,7 +128,8 @@ struct BenchCommand: Command {
         "chain".padding(toLength: 58, withPad: " ", startingAt: 0)
           + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads  all thr.  %memcpy  cached ms")
     }
-    for (chain, pipeline) in zip(chains, pipelines) {
+    for (chain, var pipeline) in zip(chains, pipelines) {
+      pipeline.floatMode = floatMode
       // Cold: lowering + LLVM, no cache. Cached: the same kernel's object loaded from a disk cache.
       let scratch = NSTemporaryDirectory() + "fxc-bench-cache-\(getpid())"
       defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -143,6 +150,17 @@ struct BenchCommand: Command {
       let fresh = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try compiled.run([input], threads: threads) }
       let freshAll = try bestTime(budget: budget) { _ = try compiled.run([input], threads: allThreads) }
       let faults = try pageFaults(runs: 5) { _ = try compiled.run([input], threads: threads) }
+      // Strict and relaxed side by side (DESIGN §4's float modes), fresh outputs.
+      var relaxedRates: (Double, Double)? = nil
+      if floatMode == .strict {
+        var relaxedPipeline = pipeline
+        relaxedPipeline.floatMode = .relaxed
+        let relaxed = try relaxedPipeline.compile(
+          inputFormats: [input.format], outputFormat: input.format, options: options, cache: nil, target: target)
+        let one = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try relaxed.run([input], threads: threads) }
+        let all = try bestTime(budget: budget) { _ = try relaxed.run([input], threads: allThreads) }
+        relaxedRates = (mpix / one, mpix / all)
+      }
       let interpRate = Double(interpPixels) / 1e6 / interp, jitRate = mpix / jit, jitAllRate = mpix / jitAll
       // A chain with a split convolution is also timed unsplit, side by side.
       var unsplitRate: Double? = nil
@@ -154,7 +172,7 @@ struct BenchCommand: Command {
       }
       let row = Row(
         chain: chain, width: input.width, height: input.height, interpRate: interpRate, jitRate: jitRate, jitAllRate: jitAllRate,
-        memcpyRate: memcpyRate, freshRate: mpix / fresh, freshAllRate: mpix / freshAll, pageFaultsPerRun: faults,
+        memcpyRate: memcpyRate, freshRate: mpix / fresh, freshAllRate: mpix / freshAll, pageFaultsPerRun: faults, relaxedRates: relaxedRates,
         unsplitRate: unsplitRate, hasSplit: hasSplit, compiled: compiled, cached: cached,
         opaque: !options.opaqueInputs.isEmpty)
       if json { printJSON(row) } else { printRow(row) }
@@ -208,6 +226,8 @@ extension BenchCommand {
     var freshRate: Double, freshAllRate: Double
     /// Minor page faults per fresh-output run, after warm-up.
     var pageFaultsPerRun: Double
+    /// With `--float strict`: the relaxed kernel's fresh-output rates, 1 and all threads.
+    var relaxedRates: (Double, Double)?
     var unsplitRate: Double?
     var hasSplit: Bool
     var compiled: CompiledPipeline, cached: CompiledPipeline
@@ -229,7 +249,9 @@ extension BenchCommand {
         ("cpu", jsonString(Target.host.summary)), ("target", jsonString(target.name)),
         ("vector_width", "\(target.lanes)"), ("clock", jsonString(clock.rawValue)),
         ("split_convolution", r.hasSplit ? "true" : "false"), ("opaque_input", r.opaque ? "true" : "false"),
-      ] + (r.unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(r.jitRate / $0, 2))] } ?? [])
+        ("float", jsonString(floatMode.rawValue)),
+      ] + (r.relaxedRates.map { [("jit_relaxed_mpix_s", fixed($0.0, 3)), ("jit_relaxed_mpix_s_all_threads", fixed($0.1, 3))] } ?? [])
+      + (r.unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(r.jitRate / $0, 2))] } ?? [])
     print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
   }
 
@@ -240,6 +262,7 @@ extension BenchCommand {
     line += String(
       format: "  %13.2f  %12.1f  %5.0f×  %10.1f  %7d", r.interpRate, r.jitRate, r.jitRate / r.interpRate, r.compiled.compileMilliseconds, threads)
     line += String(format: "  %9.1f  %6.1f%%  %9.1f", r.jitAllRate, 100 * r.jitRate / r.memcpyRate, r.cached.compileMilliseconds)
+    if let (one, _) = r.relaxedRates { line += String(format: "   (relaxed %.1f Mpix/s, fresh output)", one) }
     if let u = r.unsplitRate { line += String(format: "   (unsplit %.1f Mpix/s: split %.1f× faster)", u, r.jitRate / u) }
     // The interpreter evaluates the staged graph, so its blur is the 2-D,
     // unsplit one: for such a chain the ratio is mostly the split's gain.

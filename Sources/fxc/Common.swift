@@ -76,6 +76,23 @@ extension OptionSpec {
   }
 }
 
+extension OptionSpec {
+  /// `--float strict|relaxed`, which run, bench, dump and fuzz take.
+  static let floatMode = OptionSpec.option(
+    "--float", value: "strict|relaxed",
+    help: "strict: bit-identical to the interpreter; relaxed: fma, reciprocals, reassociated sums (within 1e-4)", default: "strict")
+}
+
+/// The `--float MODE` option: strict when absent.
+/// - Throws: ``UsageError`` naming the valid modes.
+func parseFloatMode(_ args: inout CommandArguments) throws -> FloatMode {
+  guard let name = try args.option("--float") else { return .strict }
+  guard let mode = FloatMode(rawValue: name) else {
+    throw UsageError("option '--float': unknown mode '\(name)' (valid: \(FloatMode.allCases.map(\.rawValue).joined(separator: ", ")))")
+  }
+  return mode
+}
+
 /// The `--target NAME` of dump and bench: the host when absent.
 /// - Throws: ``UsageError`` naming the valid targets, or why this machine cannot run the one named.
 func parseTarget(_ name: String?) throws -> Target {

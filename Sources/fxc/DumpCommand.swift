@@ -23,6 +23,7 @@ struct DumpCommand: Command {
       .option(
         "--target", value: "NAME",
         help: "compile for NAME: host (default), x86-64-v2 (SSE4, 4 lanes), x86-64-v3 (AVX2, 8), x86-64-v4 (AVX-512, 16); it must run here"),
+      .floatMode,
     ])
 
   var chain: String
@@ -31,6 +32,8 @@ struct DumpCommand: Command {
   var asm: Bool
   var options: LoweringOptions
   var target: Target
+  /// `--float`: the float semantics of the code shown.
+  var floatMode: FloatMode
 
   init(_ argv: [String]) throws {
     var args = try CommandArguments(argv, Self.spec)
@@ -43,12 +46,14 @@ struct DumpCommand: Command {
     ir = args.flag("--ir")
     asm = args.flag("--asm")
     target = try parseTarget(args.option("--target"))
+    floatMode = try parseFloatMode(&args)
     let rest = try args.remaining()
     if !rest.isEmpty { throw UsageError("fxc dump takes no files (got \(rest.joined(separator: " ")))") }
   }
 
   func execute() throws {
-    let (pipeline, effect) = try pipeline(chain: chain)
+    var (pipeline, effect) = try pipeline(chain: chain)
+    pipeline.floatMode = floatMode
     let showAll = !passes && !ir && !asm
     print("# chain: \(effect.name)")
     if !options.opaqueInputs.isEmpty {

@@ -32,6 +32,7 @@ struct FuzzCommand: Command {
       .option("--reports", value: "N", help: "with --keep-going: how many disagreements to shrink and print", default: "10"),
       .option("--shrink-attempts", value: "N", help: "how many smaller graphs to try when shrinking", default: "2000"),
       .option("--target", value: "NAME", help: "compile for NAME: host, x86-64-v2, x86-64-v3, x86-64-v4; it must run here", default: "host"),
+      .floatMode,
     ])
 
   var graphs: Int
@@ -47,6 +48,8 @@ struct FuzzCommand: Command {
   var maxReports: Int
   /// `--target`: the CPU the JIT compiles for.
   var target: Target
+  /// `--float`: the JIT's float semantics (relaxed: checked within DESIGN §4's tolerance, as strict is).
+  var floatMode: FloatMode
 
   init(_ argv: [String]) throws {
     var args = try CommandArguments(argv, Self.spec)
@@ -60,6 +63,7 @@ struct FuzzCommand: Command {
     showCase = args.flag("--print")
     largeOffsets = !args.flag("--no-large-offsets")
     target = try parseTarget(args.option("--target"))
+    floatMode = try parseFloatMode(&args)
     maxReports = try args.intOption("--reports", range: 1...100_000) ?? 10
     shrinkAttempts = try args.intOption("--shrink-attempts", range: 0...1_000_000) ?? 2000
     let rest = try args.remaining()
@@ -112,7 +116,7 @@ struct FuzzCommand: Command {
         CrashReport.crashIfAsked()
         let c = generator(caseSeed).make()
         let t0 = DispatchTime.now().uptimeNanoseconds
-        let d = Differential.check(c, evaluations: evaluations, target: target)
+        let d = Differential.check(c, evaluations: evaluations, target: target, floatMode: floatMode)
         let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
         CrashReport.running(0, worker: worker)
         lock.withLock {
@@ -157,7 +161,7 @@ struct FuzzCommand: Command {
     CrashReport.crashIfAsked()
     let c = generator(caseSeed).make()
     if showCase { print(c, "\n") }
-    guard let d = Differential.check(c, evaluations: evaluations, target: target) else {
+    guard let d = Differential.check(c, evaluations: evaluations, target: target, floatMode: floatMode) else {
       print("case \(caseSeed): every evaluation agrees with the staged interpreter")
       return
     }
@@ -169,7 +173,7 @@ struct FuzzCommand: Command {
   func report(_ caseSeed: UInt64, _ c: FuzzCase, _ d: Differential.Disagreement, _ cache: Differential.PipelineCache) {
     print("\n=== case \(caseSeed): \(d)")
     let start = DispatchTime.now().uptimeNanoseconds
-    let (small, failure) = Differential.shrink(c, failing: d, maxAttempts: shrinkAttempts, cache: cache, target: target)
+    let (small, failure) = Differential.shrink(c, failing: d, maxAttempts: shrinkAttempts, cache: cache, target: target, floatMode: floatMode)
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     print("shrunk in \(fixed(seconds))s to:\n\n\(small)\n\n\(failure)\n")
   }

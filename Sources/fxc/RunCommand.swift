@@ -74,6 +74,7 @@ struct RunCommand: Command {
           .option("--report", value: "FILE.json", help: "per-file status, sizes and timings, and a summary"),
           .flag("-v", "--verbose", help: "a line per file written"),
           .option("--backend", value: "jit|interp", help: "run kernels JIT-compiled by LLVM, or in the interpreter", default: "jit"),
+          .floatMode,
           .flag("--check", help: "also run the interpreter and print each output's largest difference from it (implies -v)"),
         ]),
     ])
@@ -115,6 +116,7 @@ struct RunCommand: Command {
       throw UsageError("unknown backend '\(backendName)' (valid: jit, interp)")
     }
     options.backend = b
+    options.floatMode = try parseFloatMode(&args)
     if let f = try args.option("--format") {
       guard let parsed = ImageFileFormat(pathExtension: f) else { throw UsageError("unknown format '\(f)' (valid: png, jpeg)") }
       format = parsed

@@ -39,7 +39,42 @@ private func expectJITMatches(
   }
 }
 
+/// The relaxed float mode (DESIGN §4) against the staged interpreter, on 8-bit
+/// images (where unorm loads let the range analysis license fma, reciprocals
+/// and reassociation): within 1 level, as DESIGN §4 allows.
+private func expectRelaxedWithinALevel(
+  _ effect: Effect, _ label: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+) throws {
+  var pipeline = try Pipeline(effect)
+  pipeline.floatMode = .relaxed
+  let graph = pipeline.graph
+  let compiled = try pipeline.compile(inputFormats: Array(repeating: .rgba8, count: graph.inputs.count), outputFormat: .rgba8, cache: nil)
+  #expect(compiled.backend == .jit, "\(label): fell back to the interpreter", sourceLocation: sourceLocation)
+  for (width, height) in [(Pipeline.hostVectorWidth + 3, 5), (41, 23)] {
+    let images = graph.inputs.indices.map { randomImage(width, height, seed: UInt64(width + 7 * $0), format: .rgba8) }
+    let reference = try Interpreter.runStaged(graph, inputs: images).copy(as: .rgba8)
+    let d = maxDifference(reference, try compiled.run(images))
+    #expect(d <= 1.0 / 255 + 1e-6, "\(label) \(width)×\(height): max difference \(d * 255) levels", sourceLocation: sourceLocation)
+  }
+}
+
 @Suite struct EffectCatalogueTests {
+  @Test(arguments: Catalogue.names)
+  func relaxedIsWithinALevelOfTheInterpreter(_ name: String) throws {
+    let spec = try #require(Catalogue.spec(named: name))
+    try expectRelaxedWithinALevel(spec.makeDefault(), "\(name) defaults")
+    if spec.example != spec.name { try expectRelaxedWithinALevel(try example(spec), spec.example) }
+  }
+
+  @Test func relaxedCodeCarriesTheFlagsAndStrictCodeNone() throws {
+    var pipeline = try Pipeline(sepia() | vignette() | gaussianBlur(sigma: 2))
+    let strict = try pipeline.compile(cache: nil).dumpNative().ir
+    pipeline.floatMode = .relaxed
+    let relaxed = try pipeline.compile(cache: nil).dumpNative().ir
+    #expect(!strict.contains("reassoc") && !strict.contains("contract"))
+    #expect(relaxed.contains("contract"), "fma contraction licensed on the proved-finite arithmetic")
+  }
+
   @Test func catalogueHasAtLeast45Effects() {
     #expect(Catalogue.effects.count >= 45)
     #expect(Set(Catalogue.names).count == Catalogue.effects.count)

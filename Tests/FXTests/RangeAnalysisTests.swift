@@ -60,6 +60,23 @@ import Testing
     #expect(proofs.quantise(scaled) == .clampOnly)
   }
 
+  @Test func relaxedFlagsOnlyWhereEverythingIsProvedFiniteAndBounded() {
+    var p = Program()
+    let x = p.add(.pixelX), y = p.add(.pixelY)
+    let c = p.add(.load(buffer: 0, channel: 0), [x, y])
+    let scaled = p.add(.mul, [c, p.constant(Float(3))])
+    let quotient = p.add(.div, [scaled, c])  // c may be 0
+    let byWidth = p.add(.div, [scaled, p.add(.toFloat, [p.add(.width)])])
+    let f = RangeAnalysis.analyse(p) { _, _ in ValueFacts(0, 1) }
+    let proofs = RangeProofs(p, facts: f, live: p.live())
+    #expect(proofs.mayRelax(.mul, Int(scaled.index), p[scaled].args))
+    #expect(!proofs.mayRelax(.div, Int(quotient.index), p[quotient].args), "a divisor that may be 0")
+    #expect(proofs.mayRelax(.div, Int(byWidth.index), p[byWidth].args), "x / width: a reciprocal is safe")
+    let nanOperand = p.add(.add, [quotient, c])
+    let g = RangeAnalysis.analyse(p) { _, _ in ValueFacts(0, 1) }
+    #expect(!RangeProofs(p, facts: g, live: p.live()).mayRelax(.add, Int(nanOperand.index), p[nanOperand].args))
+  }
+
   @Test func theDumpShowsWhatWasProved() throws {
     let compiled = try Pipeline(sepia() | vignette()).compile(
       options: {
