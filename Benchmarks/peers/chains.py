@@ -1,23 +1,39 @@
 """The benchmark suite: each chain as fxc spells it and as a list of
-(effect, parameters) that every peer implements with the same formulas
-(Sources/FXEffects/*.swift), on premultiplied RGBA with straight alpha = 1."""
+(effect, parameters) that the oracle (oracle.py) and every peer implement with
+fxc's formulas (Sources/FXEffects/*.swift), on premultiplied RGBA (DESIGN §1)."""
 import math
+import subprocess
 
-# Parameters spelled out in full so every peer uses the same numbers.
+# Parameters spelled out in full so every implementation uses the same numbers.
 SEPIA = ("sepia", {"amount": 1.0})
 VIGNETTE = ("vignette", {"intensity": 1.0, "radius": 0.75})
 WAVE = ("wave", {"amplitude": 10.0, "wavelength": 60.0})
 CHROMATIC = ("chromaticAberration", {"amount": 6.0})
 
 SUITE = [
-    ("color", [SEPIA, ("brightness", {"amount": 0.1}), ("saturation", {"amount": 1.2}), VIGNETTE]),
-    ("blur σ3 + grade", [("gaussianBlur", {"sigma": 3.0}), ("contrast", {"amount": 1.2})]),
-    ("blur σ10", [("gaussianBlur", {"sigma": 10.0})]),
+    ("colour", [("contrast", {"amount": 1.2}), ("saturation", {"amount": 1.2}), SEPIA, VIGNETTE]),
+    ("blur σ3 + grade", [("gaussianBlur", {"sigma": 3.0}), ("contrast", {"amount": 1.2}), ("gamma", {"power": 0.8})]),
     ("pixelate + vignette", [("pixelate", {"amount": 1.0, "blockSize": 16.0}), VIGNETTE]),
-    ("wave", [WAVE]),  # becomes wave + chromatic aberration when fxc has the effect
+    ("wave + chromatic aberration", [WAVE, CHROMATIC]),
+    ("blur σ10", [("gaussianBlur", {"sigma": 10.0})]),
     ("unsharp", [("unsharpMask", {"sigma": 1.5, "amount": 0.8})]),
 ]
 FX_BASELINE = ("sepia (ImageMagick -fx)", [SEPIA])  # the per-pixel expression -fx evaluates
+
+
+def suite(fxc):
+    """SUITE as far as this fxc's catalogue (`fxc effects`) has the effects:
+    a chain with a missing effect is dropped, and said so."""
+    names = {line.split()[0] for line in subprocess.run([fxc, "effects"], check=True, capture_output=True,
+                                                           text=True).stdout.splitlines() if line[:1].isalpha()}
+    kept = []
+    for label, ops in SUITE:
+        missing = [n for n, _ in ops if n not in names]
+        if missing:
+            print(f"warning: fxc has no {', '.join(missing)}: chain '{label}' left out")
+        else:
+            kept.append((label, ops))
+    return kept
 
 
 def fxc_chain(ops):
@@ -41,7 +57,9 @@ LUMA = (0.213, 0.715, 0.072)
 
 def color_matrix(name, p):
     """A color effect that is a 3×3 matrix plus an offset per unit of alpha
-    (before its clamp to 0…alpha), or None: sepia, brightness, contrast, saturation."""
+    (before its clamp to 0…alpha), or None: sepia, brightness, contrast,
+    saturation, exposure. On straight colour the same matrix and offset apply
+    with the clamp to 0…1."""
     ident = [[float(i == j) for j in range(3)] for i in range(3)]
     if name == "sepia":
         t = p["amount"]
@@ -54,6 +72,9 @@ def color_matrix(name, p):
     if name == "saturation":
         s = p["amount"]  # c + (luma − c)·(1 − s)
         return [[s * ident[i][j] + (1 - s) * LUMA[j] for j in range(3)] for i in range(3)], [0.0] * 3
+    if name == "exposure":
+        g = 2.0 ** p["ev"]
+        return [[g * ident[i][j] for j in range(3)] for i in range(3)], [0.0] * 3
     return None
 
 
