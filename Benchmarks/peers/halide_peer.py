@@ -7,7 +7,7 @@ uint32[H, W]): a vector of V pixels is one dense load, unpacked with shifts and
 masks, and the result packed back into one dense store — no deinterleaving
 shuffles. Inside, a pixel is a Tuple (r, g, b, a) of fp32, premultiplied right
 after the load (c·a) and un-premultiplied right before the store
-(c·(1/min(a, 1)) where a > 0, else 0), as DESIGN §1 says fxc does; a
+(c·(1/a) where a > 0, else 0), as DESIGN §1 says fxc does; a
 materialised Func of Tuples is stored planar, so the taps of a blur are dense
 vector loads. Clamp-to-edge is a boundary condition on the input (Halide then
 runs the interior without clamps); a later stage that is sampled clamps its
@@ -171,7 +171,7 @@ class Chain:
         if self.opaque:
             chans = [r, g, b]
         else:
-            inv = hl.select(a > 0, 1 / hl.min(a, 1), 0)  # an alpha above 1 is stored as 1
+            inv = hl.select(a > 0, 1 / a, 0)
             chans = [r * inv, g * inv, b * inv, a]
         q = [hl.u32(hl.clamp(c * 255 + 0.5, 0, 255)) for c in chans]
         alpha = hl.u32(255) if self.opaque else q[3]

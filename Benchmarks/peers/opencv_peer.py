@@ -7,7 +7,7 @@ every call in float32, one conversion back to RGBA8 at the end
 Alpha. An opaque image (bench.py checks once per image, as `fxc bench` compiles
 for an opaque input) is processed as it is, straight colour being
 premultiplied colour when alpha is 1. Otherwise: premultiplied in fp32 after the conversion and
-un-premultiplied in fp32 before the store (c / min(a, 1) where a > 0, else 0),
+un-premultiplied in fp32 before the store (c / a where a > 0, else 0),
 with
 numpy (OpenCV has no broadcasting multiply by one channel); colour effects run
 on straight colour (un-premultiplied first when a spatial effect came before),
@@ -126,8 +126,8 @@ class Chain:
 
 
 def unpremultiply(f):
-    """c / min(a, 1) where a > 0, else 0, in place (an alpha above 1 is stored as 1)."""
+    """c / a where a > 0, else 0, in place (an alpha above 1 is stored as 1)."""
     a = f[..., 3:4]
     with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(f[..., :3], np.minimum(a, 1), out=f[..., :3], where=a > 0)
+        np.divide(f[..., :3], a, out=f[..., :3], where=a > 0)
     f[..., :3] *= a > 0

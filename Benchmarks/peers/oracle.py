@@ -8,7 +8,7 @@ of every peer.
   * every effect is a stage producing a full float64 raster; a layer effect
     samples the previous stage: pixel (i, j) has its centre at (i + ½, j + ½),
     bilinear between the four nearest centres, clamp-to-edge (indices clamped);
-  * the result is un-premultiplied (c / min(a, 1) where a > 0, else 0: an alpha
+  * the result is un-premultiplied (c / a where a > 0, else 0: an alpha
     above 1 is stored as 1, so the colour is divided by what is stored), then
     NaN → 0 and clamped to 0…1: `run` returns these unrounded floats, `quantise`
     rounds them to RGBA8.
@@ -33,13 +33,12 @@ def premultiply(img_u8):
 
 
 def unpremultiply(f):
-    """c / min(a, 1) where a > 0, else 0 (fxc's LowerToKernel.unpremultiply: an alpha
-    above 1, as an unsharp mask's overshoot, is stored as 1, so its colour is
-    divided by 1), alpha as it is; then NaN → 0, clamp to 0…1."""
+    """c / a where a > 0, else 0 (DESIGN §1; fxc's LowerToKernel.unpremultiply),
+    alpha as it is; then NaN → 0, clamp to 0…1."""
     a = f[..., 3:4]
     out = np.empty_like(f)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out[..., :3] = np.where(a > 0, f[..., :3] / np.where(a > 0, np.minimum(a, 1), 1), 0)
+        out[..., :3] = np.where(a > 0, f[..., :3] / np.where(a > 0, a, 1), 0)
     out[..., 3:4] = a
     out[np.isnan(out)] = 0
     return np.clip(out, 0, 1, out=out)

@@ -91,7 +91,7 @@ public final class ImageBuffer: @unchecked Sendable {
   /// kernel sees it: the stored values (``subscript(stored:_:)``), with the
   /// color of the straight-alpha formats multiplied by alpha in fp32. Setting
   /// it stores the premultiplied value `v`: for rgba8 and rgba16 the color is
-  /// un-premultiplied in fp32 first (`c / min(a, 1)` where `a > 0`, else 0),
+  /// un-premultiplied in fp32 first (`c / a` where `a > 0`, else 0),
   /// then every channel quantised (DESIGN §1) — exactly as a compiled kernel's
   /// store does. Precondition: in bounds.
   public subscript(x: Int, y: Int) -> SIMD4<Float> {
@@ -109,8 +109,7 @@ public final class ImageBuffer: @unchecked Sendable {
         self[stored: x, y] = SIMD4(0, 0, 0, a)
         return
       }
-      let s = Swift.min(a, 1)
-      self[stored: x, y] = SIMD4(newValue.x / s, newValue.y / s, newValue.z / s, a)
+      self[stored: x, y] = SIMD4(newValue.x / a, newValue.y / a, newValue.z / a, a)
     }
   }
 

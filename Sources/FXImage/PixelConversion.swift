@@ -53,7 +53,8 @@ enum Packing {
     case .rgba32f:
       var f = p.loadUnaligned(as: SIMD4<Float>.self)
       if straight {
-        let a = f.w.isNaN ? 0 : Swift.min(Swift.max(f.w, 0), 1)
+        // DESIGN §1: c / a where a > 0, else 0 (NaN alpha included), as a kernel's store does.
+        let a = f.w
         f = a > 0 ? SIMD4(f.x / a, f.y / a, f.z / a, a) : .zero
       }
       let q =

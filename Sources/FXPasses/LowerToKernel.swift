@@ -16,8 +16,7 @@ import FXIR
 /// images hold what the file holds): a texel of an input in
 /// `straightAlphaInputs` is premultiplied in fp32 right after its load
 /// (`c·a`), and with `straightAlphaOutput` the last pass un-premultiplies in
-/// fp32 right before the store quantises (`c / min(a, 1)` where `a > 0`, else 0 —
-/// the alpha that is stored is clamped to 1 the same way). An opaque input
+/// fp32 right before the store quantises (`c / a` where `a > 0`, else 0). An opaque input
 /// needs neither: its alpha is the constant 1 and both steps fold away.
 public enum LowerToKernel {
   public static func run(
@@ -97,15 +96,14 @@ struct PassBuilder {
   }
 
   /// Straight color from premultiplied `rgba`, as the store of a
-  /// straight-alpha buffer needs it: `c / min(a, 1)` where `a > 0`, else 0
+  /// straight-alpha buffer needs it: `c / a` where `a > 0`, else 0
   /// (NaN alpha gives 0); alpha unchanged (the store clamps it).
   mutating func unpremultiply(_ rgba: [NodeID]) -> [NodeID] {
     let a = rgba[3], zero = p.constant(Float(0))
     let visible = p.add(.gt, [a, zero])
-    // Where a > 0, min(a, 1) ≥ the least subnormal, so the max changes nothing
-    // the select keeps; it lets the range analysis prove the quotient never NaN.
-    let tiny = p.constant(Float.leastNonzeroMagnitude)
-    let stored = p.add(.max, [p.add(.min, [a, p.constant(Float(1))]), tiny])
+    // Where a > 0, a ≥ the least subnormal, so the max changes nothing the
+    // select keeps; it lets the range analysis prove the quotient never NaN.
+    let stored = p.add(.max, [a, p.constant(Float.leastNonzeroMagnitude)])
     return rgba.prefix(3).map { p.add(.select, [visible, p.add(.div, [$0, stored]), zero]) } + [a]
   }
 

@@ -27,10 +27,10 @@ import Testing
     let image = try ImageBuffer(width: 3, height: 1, format: .rgba8)
     image[0, 0] = SIMD4(0.2, 0.1, 0, 0.4)  // straight (0.5, 0.25, 0): 127.5 → 128, 63.75 → 64
     image[1, 0] = SIMD4(0.3, 0.3, 0.3, 0)  // no alpha: no color
-    image[2, 0] = SIMD4(0.9, 0.6, 0.3, 1.5)  // alpha clamps to 1 before dividing
+    image[2, 0] = SIMD4(0.9, 0.6, 0.3, 1.5)  // c / a = (0.6, 0.4, 0.2); alpha then clamps to 1
     #expect(pixel(image, 0, 0) == [128, 64, 0, 102])
     #expect(pixel(image, 1, 0) == [0, 0, 0, 0])
-    #expect(pixel(image, 2, 0) == [230, 153, 77, 255])
+    #expect(pixel(image, 2, 0) == [153, 102, 51, 255])
   }
 }
 
