@@ -94,6 +94,11 @@ public enum Lower {
         let (propagated, replaced) = ConstantChannels.run(kernel)
         return (propagated, "\(replaced) load\(replaced == 1 ? "" : "s") of a channel its pass computes as a constant replaced by the constant")
       }
+      try passes.run("range simplify", &kernel) { kernel in
+        let (rewritten, counts) = RangeSimplify.run(kernel)
+        let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        return (rewritten, counts.isEmpty ? "nothing the value ranges license" : summary)
+      }
     }
     return (kernel, passes.log)
   }

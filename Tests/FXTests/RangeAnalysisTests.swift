@@ -107,3 +107,58 @@ import Testing
     #expect(violations.isEmpty, "\(fuzz)\n\(violations.joined(separator: "\n"))")
   }
 }
+
+/// Rewrites licensed by the ranges: the same bits, fewer nodes.
+@Suite struct RangeSimplifyTests {
+  func loads(_ kernel: Kernel) -> Int {
+    kernel.passes.reduce(0) { total, pass in
+      let live = pass.program.live()
+      return total
+        + pass.program.nodes.indices.filter { i in
+          if case .load = pass.program.nodes[i].op { return live[i] } else { return false }
+        }.count
+    }
+  }
+
+  @Test func aWaveSamplesTwoRowsNotFourTexels() throws {
+    // wave keeps x at the pixel centre: (float(x) + 0.5) − 0.5 is float(x)
+    // exactly, so the horizontal fraction is 0 and the bilinear sample is a
+    // vertical lerp of 2 texels per channel.
+    var options = LoweringOptions()
+    options.opaqueInputs = [0]
+    let layout = KernelLayout(inputs: [.rgba8], output: .rgba8)
+    let (kernel, log) = try Pipeline(wave(amplitude: 10, wavelength: 60)).lower(layout.matching(options))
+    #expect(loads(kernel) == 6, "r, g, b at two rows")
+    let entry = try #require(log.entries.first { $0.pass == "range simplify" })
+    #expect(entry.summary.contains("(float(i) + 0.5) − 0.5 → float(i)"), "\(entry.summary)")
+    var plain = layout.matching(options)
+    plain.simplify = false
+    #expect(loads(try Pipeline(wave(amplitude: 10, wavelength: 60)).lower(plain).0) == 12)
+  }
+
+  @Test func theHalfRoundTripNeedsASmallInteger() {
+    var p = Program()
+    let half = p.constant(Float(0.5))
+    let big = p.add(.toFloat, [p.add(.toInt, [p.add(.uniform(0))])])  // any int32: not exact
+    let small = p.add(.toFloat, [p.add(.pixelX)])
+    let a = p.add(.sub, [p.add(.add, [big, half]), half])
+    let b = p.add(.sub, [p.add(.add, [small, half]), half])
+    p.outputs = [a, b, b, b]
+    let k = Kernel(inputCount: 1, intermediates: [], passes: [.init(name: "t", program: p, output: 1)], uniformCount: 1, scheduleNotes: [])
+    let (out, counts) = RangeSimplify.run(k)
+    let q = out.passes[0].program
+    #expect(counts.values.reduce(0, +) == 1)
+    #expect(q[q.outputs[0]].op == .sub, "float(int(u)) may be 2³¹: (t + 0.5) − 0.5 rounds")
+    #expect(q[q.outputs[1]].op == .toFloat)
+  }
+
+  @Test func aWaveStillMatchesTheInterpreterBitForBit() throws {
+    for format in [PixelFormat.rgba8, .rgba16, .rgba32f] {
+      let image = randomImage(37, 11, seed: 5, format: format)
+      let pipeline = try Pipeline(wave(amplitude: 3.7, wavelength: 9) | chromaticAberration(amount: 2))
+      let jit = try pipeline.compile(inputFormats: [format], outputFormat: .rgba32f, cache: nil).run([image])
+      let staged = try Interpreter.runStaged(pipeline.graph, inputs: [image])
+      #expect(maxDifference(jit, staged) <= 1e-6, "\(format)")
+    }
+  }
+}
