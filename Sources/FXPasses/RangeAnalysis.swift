@@ -116,10 +116,9 @@ public enum RangeAnalysis {
     case .div:
       let zeroByZero = a[0].contains(0) && a[1].contains(0)
       let infByInf = a[0].hasInfinity && a[1].hasInfinity
-      guard !a[1].contains(0) else {
-        let nonNegative = a[0].lo >= 0 && a[1].lo >= 0
-        return ValueFacts(nonNegative ? 0 : -.infinity, .infinity, nan: nan || zeroByZero || infByInf)
-      }
+      // Intervals do not track the sign of zero: a divisor that may be 0 may be
+      // −0, and x / −0 is −∞ (a fuzz case: smoothstep with edges u·0 and 0).
+      guard !a[1].contains(0) else { return ValueFacts(-.infinity, .infinity, nan: nan || zeroByZero || infByInf) }
       let q = [a[0].lo / a[1].lo, a[0].lo / a[1].hi, a[0].hi / a[1].lo, a[0].hi / a[1].hi].filter { !$0.isNaN }
       return float(q.min() ?? -.infinity, q.max() ?? .infinity, nan: nan || infByInf)
     case .neg: return ValueFacts(-a[0].hi, -a[0].lo, nan: nan)

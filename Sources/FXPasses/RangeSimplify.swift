@@ -5,66 +5,41 @@ import FXIR
 /// node can take, so the kernel still agrees with the interpreter bit for bit.
 ///
 /// - a float `min`/`max` that cannot act (``RangeProofs/forwarded``) is its operand;
-/// - `(t + 0.5) − 0.5` is `t` when `t` is an integer-valued float (`float(i)`)
-///   with |t| ≤ 2²²: both steps are exact. A sample at a pixel centre along
+/// - `(t + 0.5) − 0.5` is `t` when `t` is `float(i)` of a pixel index or size
+///   (|i| ≤ 2²⁰): both steps are exact. A sample at a pixel centre along
 ///   an axis (a wave's x) then has the exact texel index and a zero fraction;
 /// - `x − x` is +0 when `x` is proved finite (∞ − ∞ would be NaN).
 ///
-/// Constant folding and ``Simplify``'s rules run in the same sweep, so the
+/// They run as an extra rule of ``Simplify``'s sweep, so the
 /// consequences (`floor(float(i))`, a bilinear weight of 0, `select(true, …)`)
 /// fold at once.
 public enum RangeSimplify {
-  /// The kernel with every pass rewritten, and how many nodes each rule rewrote.
+  /// The kernel with every pass rewritten, and how many nodes each rule
+  /// rewrote (the ``Simplify`` rules that fired in the same sweep included).
   public static func run(_ kernel: Kernel) -> (Kernel, [String: Int]) {
     let unorm = kernel.straightAlphaInputs.union(kernel.straightAlphaOutput ? [kernel.outputBuffer] : [])
     let facts = RangeAnalysis.run(kernel, unormBuffers: unorm)
     var k = kernel
     var counts: [String: Int] = [:]
     for i in k.passes.indices {
-      k.passes[i].program = rewrite(k.passes[i].program, facts[i], &counts)
+      let p = k.passes[i].program
+      let proofs = RangeProofs(p, facts: facts[i], live: p.live())
+      let (rewritten, stats) = Simplify.run(p) { index, node, args, out in rule(index, node, args, &out, facts[i], proofs) }
+      k.passes[i].program = rewritten
+      counts.merge(stats.byRule, uniquingKeysWith: +)
     }
     return (k, counts)
   }
 
-  static func rewrite(_ p: Program, _ facts: [ValueFacts], _ counts: inout [String: Int]) -> Program {
-    var out = Program()
-    var map = [NodeID](repeating: NodeID(0), count: p.count)
-    var factsOut: [NodeID: ValueFacts] = [:]
-    let live = p.live()
-    let proofs = RangeProofs(p, facts: facts, live: live)
-    for (i, node) in p.nodes.enumerated() where live[i] {
-      let args = node.args.map { map[Int($0.index)] }
-      defer { if factsOut[map[i]] == nil { factsOut[map[i]] = facts[i] } }
-      if let k = forwarded(i, node, facts, proofs) {
-        map[i] = args[k]
-        counts["min/max that cannot act → its operand", default: 0] += 1
-        continue
-      }
-      if node.op == .sub, node.kind == .float {
-        if args[0] == args[1], facts[Int(node.args[0].index)].isFinite {
-          map[i] = out.constant(Float(0))
-          counts["x − x → 0 (x finite)", default: 0] += 1
-          continue
-        }
-        if let t = halfRoundTrip(args, out, factsOut) {
-          map[i] = t
-          counts["(float(i) + 0.5) − 0.5 → float(i) (|i| ≤ 2²²)", default: 0] += 1
-          continue
-        }
-      }
-      let consts = args.map { out.constantValue($0) }
-      if node.op.isPure, !args.isEmpty, consts.allSatisfy({ $0 != nil }), let v = Semantics.evaluate(node.op, consts.map { $0! }) {
-        map[i] = out.add(.constant(v))
-        continue
-      }
-      if let (r, _) = Simplify.rewrite(node.op, args, consts, &out) {
-        map[i] = r
-        continue
-      }
-      map[i] = out.add(node.op, args)
-    }
-    out.outputs = p.outputs.map { map[Int($0.index)] }
-    return out
+  /// The range-licensed rewrite of node `i` (operands `args` of `out`), if one applies.
+  static func rule(_ i: Int, _ node: Node, _ args: [NodeID], _ out: inout Program, _ facts: [ValueFacts], _ proofs: RangeProofs)
+    -> (NodeID, String)?
+  {
+    if let k = forwarded(i, node, facts, proofs) { return (args[k], "min/max that cannot act → its operand") }
+    guard node.op == .sub, node.kind == .float else { return nil }
+    if args[0] == args[1], facts[Int(node.args[0].index)].isFinite { return (out.constant(Float(0)), "x − x → 0 (x finite)") }
+    if let t = halfRoundTrip(args, out) { return (t, "(float(i) + 0.5) − 0.5 → float(i) (i an index)") }
+    return nil
   }
 
   /// Which operand a float min/max that cannot act equals, if it is one. Int
@@ -75,16 +50,18 @@ public enum RangeSimplify {
     return proofs.forwarded[i]
   }
 
-  /// `t` when `args` are `(t + 0.5, 0.5)` with `t = float(i)`, |i| ≤ 2²².
-  static func halfRoundTrip(_ args: [NodeID], _ out: Program, _ facts: [NodeID: ValueFacts]) -> NodeID? {
+  /// `t` when `args` are `(t + 0.5, 0.5)` with `t = float(i)` and `i` a pixel
+  /// index or size (at most 2²⁰).
+  static func halfRoundTrip(_ args: [NodeID], _ out: Program) -> NodeID? {
     let half = Float(0.5).bitPattern
     guard out.constantValue(args[1]) == .float(bits: half) else { return nil }
     let sum = out[args[0]]
     guard sum.op == .add, out.constantValue(sum.args[1]) == .float(bits: half) else { return nil }
     let t = sum.args[0]
-    guard out[t].op == .toFloat, let i = facts[out[t].args[0]], i.lo >= -Double(1 << 22), i.hi <= Double(1 << 22) else {
-      return nil
+    guard out[t].op == .toFloat else { return nil }
+    switch out[out[t].args[0]].op {
+    case .pixelX, .pixelY, .width, .height, .inputWidth, .inputHeight: return t
+    default: return nil
     }
-    return t
   }
 }

@@ -28,14 +28,26 @@ public enum Simplify {
     }
   }
 
-  /// Returns the simplified program and what changed.
-  public static func run(_ p: Program) -> (Program, Stats) {
+  /// A rewrite tried before folding and ``rules`` on node `index` of the
+  /// input program, whose operands are already `args` of the output program:
+  /// the replacement and the rule's name, or nil.
+  public typealias ExtraRule = (_ index: Int, _ node: Node, _ args: [NodeID], _ out: inout Program) -> (NodeID, String)?
+
+  /// Returns the simplified program and what changed; `extra` adds rewrites
+  /// that hold only for this program (``RangeSimplify``'s).
+  public static func run(_ p: Program, extra: ExtraRule? = nil) -> (Program, Stats) {
     var out = Program()
     var map = [NodeID](repeating: NodeID(0), count: p.count)
     var stats = Stats()
     let live = p.live()
     for (i, node) in p.nodes.enumerated() where live[i] {
       let args = node.args.map { map[Int($0.index)] }
+      if let (r, rule) = extra?(i, node, args, &out) {
+        map[i] = r
+        stats.rewritten += 1
+        stats.byRule[rule, default: 0] += 1
+        continue
+      }
       let consts = args.map { out.constantValue($0) }
       if node.op.isPure, !args.isEmpty, consts.allSatisfy({ $0 != nil }),
         let v = Semantics.evaluate(node.op, consts.map { $0! })
