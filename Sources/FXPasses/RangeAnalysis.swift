@@ -209,10 +209,29 @@ public struct RangeProofs: Sendable {
   public var singleInstruction: Set<Int>
 
   /// The proofs for `program` given its nodes' `facts`; `live` limits them to live nodes.
+  /// Nodes whose value reaches a discontinuous op (floor, ceil, a conversion
+  /// to int, a comparison: a texel index or a branch, where a rounding-level
+  /// change moves the result by a whole texel) or a transcendental (which
+  /// may amplify it without bound). Relaxed code leaves them strict.
+  public var feedsDiscontinuity: [Bool]
+
   public init(_ program: Program, facts: [ValueFacts], live: [Bool]) {
     self.facts = facts
     forwarded = [:]
     singleInstruction = []
+    var feeds = [Bool](repeating: false, count: program.count)
+    for i in program.nodes.indices.reversed() where live[i] {
+      let n = program.nodes[i]
+      let discontinuous: Bool =
+        switch n.op {
+        case .floor, .ceil, .toInt, .lt, .le, .gt, .ge, .eq, .ne: true
+        // Ill-conditioned where the operands are large (pow(1 − ε, 3e38) is 0).
+        case .pow, .exp, .log, .atan2, .sin, .cos: true
+        default: false
+        }
+      if discontinuous || feeds[i] { for a in n.args { feeds[Int(a.index)] = true } }
+    }
+    feedsDiscontinuity = feeds
     for (i, n) in program.nodes.enumerated() where live[i] && n.kind == .float && (n.op == .min || n.op == .max) {
       let a = facts[Int(n.args[0].index)], b = facts[Int(n.args[1].index)]
       // Semantics: min(a, b) = isnan(a) ? b : (b < a ? b : a); max with >.
@@ -233,8 +252,10 @@ public struct RangeProofs: Sendable {
 
   /// Whether node `id` (with operands `args`) may be emitted with the relaxed
   /// mode's fast-math flags: it and its operands are proved never NaN and
-  /// within ±``relaxedMagnitude``, and a divisor is proved away from 0 by 2⁻⁶⁰.
+  /// within ±``relaxedMagnitude``, a divisor is proved away from 0 by 2⁻⁶⁰,
+  /// and the value does not reach a texel index or a comparison (``feedsDiscontinuity``).
   public func mayRelax(_ op: Op, _ id: Int, _ args: [NodeID]) -> Bool {
+    guard !feedsDiscontinuity[id] else { return false }
     let bound = Self.relaxedMagnitude
     let all = [facts[id]] + args.map { facts[Int($0.index)] }
     guard all.allSatisfy({ $0.within(-bound...bound) }) else { return false }
