@@ -18,6 +18,10 @@ final class ExprNode {
     case imageSize(ImageNode)
     /// An ill-typed construction; carries the first error.
     case invalid(GraphError)
+    /// A loop's index and accumulator `k` (only inside its body), and its final accumulator `k`.
+    case loopIndex(LoopNode)
+    case loopAccumulator(LoopNode, Int)
+    case foldResult(LoopNode, Int)
   }
 
   let kind: Kind

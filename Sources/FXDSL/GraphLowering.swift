@@ -81,7 +81,8 @@ struct GraphLowering {
         case .lanewise(_, let args): children = args.map { .expr($0) }
         case .sample(let img, _, let p): children = [.image(img), .expr(p)]
         case .imageSize(let img): children = [.image(img)]
-        case .constant, .position, .size, .param, .invalid: children = []
+        case .foldResult(let loop, _): children = ([loop.lo, loop.hi] + loop.initial + loop.results).map { .expr($0) }
+        case .constant, .position, .size, .param, .invalid, .loopIndex, .loopAccumulator: children = []
         }
         stack += children.reversed()
       }
@@ -96,47 +97,161 @@ struct GraphLowering {
   }
 }
 
-/// Lowers one stage's expression DAG, memoised per node.
+/// Lowers one stage's expression DAG, memoised per node. A loop's body is
+/// lowered into a program of its own (a scope): what the body reads that does
+/// not depend on the loop's index or accumulators is lowered in the enclosing
+/// scope and captured; constants and the pixel's built-ins are read in place.
 struct StageLowering {
   var graph: GraphLowering
-  var program = Program()
-  var memo: [ObjectIdentifier: [NodeID]] = [:]
+  var scopes = [Scope(loop: nil)]
+  private var dependence: [DependenceKey: Bool] = [:]
 
-  mutating func lower(_ e: ExprNode) throws -> [NodeID] {
-    if let m = memo[ObjectIdentifier(e)] { return m }
+  init(graph: GraphLowering) { self.graph = graph }
+
+  struct Scope {
+    var loop: LoopNode?
+    var program = Program()
+    var memo: [ObjectIdentifier: [NodeID]] = [:]
+    /// Captured values: nodes of the enclosing scope, and their capture numbers.
+    var captures: [NodeID] = []
+    var captureIndex: [NodeID: Int] = [:]
+    /// Folds lowered in this scope: each accumulator's lanes.
+    var folds: [ObjectIdentifier: [[NodeID]]] = [:]
+  }
+
+  private struct DependenceKey: Hashable {
+    var expr: ObjectIdentifier, loop: ObjectIdentifier
+  }
+
+  /// The stage's program.
+  var program: Program {
+    get { scopes[0].program }
+    set { scopes[0].program = newValue }
+  }
+
+  mutating func lower(_ e: ExprNode) throws -> [NodeID] { try lower(e, scope: 0) }
+
+  mutating func lower(_ e: ExprNode, scope s: Int) throws -> [NodeID] {
+    if let m = scopes[s].memo[ObjectIdentifier(e)] { return m }
     let r: [NodeID]
+    if s > 0, !Self.readsInPlace(e), !depends(e, on: scopes[s].loop!) {
+      r = try lower(e, scope: s - 1).map { capture($0, into: s) }
+    } else {
+      r = try lowerHere(e, scope: s)
+    }
+    scopes[s].memo[ObjectIdentifier(e)] = r
+    return r
+  }
+
+  /// Constants and the pixel's built-ins, which a loop body reads itself.
+  static func readsInPlace(_ e: ExprNode) -> Bool {
+    switch e.kind {
+    case .constant, .position, .size, .param, .imageSize, .invalid: true
+    default: false
+    }
+  }
+
+  /// Whether `e` reads `loop`'s index or accumulators.
+  mutating func depends(_ e: ExprNode, on loop: LoopNode) -> Bool {
+    let key = DependenceKey(expr: ObjectIdentifier(e), loop: ObjectIdentifier(loop))
+    if let d = dependence[key] { return d }
+    let children: [ExprNode]
+    switch e.kind {
+    case .loopIndex(let l), .loopAccumulator(let l, _):
+      dependence[key] = l === loop
+      return l === loop
+    case .vector(let parts): children = parts
+    case .swizzle(let v, _): children = [v]
+    case .lanewise(_, let args): children = args
+    case .sample(_, _, let p): children = [p]
+    case .foldResult(let l, _): children = [l.lo, l.hi] + l.initial + l.results
+    case .constant, .position, .size, .param, .imageSize, .invalid: children = []
+    }
+    var d = false
+    for c in children where depends(c, on: loop) {
+      d = true
+      break
+    }
+    dependence[key] = d
+    return d
+  }
+
+  /// Captured value `outer` (a node of scope `s − 1`) as a node of scope `s`.
+  mutating func capture(_ outer: NodeID, into s: Int) -> NodeID {
+    let k: Int
+    if let existing = scopes[s].captureIndex[outer] {
+      k = existing
+    } else {
+      k = scopes[s].captures.count
+      scopes[s].captures.append(outer)
+      scopes[s].captureIndex[outer] = k
+    }
+    return scopes[s].program.add(.loopCapture(k, scopes[s - 1].program[outer].kind))
+  }
+
+  /// The lanes of each accumulator of `loop`, folded in scope `s`.
+  mutating func fold(_ loop: LoopNode, scope s: Int) throws -> [[NodeID]] {
+    if let f = scopes[s].folds[ObjectIdentifier(loop)] { return f }
+    let lo = try lower(loop.lo, scope: s)[0], hi = try lower(loop.hi, scope: s)[0]
+    let initial = try loop.initial.map { try lower($0, scope: s) }
+    let kinds = initial.flatMap { $0.map { scopes[s].program[$0].kind } }
+    var body = Scope(loop: loop)
+    body.memo[ObjectIdentifier(loop.index)] = [body.program.add(.loopIndex)]
+    var lane = 0
+    for (placeholder, lanes) in zip(loop.accumulators, initial) {
+      body.memo[ObjectIdentifier(placeholder)] = lanes.map { _ in
+        defer { lane += 1 }
+        return body.program.add(.loopAccumulator(lane, kinds[lane]))
+      }
+    }
+    scopes.append(body)
+    let results = try loop.results.flatMap { try lower($0, scope: s + 1) }
+    var inner = scopes.removeLast()
+    inner.program.outputs = results
+    let captureKinds = inner.captures.map { scopes[s].program[$0].kind }
+    let ir = Loop(body: inner.program, accumulators: kinds, captures: captureKinds, limit: loop.limit)
+    let operands = [lo, hi] + initial.flatMap { $0 } + inner.captures
+    let folded = (0..<kinds.count).map { scopes[s].program.add(.fold(ir, result: $0), operands) }
+    var out: [[NodeID]] = []
+    var next = 0
+    for lanes in initial {
+      out.append(Array(folded[next..<next + lanes.count]))
+      next += lanes.count
+    }
+    scopes[s].folds[ObjectIdentifier(loop)] = out
+    return out
+  }
+
+  mutating func lowerHere(_ e: ExprNode, scope s: Int) throws -> [NodeID] {
+    func add(_ op: Op, _ args: [NodeID] = []) -> NodeID { scopes[s].program.add(op, args) }
     switch e.kind {
     case .invalid(let err): throw err
-    case .constant(let s, _): r = [program.add(.constant(s))]
-    case .position: r = [program.add(.positionX), program.add(.positionY)]
-    case .size: r = [program.add(.toFloat, [program.add(.width)]), program.add(.toFloat, [program.add(.height)])]
+    case .constant(let sc, _): return [add(.constant(sc))]
+    case .position: return [add(.positionX), add(.positionY)]
+    case .size: return [add(.toFloat, [add(.width)]), add(.toFloat, [add(.height)])]
     case .param(let p):
-      if p.isUniform && !graph.constants.contains(p) {
-        r = [program.add(.uniform(graph.uniformIndex(p)))]
-      } else {
-        r = [program.constant(p.value)]
-      }
-    case .vector(let parts): r = try parts.flatMap { try lower($0) }
+      if p.isUniform && !graph.constants.contains(p) { return [add(.uniform(graph.uniformIndex(p)))] }
+      return [add(.constant(.float(p.value)))]
+    case .vector(let parts): return try parts.flatMap { try lower($0, scope: s) }
     case .swizzle(let v, let idx):
-      let lanes = try lower(v)
-      r = idx.map { lanes[$0] }
+      let lanes = try lower(v, scope: s)
+      return idx.map { lanes[$0] }
     case .lanewise(let op, let args):
-      let lanes = try args.map { try lower($0) }
-      r = (0..<e.type.lanes).map { i in program.add(op, lanes.map { $0.count == 1 ? $0[0] : $0[i] }) }
+      let lanes = try args.map { try lower($0, scope: s) }
+      return (0..<e.type.lanes).map { i in add(op, lanes.map { $0.count == 1 ? $0[0] : $0[i] }) }
     case .sample(let img, let sampler, let p):
       let ref = try graph.image(img)
-      let xy = try lower(p)
-      r = (0..<4).map { program.add(.sample(ref, sampler, channel: $0), xy) }
+      let xy = try lower(p, scope: s)
+      return (0..<4).map { add(.sample(ref, sampler, channel: $0), xy) }
     case .imageSize(let img):
       let ref = try graph.image(img)
       switch ref {
-      case .input(let k):
-        r = [program.add(.toFloat, [program.add(.inputWidth(k))]), program.add(.toFloat, [program.add(.inputHeight(k))])]
-      case .stage:
-        r = [program.add(.toFloat, [program.add(.width)]), program.add(.toFloat, [program.add(.height)])]
+      case .input(let k): return [add(.toFloat, [add(.inputWidth(k))]), add(.toFloat, [add(.inputHeight(k))])]
+      case .stage: return [add(.toFloat, [add(.width)]), add(.toFloat, [add(.height)])]
       }
+    case .foldResult(let loop, let k): return try fold(loop, scope: s)[k]
+    case .loopIndex, .loopAccumulator:
+      throw GraphError("a loop's index or accumulator is used outside its body")
     }
-    memo[ObjectIdentifier(e)] = r
-    return r
   }
 }

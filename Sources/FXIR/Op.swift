@@ -66,6 +66,15 @@ public enum Op: Hashable, Sendable {
   /// (bool, a, b) → a where true, else b.
   case select
 
+  // Loops (``Loop``).
+  /// Accumulator `result` of `loop` run over `lo..<hi`: operands
+  /// `(lo, hi, initial values…, captured values…)`.
+  case fold(Loop, result: Int)
+  /// In a loop body: the index (int), accumulator `k`, captured value `k`.
+  case loopIndex
+  case loopAccumulator(Int, ScalarKind)
+  case loopCapture(Int, ScalarKind)
+
   /// The kind of the result, or a message explaining why the operand kinds
   /// are wrong: the table's ``OpSpec/signature``.
   public func resultKind(_ args: [ScalarKind]) -> Result<ScalarKind, OpTypeError> {
@@ -92,6 +101,11 @@ public enum Op: Hashable, Sendable {
     case .select:
       return need(3, args.count == 3 && args[0] == .bool && args[1] == args[2], args.count == 3 ? args[1] : .float)
     case .read(let coordinate): return need(2, args == [coordinate, coordinate], .float)
+    case .fold:
+      guard case .fold(let loop, let k) = self, loop.accumulators.indices.contains(k) else {
+        return .failure(OpTypeError(op: self, operands: args))
+      }
+      return need(loop.operandKinds.count, args == loop.operandKinds, loop.accumulators[k])
     }
   }
 
@@ -107,6 +121,9 @@ public enum Op: Hashable, Sendable {
     case .inputHeight(let k): "inputHeight[\(k)]"
     case .sample(let img, let s, let c): "sample[\(img), \(s), .\(Self.channelNames[c])]"
     case .load(let b, let c): "load[b\(b), .\(Self.channelNames[c])]"
+    case .fold(_, let k): "fold.\(k)"
+    case .loopAccumulator(let k, _): "accumulator[\(k)]"
+    case .loopCapture(let k, _): "captured[\(k)]"
     default: spec.name
     }
   }

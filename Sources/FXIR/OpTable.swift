@@ -32,6 +32,8 @@ public struct OpSpec: Sendable {
     case select
     /// Two coordinates of `kind` (positions or texel indices); a float channel.
     case read(ScalarKind)
+    /// A loop's fold: the operands its ``Loop/operandKinds`` say; the accumulator's kind.
+    case fold
   }
 
   /// What a pure op computes for each kind of operand it accepts.
@@ -79,6 +81,10 @@ extension Op {
     case .pixelX: .leaf("pixelX", .int)
     case .pixelY: .leaf("pixelY", .int)
     case .load: OpSpec(name: "load", signature: .read(.int), cost: 1)
+    case .fold: OpSpec(name: "fold", signature: .fold, cost: 1)
+    case .loopIndex: .leaf("loopIndex", .int)
+    case .loopAccumulator(_, let k): .leaf("accumulator", k)
+    case .loopCapture(_, let k): .leaf("captured", k)
     default: Self.pureSpecs[pureIndex]
     }
   }

@@ -19,7 +19,7 @@ public struct Node: Hashable, Sendable {
 ///
 /// `outputs` name the values the program computes: four floats (RGBA,
 /// premultiplied) for an effect stage or a kernel pass.
-public struct Program: Sendable, CustomStringConvertible {
+public struct Program: Sendable, Hashable, CustomStringConvertible {
   public private(set) var nodes: [Node] = []
   private var index: [Node: NodeID] = [:]
   public var outputs: [NodeID] = []
@@ -28,6 +28,13 @@ public struct Program: Sendable, CustomStringConvertible {
   public private(set) var merged = 0
 
   public init() {}
+
+  /// Programs are equal when their nodes and outputs are (hash-consing state aside).
+  public static func == (a: Program, b: Program) -> Bool { a.outputs == b.outputs && a.nodes == b.nodes }
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(outputs)
+    hasher.combine(nodes)
+  }
 
   public subscript(id: NodeID) -> Node { nodes[Int(id.index)] }
   public var count: Int { nodes.count }
@@ -75,27 +82,62 @@ public struct Program: Sendable, CustomStringConvertible {
   }
 
   /// Checks the invariants: operands precede users, kinds agree with the op's
-  /// signature, outputs exist. Returns a description of the first violation.
-  public func verify() -> String? {
+  /// signature, outputs exist, loops are well formed, and a loop body's
+  /// leaves (`inLoop`) exist in its loop — a program outside a loop has none.
+  /// Returns a description of the first violation.
+  public func verify(inLoop loop: Loop? = nil) -> String? {
+    var checked = Set<ObjectIdentifier>()
     for (i, n) in nodes.enumerated() {
       for a in n.args where Int(a.index) >= i { return "node %\(i) uses %\(a.index), which does not precede it" }
       guard case .success(let k) = n.op.resultKind(n.args.map { self[$0].kind }), k == n.kind else {
         return "node %\(i) (\(n.op.name)) has ill-kinded operands"
+      }
+      switch n.op {
+      case .loopIndex where loop == nil, .loopAccumulator where loop == nil, .loopCapture where loop == nil:
+        return "node %\(i) (\(n.op.name)) outside a loop body"
+      case .loopAccumulator(let k, let kind) where loop!.accumulators.indices.contains(k) ? loop!.accumulators[k] != kind : true:
+        return "node %\(i) reads accumulator \(k) as \(kind), which the loop does not have"
+      case .loopCapture(let k, let kind) where loop!.captures.indices.contains(k) ? loop!.captures[k] != kind : true:
+        return "node %\(i) reads captured value \(k) as \(kind), which the loop does not have"
+      case .fold(let inner, _) where checked.insert(ObjectIdentifier(inner)).inserted:
+        if let e = inner.verify() { return "node %\(i): \(e)" }
+      default: break
       }
     }
     for o in outputs where Int(o.index) >= nodes.count { return "output \(o) does not exist" }
     return nil
   }
 
-  /// One line per live node: `%7 = mul %3, %6 : float`.
+  /// One line per live node: `%7 = mul %3, %6 : float`; a fold names its
+  /// loop (`L0`), and each loop's body follows, indented.
   public var description: String {
-    let live = live()
+    var loops: [Loop] = []
+    var numbers: [ObjectIdentifier: Int] = [:]
     var lines: [String] = []
-    for (i, n) in nodes.enumerated() where live[i] {
-      let args = n.args.map(\.description).joined(separator: ", ")
-      lines.append("  %\(i) = \(n.op.name)\(args.isEmpty ? "" : " " + args) : \(n.kind)")
+    func list(_ p: Program, indent: String) {
+      let live = p.live()
+      for (i, n) in p.nodes.enumerated() where live[i] {
+        var name = n.op.name
+        if case .fold(let loop, let k) = n.op {
+          if numbers[ObjectIdentifier(loop)] == nil {
+            numbers[ObjectIdentifier(loop)] = loops.count
+            loops.append(loop)
+          }
+          name = "fold[L\(numbers[ObjectIdentifier(loop)]!)].\(k)"
+        }
+        let args = n.args.map(\.description).joined(separator: ", ")
+        lines.append("\(indent)%\(i) = \(name)\(args.isEmpty ? "" : " " + args) : \(n.kind)")
+      }
+      lines.append(indent + "return " + p.outputs.map(\.description).joined(separator: ", "))
     }
-    lines.append("  return " + outputs.map(\.description).joined(separator: ", "))
+    list(self, indent: "  ")
+    var next = 0
+    while next < loops.count {
+      let loop = loops[next]
+      lines.append("  L\(next) = \(loop):")
+      list(loop.body, indent: "    ")
+      next += 1
+    }
     return lines.joined(separator: "\n")
   }
 

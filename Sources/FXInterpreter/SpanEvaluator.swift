@@ -49,17 +49,82 @@ struct SpanEvaluator {
   /// The outputs (RGBA) for pixels `x0..<x0+n` of row `y`.
   /// `observe`, when given, sees every live float node's values.
   func run(row y: Int32, from x0: Int32, count n: Int, _ ctx: EvalContext, observe: ((Int, [Float]) -> Void)? = nil) -> [[Float]] {
+    columns(row: y, from: x0, count: n, ctx, observe: observe).map(\.f)
+  }
+
+  /// The outputs' columns; `loop` gives a loop body its index, accumulators and captured values.
+  func columns(
+    row y: Int32, from x0: Int32, count n: Int, _ ctx: EvalContext, loop: LoopState? = nil,
+    observe: ((Int, [Float]) -> Void)? = nil
+  ) -> [Column] {
     var values = [Column?](repeating: nil, count: program.count)
-    var samples: [SampleKey: [SIMD4<Float>]] = [:]
+    var memo = Memo()
     for (k, node) in program.nodes.enumerated() where live[k] {
-      values[k] = evaluate(node, node.args.map { values[Int($0.index)]! }, y: y, x0: x0, n: n, ctx, &samples)
+      let a = node.args.map { values[Int($0.index)]! }
+      switch node.op {
+      case .loopIndex: values[k] = .int(Array(repeating: loop!.index, count: n))
+      case .loopAccumulator(let i, _): values[k] = loop!.accumulators[i]
+      case .loopCapture(let i, _): values[k] = loop!.captures[i]
+      case .fold(let l, let result):
+        let key = FoldKey(loop: l, args: node.args)
+        if memo.folds[key] == nil { memo.folds[key] = fold(l, a, y: y, x0: x0, n: n, ctx) }
+        values[k] = memo.folds[key]![result]
+      default: values[k] = evaluate(node, a, y: y, x0: x0, n: n, ctx, &memo.samples)
+      }
       if let observe, case .float(let v) = values[k]! { observe(k, v) }
     }
-    return program.outputs.map { values[Int($0.index)]!.f }
+    return program.outputs.map { values[Int($0.index)]! }
+  }
+
+  /// What a loop body reads besides the pixel's built-ins.
+  struct LoopState {
+    var index: Int32
+    var accumulators: [Column]
+    var captures: [Column]
+  }
+
+  struct Memo {
+    var samples: [SampleKey: [SIMD4<Float>]] = [:]
+    var folds: [FoldKey: [Column]] = [:]
   }
 
   struct SampleKey: Hashable {
     var ref: ImageRef, sampler: Sampler, x: NodeID, y: NodeID
+  }
+
+  struct FoldKey: Hashable {
+    var loop: Loop, args: [NodeID]
+  }
+
+  /// A fold over the span (``Loop``): every pixel runs its own range
+  /// (``Semantics/loopRange(_:_:limit:)``); the body is evaluated for the
+  /// union of the ranges, in ascending order, and a pixel keeps the body's
+  /// values only for its own indices.
+  func fold(_ loop: Loop, _ a: [Column], y: Int32, x0: Int32, n: Int, _ ctx: EvalContext) -> [Column] {
+    let lo = a[0].i, hi = a[1].i
+    let ranges = (0..<n).map { Semantics.loopRange(lo[$0], hi[$0], limit: loop.limit) }
+    var state = LoopState(
+      index: 0, accumulators: Array(a[loop.firstInitial..<loop.firstCapture]), captures: Array(a[loop.firstCapture...]))
+    guard let start = ranges.filter({ !$0.isEmpty }).map(\.lowerBound).min(), let end = ranges.map(\.upperBound).max()
+    else { return state.accumulators }
+    let body = SpanEvaluator(loop.body)
+    for i in start..<end {
+      state.index = i
+      let next = body.columns(row: y, from: x0, count: n, ctx, loop: state)
+      let active = ranges.map { $0.contains(i) }
+      state.accumulators = zip(state.accumulators, next).map { old, new in Self.merge(active, new, old) }
+    }
+    return state.accumulators
+  }
+
+  /// `new` where `active`, else `old`.
+  static func merge(_ active: [Bool], _ new: Column, _ old: Column) -> Column {
+    switch (new, old) {
+    case (.float(let u), .float(let v)): .float(active.indices.map { active[$0] ? u[$0] : v[$0] })
+    case (.int(let u), .int(let v)): .int(active.indices.map { active[$0] ? u[$0] : v[$0] })
+    default:
+      .bool(active.indices.map { active[$0] ? new.b[$0] : old.b[$0] })
+    }
   }
 
   func evaluate(

@@ -33,7 +33,7 @@ public enum DeadCode {
     var work: [ImageRef] = [g.output]
     while let r = work.popLast() {
       guard case .stage(let s) = r, reached.insert(s).inserted else { continue }
-      for n in g.stages[s].program.nodes {
+      g.stages[s].program.visitDeep { n in
         if case .sample(let ref, _, _) = n.op { work.append(ref) }
       }
     }
@@ -79,9 +79,7 @@ public enum DeadCode {
 
   /// The program with every sampled image renamed by `f`.
   static func rename(_ p: Program, _ f: (ImageRef) -> ImageRef) -> Program {
-    var changed = false
-    for n in p.nodes { if case .sample(let r, _, _) = n.op, f(r) != r { changed = true } }
-    guard changed else { return p }
+    guard p.containsDeep({ if case .sample(let r, _, _) = $0 { f(r) != r } else { false } }) else { return p }
     return SeparableSplit.remap(p, f)
   }
 }

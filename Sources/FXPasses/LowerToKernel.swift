@@ -73,10 +73,64 @@ struct PassBuilder {
   var p = Program()
   var inRange: Set<Axis> = []
   var stageMemo: [StageAt: [NodeID]] = [:]
+  /// In a loop body's builder: the enclosing program's values of the source
+  /// loop's captures, and the values this body captures (nodes of the
+  /// enclosing program, with their kinds).
+  var sourceCaptures: [NodeID] = []
+  var captured: [(id: NodeID, kind: ScalarKind)] = []
+  var captureMemo: [NodeID: NodeID] = [:]
+  var foldMemo: [FoldAt: [NodeID]] = [:]
 
   struct StageAt: Hashable {
     var stage: Int
     var x: NodeID, y: NodeID
+  }
+
+  struct FoldAt: Hashable {
+    var loop: Loop
+    var args: [NodeID]
+  }
+
+  init(graph: EffectGraph, buffers: [Int: Int], inputCount: Int, opaqueInputs: Set<Int>, straightAlphaInputs: Set<Int>) {
+    self.graph = graph
+    self.buffers = buffers
+    self.inputCount = inputCount
+    self.opaqueInputs = opaqueInputs
+    self.straightAlphaInputs = straightAlphaInputs
+  }
+
+  /// Value `outer` of the enclosing program, as a captured value of this body.
+  mutating func captureOuter(_ outer: NodeID, _ kind: ScalarKind) -> NodeID {
+    if let c = captureMemo[outer] { return c }
+    captured.append((outer, kind))
+    let c = p.add(.loopCapture(captured.count - 1, kind))
+    captureMemo[outer] = c
+    return c
+  }
+
+  /// `loop` (a stage-level loop with operands `args`, nodes of this program)
+  /// instantiated at texel (i, j): its body lowered like a stage by a builder
+  /// of its own, which reads pixelX/pixelY itself when (i, j) are this
+  /// program's and captures them otherwise. Every result of the new loop.
+  mutating func fold(_ loop: Loop, _ args: [NodeID], _ i: NodeID, _ j: NodeID) -> [NodeID] {
+    let key = FoldAt(loop: loop, args: args + [i, j])
+    if let m = foldMemo[key] { return m }
+    var body = PassBuilder(
+      graph: graph, buffers: buffers, inputCount: inputCount, opaqueInputs: opaqueInputs, straightAlphaInputs: straightAlphaInputs)
+    body.sourceCaptures = Array(args[loop.firstCapture...])
+    func coordinate(_ v: NodeID, isX: Bool) -> NodeID {
+      let pixel: Op = isX ? .pixelX : .pixelY
+      let inner = p[v].op == pixel ? body.p.add(pixel) : body.captureOuter(v, .int)
+      if inRange.contains(Axis(id: v, isX: isX)) { body.inRange.insert(Axis(id: inner, isX: isX)) }
+      return inner
+    }
+    let bi = coordinate(i, isX: true), bj = coordinate(j, isX: false)
+    body.p.outputs = body.instantiate(loop.body, bi, bj)
+    let lowered = Loop(body: body.p, accumulators: loop.accumulators, captures: body.captured.map(\.kind), limit: loop.limit)
+    let operands = Array(args[..<loop.firstCapture]) + body.captured.map(\.id)
+    let results = loop.accumulators.indices.map { p.add(.fold(lowered, result: $0), operands) }
+    foldMemo[key] = results
+    return results
   }
 
   /// The four channels of `ref` at texel (i, j), which is in bounds of `ref`.
@@ -111,7 +165,14 @@ struct PassBuilder {
   mutating func evaluate(stage s: Int, _ i: NodeID, _ j: NodeID) -> [NodeID] {
     let key = StageAt(stage: s, x: i, y: j)
     if let m = stageMemo[key] { return m }
-    let src = graph.stages[s].program
+    let r = instantiate(graph.stages[s].program, i, j)
+    stageMemo[key] = r
+    return r
+  }
+
+  /// The outputs of stage-level program `src` (a stage or a loop body) at
+  /// texel (i, j), as nodes of this program.
+  mutating func instantiate(_ src: Program, _ i: NodeID, _ j: NodeID) -> [NodeID] {
     var map = [NodeID](repeating: NodeID(0), count: src.count)
     struct SampleKey: Hashable { var ref: ImageRef, sampler: Sampler, x: NodeID, y: NodeID }
     var sampled: [SampleKey: [NodeID]] = [:]
@@ -124,23 +185,30 @@ struct PassBuilder {
       case .inputWidth(0): map[n] = p.add(.width)
       case .inputHeight(0): map[n] = p.add(.height)
       case .sample(let ref, let sampler, let c):
-        let kx = PixelOffset.of(node.args[0], .x, in: src)
-        let ky = PixelOffset.of(node.args[1], .y, in: src)
         let key = SampleKey(ref: ref, sampler: sampler, x: args[0], y: args[1])
         if sampled[key] == nil {
-          if let kx, let ky {
-            sampled[key] = read(ref, sampler.address, i, kx, j, ky)
+          if let tx = PixelOffset.tap(node.args[0], .x, in: src), let ty = PixelOffset.tap(node.args[1], .y, in: src) {
+            // A whole-pixel tap: the offset's int node (a loop index) is this program's.
+            func offset(_ t: PixelOffset.Tap) -> (Int32, NodeID?) {
+              switch t {
+              case .constant(let k): (k, nil)
+              case .dynamic(let e, let k): (k, map[Int(e.index)])
+              }
+            }
+            let (kx, ex) = offset(tx), (ky, ey) = offset(ty)
+            sampled[key] = read(ref, sampler.address, i, kx, j, ky, dynamic: (ex, ey))
           } else {
             sampled[key] = sample(ref, sampler, args[0], args[1])
           }
         }
         map[n] = sampled[key]![c]
+      case .loopIndex, .loopAccumulator: map[n] = p.add(node.op)
+      case .loopCapture(let k, let kind): map[n] = captureOuter(sourceCaptures[k], kind)
+      case .fold(let loop, let k): map[n] = fold(loop, args, i, j)[k]
       default: map[n] = p.add(node.op, args)
       }
     }
-    let r = src.outputs.map { map[Int($0.index)] }
-    stageMemo[key] = r
-    return r
+    return src.outputs.map { map[Int($0.index)] }
   }
 
   /// The size of `ref` along an axis, and whether it is the output's size.
@@ -151,12 +219,13 @@ struct PassBuilder {
 
   /// Resolves integer coordinate `i + k` along one axis through `mode`:
   /// the in-bounds index, and (transparent mode) whether it was inside.
-  mutating func resolve(_ i: NodeID, _ k: Int32, _ ref: ImageRef, isX: Bool, _ mode: Sampler.AddressMode)
-    -> (NodeID, NodeID?)
-  {
+  mutating func resolve(
+    _ i: NodeID, _ k: Int32, _ ref: ImageRef, isX: Bool, _ mode: Sampler.AddressMode, dynamic: NodeID? = nil
+  ) -> (NodeID, NodeID?) {
     let (n, isOutput) = extent(ref, isX: isX)
-    if k == 0, isOutput, inRange.contains(Axis(id: i, isX: isX)) { return (i, nil) }
-    let v = k == 0 ? i : p.add(.add, [i, p.constant(k)])
+    if k == 0, dynamic == nil, isOutput, inRange.contains(Axis(id: i, isX: isX)) { return (i, nil) }
+    var v = dynamic.map { p.add(.add, [i, $0]) } ?? i
+    if k != 0 { v = p.add(.add, [v, p.constant(k)]) }
     let zero = p.constant(Int32(0)), one = p.constant(Int32(1))
     var inside: NodeID? = nil
     let r: NodeID
@@ -176,11 +245,13 @@ struct PassBuilder {
   }
 
   /// The texel of `ref` at integer (i + kx, j + ky) under `mode`.
-  mutating func read(_ ref: ImageRef, _ mode: Sampler.AddressMode, _ i: NodeID, _ kx: Int32, _ j: NodeID, _ ky: Int32)
-    -> [NodeID]
-  {
-    let (ri, insideX) = resolve(i, kx, ref, isX: true, mode)
-    let (rj, insideY) = resolve(j, ky, ref, isX: false, mode)
+  /// `dynamic` adds int nodes (loop indices) to the offsets.
+  mutating func read(
+    _ ref: ImageRef, _ mode: Sampler.AddressMode, _ i: NodeID, _ kx: Int32, _ j: NodeID, _ ky: Int32,
+    dynamic: (NodeID?, NodeID?) = (nil, nil)
+  ) -> [NodeID] {
+    let (ri, insideX) = resolve(i, kx, ref, isX: true, mode, dynamic: dynamic.0)
+    let (rj, insideY) = resolve(j, ky, ref, isX: false, mode, dynamic: dynamic.1)
     let t = texel(ref, ri, rj)
     let inside = [insideX, insideY].compactMap { $0 }
     guard !inside.isEmpty else { return t }

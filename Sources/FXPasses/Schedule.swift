@@ -63,11 +63,35 @@ public struct Schedule: Sendable {
   static func cost(of program: Program) -> Int {
     let samples = taps(of: program)
     let reads = samples.values.reduce(0, +)
-    return program.liveCount + Int(reads) * 10
+    var loops = 0.0
+    forEachLoop(in: program) { loop, trips in loops += trips * Double(cost(of: loop.body)) }
+    return program.liveCount + Int(reads) * 10 + Int(Swift.min(loops, 1e9))
+  }
+
+  /// Calls `f` with each distinct loop of `program` (not those nested in its
+  /// bodies) and its trip count: exact for constant bounds, else the most
+  /// its limit allows.
+  public static func forEachLoop(in program: Program, _ f: (Loop, Double) -> Void) {
+    struct Key: Hashable { var loop: Loop, args: [NodeID] }
+    var seen = Set<Key>()
+    let live = program.live()
+    for (i, node) in program.nodes.enumerated() where live[i] {
+      guard case .fold(let loop, _) = node.op, seen.insert(Key(loop: loop, args: node.args)).inserted else { continue }
+      f(loop, trips(loop, node.args, in: program))
+    }
+  }
+
+  /// Iterations of `loop` with operands `args` in `program`.
+  public static func trips(_ loop: Loop, _ args: [NodeID], in program: Program) -> Double {
+    if case .int(let lo)? = program.constantValue(args[0]), case .int(let hi)? = program.constantValue(args[1]) {
+      return Double(Semantics.loopRange(lo, hi, limit: loop.limit).count)
+    }
+    return 2 * Double(loop.limit) + 1
   }
 
   /// Texel evaluations of each image that one evaluation of `program` makes
-  /// (also the random-graph generator's cost estimate).
+  /// (also the random-graph generator's cost estimate); a sample in a loop
+  /// body counts once per iteration.
   public static func taps(of program: Program) -> [ImageRef: Double] {
     struct Tap: Hashable { var ref: ImageRef, x: NodeID, y: NodeID }
     var seen = Set<Tap>()
@@ -76,8 +100,11 @@ public struct Schedule: Sendable {
     for (i, node) in program.nodes.enumerated() where live[i] {
       guard case .sample(let ref, let sampler, _) = node.op, seen.insert(Tap(ref: ref, x: node.args[0], y: node.args[1])).inserted
       else { continue }
-      let aligned = PixelOffset.of(node.args[0], .x, in: program) != nil && PixelOffset.of(node.args[1], .y, in: program) != nil
+      let aligned = PixelOffset.tap(node.args[0], .x, in: program) != nil && PixelOffset.tap(node.args[1], .y, in: program) != nil
       result[ref, default: 0] += aligned || sampler.filter == .nearest ? 1 : 4
+    }
+    forEachLoop(in: program) { loop, trips in
+      for (ref, n) in taps(of: loop.body) { result[ref, default: 0] += trips * n }
     }
     return result
   }
@@ -106,5 +133,40 @@ public enum PixelOffset {
     if p[node.args[0]].op == pos, let k = integral(node.args[1]) { return node.op == .add ? k : -k }
     if node.op == .add, p[node.args[1]].op == pos, let k = integral(node.args[0]) { return k }
     return nil
+  }
+
+  /// A whole-pixel offset from `position`: a constant, or an int node of the
+  /// program plus a constant.
+  public enum Tap: Equatable, Sendable {
+    case constant(Int32)
+    case dynamic(NodeID, Int32)
+  }
+
+  /// The offset when `id` is `position.<axis> + k` (``of(_:_:in:)``) or, in a
+  /// loop body, `position.<axis> + float(i)` with `i` the loop index or the
+  /// index plus an int constant `c`, |c| < 2²⁰: then |i| ≤ 2²² + 2²⁰
+  /// (``Loop/maxLimit``) keeps `position + float(i)` exact in fp32, so the
+  /// sample is exactly texel `pixel + i`.
+  public static func tap(_ id: NodeID, _ axis: Axis, in p: Program) -> Tap? {
+    if let k = of(id, axis, in: p) { return .constant(k) }
+    let pos: Op = axis == .x ? .positionX : .positionY
+    let node = p[id]
+    guard node.op == .add else { return nil }
+    let other: NodeID
+    if p[node.args[0]].op == pos {
+      other = node.args[1]
+    } else if p[node.args[1]].op == pos {
+      other = node.args[0]
+    } else {
+      return nil
+    }
+    guard p[other].op == .toFloat else { return nil }
+    let e = p[other].args[0]
+    if p[e].op == .loopIndex { return .dynamic(e, 0) }
+    let n = p[e]
+    guard n.op == .add || n.op == .sub, p[n.args[0]].op == .loopIndex, case .int(let c)? = p.constantValue(n.args[1]),
+      abs(c) < 1 << 20
+    else { return nil }
+    return .dynamic(n.args[0], n.op == .add ? c : -c)
   }
 }

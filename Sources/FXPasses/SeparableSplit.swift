@@ -198,14 +198,9 @@ public enum SeparableSplit {
 
   /// The program with every `sample` of a stage renamed by `f`.
   static func remap(_ p: Program, _ f: (ImageRef) -> ImageRef) -> Program {
-    var out = Program()
-    var map = [NodeID](repeating: NodeID(0), count: p.count)
-    for (i, n) in p.nodes.enumerated() {
-      var op = n.op
-      if case .sample(let r, let s, let c) = op { op = .sample(f(r), s, channel: c) }
-      map[i] = out.add(op, n.args.map { map[Int($0.index)] })
+    p.mapOpsDeep { op in
+      if case .sample(let r, let s, let c) = op { return .sample(f(r), s, channel: c) }
+      return op
     }
-    out.outputs = p.outputs.map { map[Int($0.index)] }
-    return out
   }
 }

@@ -21,7 +21,7 @@ public enum WrapInput {
   /// The graph with the wrapper as stage 0, or nil when no stage reads input 0.
   public static func run(_ g: EffectGraph) -> EffectGraph? {
     func readsInput0(_ p: Program) -> Bool {
-      p.nodes.contains { if case .sample(.input(0), _, _) = $0.op { return true } else { return false } }
+      p.containsDeep { if case .sample(.input(0), _, _) = $0 { true } else { false } }
     }
     guard g.stages.contains(where: { readsInput0($0.program) }) else { return nil }
     var out = g

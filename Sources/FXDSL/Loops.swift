@@ -1,0 +1,85 @@
+import FXIR
+
+/// A loop of the front end: its bounds, limit and initial values, and the
+/// body's results, which read the loop's index and accumulator placeholders.
+final class LoopNode {
+  let lo: ExprNode
+  let hi: ExprNode
+  let limit: Int32
+  let initial: [ExprNode]
+  /// The accumulators' next values (set once the body has been built).
+  var results: [ExprNode] = []
+  /// The index and accumulator placeholders, in the order the body reads them.
+  var index: ExprNode!
+  var accumulators: [ExprNode] = []
+
+  init(lo: ExprNode, hi: ExprNode, limit: Int32, initial: [ExprNode]) {
+    self.lo = lo
+    self.hi = hi
+    self.limit = limit
+    self.initial = initial
+  }
+}
+
+extension Expr {
+  /// A fold over the integers `lo ..< hi` (DESIGN §2's loop; the IR's ``Loop``):
+  /// `acc = initial; for i in lo..<hi { acc = body(i, acc) }`, in ascending
+  /// order, and the final accumulators are returned (one per initial value,
+  /// each of its type).
+  ///
+  /// - Parameters:
+  ///   - lo, hi: int bounds (floats are truncated toward zero, as `int(x)`):
+  ///     constants, uniforms or per-pixel values. An empty range returns `initial`.
+  ///   - limit: the declared maximum magnitude of the index, 0…2²²: the index
+  ///     only takes values in `−limit…limit`, whatever the bounds (the loop
+  ///     runs `max(lo, −limit) ..< min(hi, limit + 1)`), so a pixel's work and
+  ///     the reach of its samples are bounded.
+  ///   - body: the next accumulators from the index (int) and the accumulators.
+  /// - Returns: the final accumulators; invalid values (reported when the graph
+  ///   is checked) when `body` returns the wrong number or types of values.
+  public static func fold(
+    from lo: Expr, to hi: Expr, limit: Int, initial: [Expr], file: String = #fileID, line: Int = #line,
+    _ body: (_ index: Expr, _ accumulators: [Expr]) -> [Expr]
+  ) -> [Expr] {
+    let location = CodeLocation(file: file, line: line)
+    if let e = ([lo, hi] + initial).lazy.compactMap(\.node.error).first { return initial.map { _ in Expr(.invalid(e), .float) } }
+    guard (0...Int(Loop.maxLimit)).contains(limit) else {
+      return initial.map { _ in .invalid("fold: limit \(limit) is outside 0…\(Loop.maxLimit)", location) }
+    }
+    let loop = LoopNode(lo: FXDSL.int(lo).node, hi: FXDSL.int(hi).node, limit: Int32(limit), initial: initial.map(\.node))
+    loop.index = ExprNode(.loopIndex(loop), .int)
+    loop.accumulators = initial.enumerated().map { ExprNode(.loopAccumulator(loop, $0.offset), $0.element.type) }
+    let next = body(Expr(loop.index), loop.accumulators.map(Expr.init))
+    guard next.count == initial.count else {
+      return initial.map { _ in .invalid("fold: the body returns \(next.count) values for \(initial.count) accumulators", location) }
+    }
+    for (k, (n, i)) in zip(next, initial).enumerated() {
+      if let e = n.node.error { return initial.map { _ in Expr(.invalid(e), .float) } }
+      guard n.type == i.type else {
+        return initial.map { _ in .invalid("fold: accumulator \(k) is \(i.type), the body returns \(n.type)", location) }
+      }
+    }
+    loop.results = next.map { $0.node }
+    return initial.indices.map { Expr(.foldResult(loop, $0), initial[$0].type) }
+  }
+
+  /// `Σ body(i)` for `i` in `lo ..< hi` (at most `−limit…limit`, see
+  /// ``fold(from:to:limit:initial:file:line:_:)``), summed in ascending order
+  /// from 0 of the body's type.
+  public static func sum(
+    from lo: Expr, to hi: Expr, limit: Int, file: String = #fileID, line: Int = #line, _ body: (_ index: Expr) -> Expr
+  ) -> Expr {
+    var termType: ValueType?
+    let zero = Expr(Float(0))
+    // The body's type is known once it is built: build it, then fold with a zero of that type.
+    let probe = fold(from: lo, to: hi, limit: limit, initial: [zero], file: file, line: line) { i, acc in
+      let term = body(i)
+      termType = term.type
+      return [term.type == .float ? acc[0] + term : term]
+    }
+    guard let termType, termType != .float else { return probe[0] }
+    let scalarZero = termType.scalar == .int ? Expr.int(0) : zero
+    let zeros = termType.lanes == 1 ? scalarZero : Expr(.vector(Array(repeating: scalarZero.node, count: termType.lanes)), termType)
+    return fold(from: lo, to: hi, limit: limit, initial: [zeros], file: file, line: line) { i, acc in [acc[0] + body(i)] }[0]
+  }
+}

@@ -1,0 +1,66 @@
+import FX
+import FXTestSupport
+import Testing
+
+/// Loops in the IR (DESIGN §2, issue 14): the fold's meaning, worked out by
+/// hand, and every evaluation (lowered, inlined, materialised, JIT) against
+/// the staged interpreter.
+@Suite struct LoopTests {
+  /// A 1 × 1 image per pixel value, for hand-checked sums.
+  static func ramp(_ w: Int, _ h: Int) -> ImageBuffer {
+    let img = try! ImageBuffer(width: w, height: h, format: .rgba32f)
+    for y in 0..<h { for x in 0..<w { img[x, y] = SIMD4(Float(x), Float(y), Float(x * y), 1) } }
+    return img
+  }
+
+  static func run(_ out: Image, _ input: ImageBuffer) throws -> ImageBuffer {
+    let graph = try EffectGraph(output: out)
+    return try Interpreter.runStaged(graph, inputs: [input], uniforms: graph.uniforms.map(\.value))
+  }
+
+  @Test func horizontalSumOfTapsMatchesHand() throws {
+    // Σ_{i=-1}^{1} sample(p + (i, 0)) with clamp to edge on a ramp: at x = 0, 0 + 0 + 1.
+    let out = Effect.layer("sum3") { p, layer in
+      Expr.sum(from: -1, to: 2, limit: 1) { i in layer.sample(p + float2(float(i), 0)) }
+    }(Image.input())
+    let r = try Self.run(out, Self.ramp(5, 2))
+    #expect(r[0, 0].x == 1)  // clamp: 0 + 0 + 1
+    #expect(r[2, 1].x == 6)  // 1 + 2 + 3
+    #expect(r[4, 1].x == 11)  // 3 + 4 + 4
+    #expect(r[2, 1].w == 3)
+    #expect(Differential.check(out, inputs: [Self.ramp(23, 7)], evaluations: Differential.Evaluation.interpreted) == nil)
+  }
+
+  @Test func limitBoundsTheIndexWhateverTheBounds() throws {
+    // Bounds −100..<100 with limit 2: i runs −2…2; counting iterations gives 5.
+    let out = Effect.color("count") { _, _ in
+      let n = Expr.sum(from: -100, to: 100, limit: 2) { _ in Expr(Float(1)) }
+      return float4(n, 0, 0, 1)
+    }(Image.input())
+    #expect(try Self.run(out, Self.ramp(2, 1))[1, 0].x == 5)
+  }
+
+  @Test func foldWithSeveralAccumulatorsIsInOrder() throws {
+    // acc = (acc.0 * 10 + i, acc.1 + 1) over i in 1..<4 from (0, 0): (123, 3).
+    let out = Effect.color("digits") { _, _ in
+      let r = Expr.fold(from: 1, to: 4, limit: 10, initial: [Expr(Float(0)), Expr(Float(0))]) { i, acc in
+        [acc[0] * 10 + float(i), acc[1] + 1]
+      }
+      return float4(r[0], r[1], 0, 1)
+    }(Image.input())
+    let r = try Self.run(out, Self.ramp(2, 1))
+    #expect(r[0, 0].x == 123 && r[0, 0].y == 3)
+  }
+
+  @Test func perPixelBoundsAndNestedLoops() throws {
+    // Σ_{j=0}^{x} Σ_{i=0}^{j} 1 = (x + 1)(x + 2)/2 at column x, per-pixel bounds.
+    let out = Effect.color("triangle") { p, _ in
+      let x = int(p.x)
+      let n = Expr.sum(from: 0, to: x + 1, limit: 64) { j in Expr.sum(from: 0, to: j + 1, limit: 64) { _ in Expr(Float(1)) } }
+      return float4(n, 0, 0, 1)
+    }(Image.input())
+    let r = try Self.run(out, Self.ramp(6, 1))
+    for x in 0..<6 { #expect(r[x, 0].x == Float((x + 1) * (x + 2) / 2)) }
+    #expect(Differential.check(out, inputs: [Self.ramp(9, 3)], evaluations: Differential.Evaluation.interpreted) == nil)
+  }
+}
