@@ -136,9 +136,16 @@ struct PassEmitter: VectorEmitter {
   var ops: OpEmitter { OpEmitter(m: m, b: b, t: t, w: w) }
   let formats: [PixelFormat]
   let pass: Kernel.Pass
-  let program: Program
-  /// What this pass does, decided by ``LoopPlanner``.
-  let plan: PassPlan
+  /// The program emitted: the pass's, or a loop body's (``emitFold``).
+  var program: Program
+  /// What this pass (or loop body) does, decided by ``LoopPlanner``.
+  var plan: PassPlan
+  /// In a loop body: the index (a scalar i32), the accumulators and the captured values.
+  var loopIndex: Value? = nil
+  var loopAccumulators: [Value] = []
+  var loopCaptures: [Value] = []
+  /// The folds emitted so far in the current vector body, by loop and operands.
+  var folds = FoldMemo()
   var live: [Bool] { plan.live }
   /// Nodes whose value changes along a row (depend on `pixelX`).
   var varies: [Bool] { plan.varies }
@@ -299,11 +306,11 @@ struct PassEmitter: VectorEmitter {
   /// Loads every buffer descriptor and uniform the pass uses, once per call.
   mutating func hoistHeaders() {
     var used = Set<Int>([pass.output])
-    for (i, n) in program.nodes.enumerated() where live[i] {
+    program.visitDeep { n in
       switch n.op {
       case .load(let buffer, _): used.insert(buffer)
       case .inputWidth(let k), .inputHeight(let k): used.insert(k)
-      case .uniform(let k):
+      case .uniform(let k) where uniforms[k] == nil:
         uniforms[k] = b.load(t.float, from: gep(t.float, uniformsArg, i32(k)), name: "uniform\(k)")
       default: break
       }

@@ -16,6 +16,7 @@ extension PassEmitter {
   /// included — is computed once, on lane 0 (``emitBlockUniformBody``);
   /// otherwise the general body runs. Both give the same bits.
   func emitBody(x: Value, y: Value, interior: Bool, rowInChunk: Value? = nil) throws {
+    folds.results = [:]
     var values = [Value?](repeating: nil, count: program.count)
     var pixels: [PixelKey: Value] = [:]
     let iota = constVector((0..<w).map { i32($0) })
@@ -186,6 +187,13 @@ extension PassEmitter {
     case .uniform(let k): return splat(uniforms[k]!)
     case .positionX, .positionY, .sample:
       throw LLVMError("internal error: \(node.op.name) in a kernel program (not lowered)")
+    case .loopIndex: return splat(loopIndex!)
+    case .loopAccumulator(let k, _): return loopAccumulators[k]
+    case .loopCapture(let k, _): return loopCaptures[k]
+    case .fold(let loop, let k):
+      let key = FoldMemo.Key(loop: loop, args: node.args)
+      if folds.results[key] == nil { folds.results[key] = try emitFold(loop, a, node.args, xs: xs, y: y, rowInChunk: rowInChunk) }
+      return folds.results[key]![k]
     case .load(let buffer, let channel):
       return try load(buffer, channel, node, a, id: id, xs: xs, interior: interior, rowInChunk: rowInChunk, &pixels)
     default:

@@ -19,14 +19,23 @@ extension PassEmitter {
     let load = plan.loads[id]!
     // The row's address, emitted only on the paths that use it (a row-table
     // load is volatile, so LLVM would not drop an unused one).
-    func row() -> Value { rowStart(buffer, rows: a[1], tap: load.rowOffset, rowInChunk: rowInChunk) }
+    func row() -> Value {
+      rowStart(buffer, rows: a[1], tap: load.rowOffset, index: load.rowIndex == 0 ? nil : (load.rowIndex, loopIndex!), rowInChunk: rowInChunk)
+    }
     // A dense load at `offset` (interior vectors), or a masked edge load
     // at `masked` (border vectors); otherwise a gather.
     var offset: Int32? = nil, masked: Int32? = nil
+    var xs = xs
     switch load.strategy {
     case .dense: offset = 0
     case .denseInterior(let k, let border):
       if interior { offset = k } else if border == .masked { masked = k }
+    case .denseShifted(let k, let index):
+      // In a loop body: `interior` is the loop copy's (every shifted column inside the row).
+      if index == 1 { xs = b.add(xs, splat(loopIndex!)) }
+      if index == -1 { xs = b.sub(xs, splat(loopIndex!)) }
+      // Interleaved floats have no whole-pixel masked load: their border gathers the clamped columns.
+      if interior { offset = k } else if isPlanar(buffer) || formats[buffer] != .rgba32f { masked = k }
     case .gather: break
     }
     if isPlanar(buffer) {
@@ -121,10 +130,13 @@ extension PassEmitter {
   /// mask or multiply per tap. The load is volatile so that LLVM reloads the
   /// address at each use (an L1 hit) instead of keeping 61 row addresses of a
   /// σ10 blur alive across its four channel sums, spilling them to the stack.
-  func rowStart(_ buffer: Int, rows: Value, tap: Int32?, rowInChunk: Value?) -> Value {
+  /// In a loop body, `index` (coefficient, the loop's index) adds `±i` to
+  /// the tap; the plan gives the table the reach of every such row.
+  func rowStart(_ buffer: Int, rows: Value, tap: Int32?, index: (Int32, Value)? = nil, rowInChunk: Value?) -> Value {
     if let tap, let table = rowTables[buffer], let rowInChunk {
-      let slot = gep(t.ptr, gep(t.ptr, table.pointer, rowInChunk), i64(Int(tap) + table.reach))
-      return b.load(t.ptr, from: slot, volatile: true, name: "row")
+      var slot = gep(t.ptr, gep(t.ptr, table.pointer, rowInChunk), i64(Int(tap) + table.reach))
+      if let (c, i) = index { slot = gep(t.ptr, slot, b.sext(c < 0 ? b.sub(i32(0), i) : i, to: t.i64)) }
+      return b.load(t.ptr, from: slot, volatile: index == nil, name: "row")
     }
     return rowStart(buffer, y: b.extractElement(rows, at: i32(0)))
   }

@@ -25,19 +25,27 @@ public func sharpen(amount: Expr = 1) -> Effect {
   }
 }
 
-/// Box blur: the mean of the `(2r + 1)²` pixels around each pixel, `r` = `radius`
-/// rounded, 0…10 px (default 2; 0 = unchanged), edges clamped. `radius` must be
-/// a constant (it sets the number of taps); the optimiser splits it into a
-/// horizontal and a vertical pass.
+/// The largest radius ``boxBlur(radius:)`` takes, in pixels.
+public let boxBlurMaxRadius: Float = 200
+
+/// Box blur: the mean of the `(2r + 1)²` pixels around each pixel, `r` =
+/// `radius` rounded to the nearest integer, 0…200 px (default 2; 0 or
+/// non-finite = unchanged), edges clamped: a horizontal then a vertical pass,
+/// each a loop over `−r…r` (DESIGN §2), so the kernel does not grow with `r`.
+/// A uniform radius gives one kernel for every radius (clamped to 0…200, NaN → 0).
 public func boxBlur(radius: Expr = 2) -> Effect {
   let name = "boxBlur(radius: \(Argument.text(radius)))"
-  guard let value = radius.constantValue, value.isFinite else { return Effect(name) { $0 } }
-  let r = Int(Swift.min(Swift.max(value, 0), 10).rounded())
-  guard r > 0 else { return Effect(name) { $0 } }
-  let weight = Expr(1 / Float((2 * r + 1) * (2 * r + 1)))
-  return Effect.layer(name) { p, layer in
-    balancedSum((-r...r).flatMap { j in (-r...r).map { i in weight * layer.sample(offset(p, i, j)) } })
+  guard let (_, r, limit) = blurRadius(
+    radius, max: boxBlurMaxRadius, radius: { ($0 + 0.5).rounded(.down) }, uniform: { floor($0 + 0.5) }) else {
+    return Effect(name) { $0 }
   }
+  func pass(_ horizontal: Bool) -> Effect {
+    Effect.layer(name + (horizontal ? " horizontal" : " vertical")) { p, layer in
+      Expr.sum(from: -r, to: r + 1, limit: limit) { i in layer.sample(p + (horizontal ? float2(float(i), 0) : float2(0, float(i)))) }
+        / float(2 * r + 1)
+    }
+  }
+  return pass(true) | pass(false)
 }
 
 /// Number of taps of ``motionBlur(distance:angle:)``.

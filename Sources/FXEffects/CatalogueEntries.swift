@@ -200,11 +200,16 @@ extension Catalogue {
     ) { a in pixelate(amount: a.number(0), blockSize: a.number(1)) },
     EffectSpec(
       name: "gaussianBlur", kind: .layer, summary: "Gaussian blur; edges are clamped, so no dark border.",
-      parameters: [.number("sigma", 3, 0...10, unit: "px", "standard deviation; 0 = unchanged", uniform: false)]
+      parameters: [.number("sigma", 3, 0...200, unit: "px", "standard deviation; 0 = unchanged")]
     ) { a in gaussianBlur(sigma: a.number(0)) },
     EffectSpec(
+      name: "blur", kind: .layer, summary: "SwiftUI's .blur(radius:): a Gaussian blur with σ = radius; edges clamped.",
+      parameters: [.number("radius", 10, 0...200, unit: "px", "standard deviation (Core Image's radius); 0 = unchanged")],
+      example: "blur(radius: 30)"
+    ) { a in blur(radius: a.number(0)) },
+    EffectSpec(
       name: "boxBlur", kind: .layer, summary: "Mean of a square around each pixel; edges clamped.",
-      parameters: [.number("radius", 2, 0...10, unit: "px", "half the side, rounded; 0 = unchanged", uniform: false)],
+      parameters: [.number("radius", 2, 0...200, unit: "px", "half the side, rounded; 0 = unchanged")],
       example: "boxBlur(3)"
     ) { a in boxBlur(radius: a.number(0)) },
     EffectSpec(
@@ -232,7 +237,7 @@ extension Catalogue {
     EffectSpec(
       name: "unsharpMask", kind: .layer, summary: "Sharpens by adding back the difference from a Gaussian blur.",
       parameters: [
-        .number("sigma", 2, 0...10, unit: "px", "standard deviation of the blur", uniform: false),
+        .number("sigma", 2, 0...200, unit: "px", "standard deviation of the blur"),
         .number("amount", 1, 0...10, "strength; 0 = unchanged"),
       ],
       example: "unsharpMask(2, 2)"

@@ -10,14 +10,20 @@ extension KernelModule {
   /// elements. (`LLVMPassBuilderOptionsSetLoopVectorization(…, 0)` does not
   /// stop it in LLVM 19.1; this per-loop hint does.)
   ///
-  /// - Parameter branch: the loop's latch, the branch instruction that jumps
-  ///   back to the loop header.
-  package func disableVectorization(ofLoopLatch branch: Value) {
+  /// - Parameters:
+  ///   - branch: the loop's latch, the branch instruction that jumps back to
+  ///     the loop header.
+  ///   - unrollCount: unroll by this factor instead (a loop of the IR, whose
+  ///     body is short: fewer branches and index updates per tap).
+  package func disableVectorization(ofLoopLatch branch: Value, unrollCount: Int? = nil) {
     let context = self.context
+    let unroll =
+      unrollCount.map { property("llvm.loop.unroll.count", types.i32.constant(UInt64($0)).ref) }
+      ?? property("llvm.loop.unroll.disable", nil)
     let loopID = makeLoopID(properties: [
       property("llvm.loop.vectorize.enable", types.i1.constant(0).ref),
       property("llvm.loop.interleave.count", types.i32.constant(1).ref),
-      property("llvm.loop.unroll.disable", nil),
+      unroll,
     ])
     let kind = LLVMGetMDKindIDInContext(context, "llvm.loop", UInt32("llvm.loop".utf8.count))
     LLVMSetMetadata(branch.ref, kind, LLVMMetadataAsValue(context, loopID))

@@ -16,17 +16,36 @@ public enum ClampToEdge {
   /// `pixel` (k = 0), with pixel/extent = pixelX/width along x and
   /// pixelY/height along y; nil for any other index.
   public static func offset(of id: NodeID, _ axis: PixelOffset.Axis, in p: Program) -> Int32? {
+    guard let t = tap(of: id, axis, in: p), t.index == 0 else { return nil }
+    return t.k
+  }
+
+  /// ``offset(of:_:in:)`` (`index` 0), and in a loop body also the index
+  /// `min(max(pixel ± i + k, 0), extent − 1)` (or without `k`) with `i` the
+  /// loop's index (`index` 1 or −1): the tap `pixel ± i + k` that lowering
+  /// writes for a whole-pixel sample at the index.
+  public static func tap(of id: NodeID, _ axis: PixelOffset.Axis, in p: Program) -> (k: Int32, index: Int32)? {
     let (pixel, extent): (Op, Op) = axis == .x ? (.pixelX, .width) : (.pixelY, .height)
     let n = p[id]
-    if n.op == pixel { return 0 }
+    if n.op == pixel { return (0, 0) }
     guard n.op == .min, p[n.args[1]].op == .sub, p[p[n.args[1]].args[0]].op == extent,
       p.constantValue(p[n.args[1]].args[1]) == .int(1)
     else { return nil }
     let inner = p[n.args[0]]
     guard inner.op == .max, p.constantValue(inner.args[1]) == .int(0) else { return nil }
-    let sum = p[inner.args[0]]
-    guard sum.op == .add, p[sum.args[0]].op == pixel, case .int(let k)? = p.constantValue(sum.args[1]) else { return nil }
-    return k
+    var sum = p[inner.args[0]], k: Int32 = 0
+    guard sum.op == .add else { return nil }
+    if case .int(let c)? = p.constantValue(sum.args[1]) {
+      k = c
+      if p[sum.args[0]].op == pixel { return (k, 0) }
+      sum = p[sum.args[0]]
+      guard sum.op == .add else { return nil }
+    }
+    guard p[sum.args[0]].op == pixel else { return nil }
+    let i = p[sum.args[1]]
+    if i.op == .loopIndex { return (k, 1) }
+    if i.op == .neg, p[i.args[0]].op == .loopIndex { return (k, -1) }
+    return nil
   }
 }
 

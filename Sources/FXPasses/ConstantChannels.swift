@@ -33,16 +33,25 @@ public enum ConstantChannels {
     return (k, replaced)
   }
 
-  /// `p`'s live nodes with every load of a known channel replaced by its value.
+  /// `p`'s live nodes with every load of a known channel replaced by its
+  /// value, in loop bodies too.
   static func substitute(_ p: Program, _ known: [Int: [Int: Scalar]]) -> (Program, Int) {
     var q = Program()
     var map = [NodeID](repeating: NodeID(0), count: p.count)
     var replaced = 0
+    var bodies: [ObjectIdentifier: Loop] = [:]
     let live = p.live()
     for (i, node) in p.nodes.enumerated() where live[i] {
       if case .load(let buffer, let channel) = node.op, let v = known[buffer]?[channel] {
         map[i] = q.add(.constant(v))
         replaced += 1
+      } else if case .fold(let loop, let k) = node.op {
+        if bodies[ObjectIdentifier(loop)] == nil {
+          let (body, n) = substitute(loop.body, known)
+          replaced += n
+          bodies[ObjectIdentifier(loop)] = n == 0 ? loop : loop.with(body: body)
+        }
+        map[i] = q.add(.fold(bodies[ObjectIdentifier(loop)]!, result: k), node.args.map { map[Int($0.index)] })
       } else {
         map[i] = q.add(node.op, node.args.map { map[Int($0.index)] })
       }

@@ -22,6 +22,12 @@ public struct PassPlan: Sendable {
     case denseInterior(offset: Int32, border: Border)
     /// Any other coordinates: a gather per channel (float) or per pixel (8/16-bit).
     case gather
+    /// In a loop body: column `pixelX + index·i + offset` (`index` 0, 1 or −1
+    /// times the loop's index i) clamped to the row, of a row the same in
+    /// every lane. The loop is emitted twice (``PassPlan/shifted``): dense
+    /// loads where every such column of every iteration is inside the row,
+    /// masked edge loads elsewhere.
+    case denseShifted(offset: Int32, index: Int32)
   }
 
   /// What a dense tap does in a vector near the row's ends.
@@ -36,8 +42,11 @@ public struct PassPlan: Sendable {
     public var buffer: Int
     public var channel: Int
     public var strategy: LoadStrategy
-    /// `k` when the row is `pixelY + k` clamped to the image (or `pixelY`).
+    /// `k` when the row is `pixelY + k` clamped to the image (or `pixelY`);
+    /// in a loop body, `pixelY + rowIndex·i + k` (i the loop's index).
     public var rowOffset: Int32?
+    /// The loop index's coefficient in the row (0, 1 or −1).
+    public var rowIndex: Int32 = 0
   }
 
   /// fp32 lanes per vector (the target's).
@@ -79,6 +88,14 @@ public struct PassPlan: Sendable {
   public var proofs: RangeProofs
   /// The float semantics the code is compiled with.
   public var floatMode: FloatMode = .strict
+  /// The plan of the body of each loop the program folds (``Loop``), whose
+  /// loads are planned like the pass's; nested loops in theirs.
+  public var loops: [Loop: PassPlan] = [:]
+  /// In a loop body's plan: the smallest and largest offset of its
+  /// ``LoadStrategy/denseShifted(offset:index:)`` loads, by their index
+  /// coefficient (−1, 0, 1); the emitter tests them against the row once per
+  /// vector and loop, before choosing the dense or the masked copy.
+  public var shifted: [Int32: ClosedRange<Int32>] = [:]
 }
 
 /// Makes the ``PassPlan`` of every pass and the ``RunPlan`` of a kernel for
@@ -134,9 +151,100 @@ public enum LoopPlanner {
       blockUniformReason: "", loads: loads, isLarge: isLarge, live: live, varies: varies, emissionOrder: depthFirstOrder(p),
       proofs: RangeProofs(p, facts: facts, live: live))
     plan.interior = isLarge ? nil : interiorRange(loads)
+    plan.loops = loopPlans(p, live: live, varies: varies, lanes: lanes, kernel: kernel, interleavedFloat: interleavedFloat)
     chooseOrder(&plan, p)
     chooseBlockUniform(&plan, p)
     return plan
+  }
+
+  /// The plans of the bodies of the loops `p` folds. A captured value varies
+  /// along the row when it does at any fold of the loop.
+  static func loopPlans(
+    _ p: Program, live: [Bool], varies: [Bool], lanes: Int, kernel: Kernel, interleavedFloat: Set<Int>
+  ) -> [Loop: PassPlan] {
+    var captureVaries: [Loop: [Bool]] = [:]
+    for (i, n) in p.nodes.enumerated() where live[i] {
+      guard case .fold(let loop, _) = n.op else { continue }
+      let v = n.args[loop.firstCapture...].map { varies[Int($0.index)] }
+      captureVaries[loop] = zip(captureVaries[loop] ?? v, v).map { $0 || $1 }
+    }
+    var plans: [Loop: PassPlan] = [:]
+    for (loop, v) in captureVaries {
+      plans[loop] = bodyPlan(loop, captureVaries: v, lanes: lanes, kernel: kernel, interleavedFloat: interleavedFloat)
+    }
+    return plans
+  }
+
+  /// The plan of `loop`'s body: its loads dense where the column is `pixelX`
+  /// (plus a constant and the index: shifted) and the row the same in every
+  /// lane, else gathered. A row `pixelY ± i + k` comes from the pass's row
+  /// table in column order when the table reaches `limit + |k|` rows
+  /// (``rowTableReach(_:)``). Values depend on the column through `pixelX`, the
+  /// accumulators and the captured values that vary.
+  static func bodyPlan(_ loop: Loop, captureVaries: [Bool], lanes: Int, kernel: Kernel, interleavedFloat: Set<Int>) -> PassPlan {
+    let p = loop.body
+    let live = p.live()
+    let varies = p.dependence { _, n in
+      switch n.op {
+      case .pixelX, .loopAccumulator: true
+      case .loopCapture(let k, _): captureVaries[k]
+      default: false
+      }
+    }
+    var loads: [Int: PassPlan.Load] = [:]
+    var shifted: [Int32: ClosedRange<Int32>] = [:]
+    for (i, n) in p.nodes.enumerated() where live[i] {
+      guard case .load(let buffer, let channel) = n.op else { continue }
+      var strategy = PassPlan.LoadStrategy.gather
+      if !varies[Int(n.args[1].index)], let t = ClampToEdge.tap(of: n.args[0], .x, in: p) {
+        if t.k == 0, t.index == 0, p[n.args[0]].op == .pixelX {
+          strategy = .dense
+        } else {
+          strategy = .denseShifted(offset: t.k, index: t.index)
+          let r = shifted[t.index] ?? t.k...t.k
+          shifted[t.index] = Swift.min(r.lowerBound, t.k)...Swift.max(r.upperBound, t.k)
+        }
+      }
+      var load = PassPlan.Load(buffer: buffer, channel: channel, strategy: strategy, rowOffset: nil)
+      if !varies[Int(n.args[1].index)], let t = ClampToEdge.tap(of: n.args[1], .y, in: p) {
+        load.rowOffset = t.k
+        load.rowIndex = t.index
+      }
+      loads[i] = load
+    }
+    let unknown = [ValueFacts](repeating: .unknown, count: p.count)
+    var plan = PassPlan(
+      lanes: lanes, order: .rows, orderReason: "a loop body", chunkRows: chunkRows, rowTables: [:], interior: nil, blockUniform: [],
+      blockUniformReason: "none: a loop body", loads: loads, isLarge: false, live: live, varies: varies,
+      emissionOrder: depthFirstOrder(p), proofs: RangeProofs(p, facts: unknown, live: live))
+    plan.shifted = shifted
+    plan.loops = loopPlans(p, live: live, varies: varies, lanes: lanes, kernel: kernel, interleavedFloat: interleavedFloat)
+    return plan
+  }
+
+  /// For each buffer that the loop bodies of `plan` (not nested ones) read at
+  /// rows `pixelY ± i + k`, the farthest such row: `limit + |k|`.
+  static func rowTableReach(_ plan: PassPlan) -> [Int: Int] {
+    var reach: [Int: Int] = [:]
+    for (loop, body) in plan.loops {
+      for load in body.loads.values {
+        guard let k = load.rowOffset else { continue }
+        let r = abs(Int(k)) + (load.rowIndex == 0 ? 0 : Int(loop.limit))
+        reach[load.buffer] = max(reach[load.buffer] ?? 0, r)
+      }
+    }
+    return reach
+  }
+
+  /// Whether a loop body of `plan` (or one nested in it) loads rows at the
+  /// loop's index: a vertical filter, whose window of rows column order keeps in cache.
+  static func loopsWalkRows(_ plan: PassPlan) -> Bool {
+    plan.loops.contains { loop, body in
+      body.loads.contains { i, _ in
+        let row = loop.body.nodes[i].args[1]
+        return !body.varies[Int(row.index)] && (ClampToEdge.tap(of: row, .y, in: loop.body).map { $0.index != 0 } ?? false)
+      } || loopsWalkRows(body)
+    }
   }
 
   static func interiorRange(_ loads: [Int: PassPlan.Load]) -> (lo: Int32, hi: Int32)? {
@@ -159,10 +267,14 @@ public enum LoopPlanner {
       guard let k = load.rowOffset, !plan.varies[Int(p.nodes[i].args[1].index)] else { continue }
       reach[load.buffer] = max(reach[load.buffer] ?? 0, abs(Int(k)))
     }
+    for (buffer, r) in rowTableReach(plan) { reach[buffer] = max(reach[buffer] ?? 0, r) }
     let far = reach.values.max() ?? 0
     let verticalTaps = far > 0 && far <= maxTableReach
     let saving = columnOrderSaving(plan, p)
-    if verticalTaps {
+    if loopsWalkRows(plan) {
+      plan.order = .columns
+      plan.orderReason = "a loop's taps walk down rows: each vector of columns walks down a chunk of \(chunkRows) rows"
+    } else if verticalTaps {
       plan.order = .columns
       plan.orderReason = "vertical taps up to ±\(far) rows: each vector of columns walks down a chunk of \(chunkRows) rows"
     } else if saving > columnOrderThreshold {
@@ -207,6 +319,10 @@ public enum LoopPlanner {
     }
     guard !candidates.isEmpty else {
       plan.blockUniformReason = "none: no floor of an affine function of x"
+      return
+    }
+    guard !p.hasLoops else {
+      plan.blockUniformReason = "none: the pass has loops"
       return
     }
     guard !plan.isLarge else {

@@ -191,8 +191,10 @@ struct PassBuilder {
             // A whole-pixel tap: the offset's int node (a loop index) is this program's.
             func offset(_ t: PixelOffset.Tap) -> (Int32, NodeID?) {
               switch t {
-              case .constant(let k): (k, nil)
-              case .dynamic(let e, let k): (k, map[Int(e.index)])
+              case .constant(let k): return (k, nil)
+              case .dynamic(let e, let k, let negated):
+                let v = map[Int(e.index)]
+                return (k, negated ? p.add(.neg, [v]) : v)
               }
             }
             let (kx, ex) = offset(tx), (ky, ey) = offset(ty)

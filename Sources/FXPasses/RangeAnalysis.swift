@@ -91,6 +91,8 @@ public enum RangeAnalysis {
     case .width, .height, .inputWidth, .inputHeight: return ValueFacts(1, maxExtent)
     case .uniform: return ValueFacts(-Double(Float.greatestFiniteMagnitude), Double(Float.greatestFiniteMagnitude))
     case .load(let buffer, let channel): return load(buffer, channel)
+    // Loops: what a body computes is not followed (yet).
+    case .fold, .loopIndex, .loopAccumulator, .loopCapture: return .unknown
     case .select: return a[1].union(a[2])
     case .toFloat, .toFloatUnsigned:
       return op == .toFloatUnsigned && a[0].lo < 0 ? ValueFacts(0, 4_294_967_296) : float(a[0].lo, a[0].hi, nan: false)

@@ -56,17 +56,30 @@ public struct RunPlan: Sendable {
   /// coordinates there.
   public static func reach(_ program: Program, _ axis: PixelOffset.Axis) -> [Int: Int32?] {
     var reach: [Int: Int32?] = [:]
+    collectReach(program, axis, limit: nil, into: &reach)
+    return reach
+  }
+
+  /// A load in a loop body at `pixel + i + k` reaches |k| + the loop's limit.
+  static func collectReach(_ program: Program, _ axis: PixelOffset.Axis, limit: Int32?, into reach: inout [Int: Int32?]) {
     let live = program.live()
     for (i, n) in program.nodes.enumerated() where live[i] {
+      if case .fold(let loop, _) = n.op { collectReach(loop.body, axis, limit: loop.limit, into: &reach) }
       guard case .load(let b, _) = n.op else { continue }
-      let k = ClampToEdge.offset(of: n.args[axis == .x ? 0 : 1], axis, in: program)
+      var k: Int32? = nil
+      if let t = ClampToEdge.tap(of: n.args[axis == .x ? 0 : 1], axis, in: program) {
+        if t.index == 0 {
+          k = abs(t.k)
+        } else if let limit {
+          k = abs(t.k) + limit
+        }
+      }
       switch (reach[b], k) {
-      case (nil, _): reach[b] = .some(k.map(abs))
-      case (.some(.some(let r)), .some(let k)): reach[b] = .some(max(r, abs(k)))
+      case (nil, _): reach[b] = .some(k)
+      case (.some(.some(let r)), .some(let k)): reach[b] = .some(max(r, k))
       default: reach[b] = .some(nil)
       }
     }
-    return reach
   }
 
   static func lookahead(_ kernel: Kernel, _ reach: [[Int: Int32?]]) -> [Int]? {
@@ -127,8 +140,23 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
       let loads = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
       lines.append("  loads (one per channel read): " + (loads.isEmpty ? "none" : loads))
       lines.append("  " + Self.describe(plan.proofs, pass, output: unormOutput && pass.output == kernel.outputBuffer))
+      Self.describeLoops(plan, indent: "  ", into: &lines)
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// One line per loop of a plan (nested loops indented): its limit, loads
+  /// and the dense copy's test.
+  static func describeLoops(_ plan: PassPlan, indent: String, into lines: inout [String]) {
+    for (loop, body) in plan.loops.sorted(by: { $0.key.description < $1.key.description }) {
+      var counts: [String: Int] = [:]
+      for load in body.loads.values { counts[Self.name(load), default: 0] += 1 }
+      let loads = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+      var line = indent + "loop (index −\(loop.limit)…\(loop.limit), \(loop.accumulators.count) accumulators): loads " + (loads.isEmpty ? "none" : loads)
+      if !body.shifted.isEmpty { line += "; two copies: dense where every shifted column is inside the row, masked elsewhere" }
+      lines.append(line)
+      describeLoops(body, indent: indent + "  ", into: &lines)
+    }
   }
 
   /// What the range analysis proved and what the code uses it for.
@@ -152,6 +180,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     case .dense: "dense"
     case .denseInterior(_, let border): "dense inside, \(border == .masked ? "masked" : "gathered") at the border"
     case .gather: "gathered"
+    case .denseShifted(_, let index): index != 0 ? "dense at the loop index, masked at the border" : "dense, masked at the border"
     }
   }
 

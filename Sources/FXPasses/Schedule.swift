@@ -136,14 +136,14 @@ public enum PixelOffset {
   }
 
   /// A whole-pixel offset from `position`: a constant, or an int node of the
-  /// program plus a constant.
+  /// program (negated when `negated`) plus a constant.
   public enum Tap: Equatable, Sendable {
     case constant(Int32)
-    case dynamic(NodeID, Int32)
+    case dynamic(NodeID, Int32, negated: Bool)
   }
 
   /// The offset when `id` is `position.<axis> + k` (``of(_:_:in:)``) or, in a
-  /// loop body, `position.<axis> + float(i)` with `i` the loop index or the
+  /// loop body, `position.<axis> ± float(i)` with `i` the loop index or the
   /// index plus an int constant `c`, |c| < 2²⁰: then |i| ≤ 2²² + 2²⁰
   /// (``Loop/maxLimit``) keeps `position + float(i)` exact in fp32, so the
   /// sample is exactly texel `pixel + i`.
@@ -151,22 +151,24 @@ public enum PixelOffset {
     if let k = of(id, axis, in: p) { return .constant(k) }
     let pos: Op = axis == .x ? .positionX : .positionY
     let node = p[id]
-    guard node.op == .add else { return nil }
+    guard node.op == .add || node.op == .sub else { return nil }
     let other: NodeID
     if p[node.args[0]].op == pos {
       other = node.args[1]
-    } else if p[node.args[1]].op == pos {
+    } else if node.op == .add, p[node.args[1]].op == pos {
       other = node.args[0]
     } else {
       return nil
     }
+    let negated = node.op == .sub
     guard p[other].op == .toFloat else { return nil }
     let e = p[other].args[0]
-    if p[e].op == .loopIndex { return .dynamic(e, 0) }
+    if p[e].op == .loopIndex { return .dynamic(e, 0, negated: negated) }
     let n = p[e]
     guard n.op == .add || n.op == .sub, p[n.args[0]].op == .loopIndex, case .int(let c)? = p.constantValue(n.args[1]),
       abs(c) < 1 << 20
     else { return nil }
-    return .dynamic(n.args[0], n.op == .add ? c : -c)
+    let k = n.op == .add ? c : -c
+    return .dynamic(n.args[0], negated ? -k : k, negated: negated)
   }
 }

@@ -40,8 +40,16 @@ public enum Simplify {
     var map = [NodeID](repeating: NodeID(0), count: p.count)
     var stats = Stats()
     let live = p.live()
+    let used = p.hasLoops ? LoopSimplify.usedResults(p, live: live) : [:]
+    var loops: [LoopSimplify.Key: LoopSimplify.Rewritten] = [:]
     for (i, node) in p.nodes.enumerated() where live[i] {
       let args = node.args.map { map[Int($0.index)] }
+      if case .fold(let loop, let k) = node.op {
+        let key = LoopSimplify.Key(loop: loop, args: node.args)
+        if loops[key] == nil { loops[key] = LoopSimplify.rewrite(loop, args, used: used[key] ?? [k], &out, &stats) }
+        map[i] = loops[key]!.results[k]!
+        continue
+      }
       if let (r, rule) = extra?(i, node, args, &out) {
         map[i] = r
         stats.rewritten += 1

@@ -54,10 +54,21 @@ public struct KernelCache: Sendable {
     var text = "\(compilerVersion)\n\(target.triple)\n\(target.cpuName)\n\(target.features)\n"
     text += layout.inputs.map(\.rawValue).joined(separator: ",") + "->" + layout.output.rawValue + " float \(layout.floatMode)\n"
     text += "inputs \(kernel.inputCount) intermediates \(kernel.intermediates) uniforms \(kernel.uniformCount)\n"
+    // Every node, a loop's body in full after its fold.
+    func append(_ p: Program) {
+      for n in p.nodes {
+        text += "\(n.op) \(n.kind) \(n.args.map(\.index))\n"
+        if case .fold(let loop, _) = n.op {
+          text += "body {\n"
+          append(loop.body)
+          text += "}\n"
+        }
+      }
+      text += "out \(p.outputs.map(\.index))\n"
+    }
     for pass in kernel.passes {
       text += "pass → \(pass.output)\n"
-      for n in pass.program.nodes { text += "\(n.op) \(n.kind) \(n.args.map(\.index))\n" }
-      text += "out \(pass.program.outputs.map(\.index))\n"
+      append(pass.program)
     }
     func fnv(_ offset: UInt64) -> UInt64 {
       var h = offset

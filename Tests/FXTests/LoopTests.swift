@@ -28,7 +28,7 @@ import Testing
     #expect(r[2, 1].x == 6)  // 1 + 2 + 3
     #expect(r[4, 1].x == 11)  // 3 + 4 + 4
     #expect(r[2, 1].w == 3)
-    #expect(Differential.check(out, inputs: [Self.ramp(23, 7)], evaluations: Differential.Evaluation.interpreted) == nil)
+    #expect(Differential.check(out, inputs: [Self.ramp(23, 7)], evaluations: Differential.Evaluation.interpreted + [.jit]) == nil)
   }
 
   @Test func limitBoundsTheIndexWhateverTheBounds() throws {
@@ -61,6 +61,69 @@ import Testing
     }(Image.input())
     let r = try Self.run(out, Self.ramp(6, 1))
     for x in 0..<6 { #expect(r[x, 0].x == Float((x + 1) * (x + 2) / 2)) }
-    #expect(Differential.check(out, inputs: [Self.ramp(9, 3)], evaluations: Differential.Evaluation.interpreted) == nil)
+    #expect(Differential.check(out, inputs: [Self.ramp(9, 3)], evaluations: Differential.Evaluation.interpreted + [.jit]) == nil)
+  }
+}
+
+/// The JIT's loops against the interpreter: dense and masked shifted taps,
+/// vertical taps, per-pixel and uniform bounds, nested loops, every format.
+@Suite struct LoopJITTests {
+  static func boxH(_ r: Int) -> Effect {
+    Effect.layer("boxH") { p, layer in
+      Expr.sum(from: Expr(Float(-r)), to: Expr(Float(r + 1)), limit: r) { i in layer.sample(p + float2(float(i), 0)) }
+        * Expr(1 / Float(2 * r + 1))
+    }
+  }
+
+  static func boxV(_ r: Int) -> Effect {
+    Effect.layer("boxV") { p, layer in
+      Expr.sum(from: Expr(Float(-r)), to: Expr(Float(r + 1)), limit: r) { j in layer.sample(p + float2(0, float(j))) }
+        * Expr(1 / Float(2 * r + 1))
+    }
+  }
+
+  @Test(arguments: [PixelFormat.rgba8, .rgba16, .rgba32f])
+  func horizontalAndVerticalTapsAgree(format: PixelFormat) {
+    for (w, h, radii) in [(40, 9, [1, 4, 12]), (5, 3, [1, 20]), (1, 1, [3]), (67, 33, [1, 4])] {
+      let input = randomImage(w, h, seed: UInt64(w * h), format: format)
+      for r in radii {
+        let out = (Self.boxH(r) | Self.boxV(r))(Image.input())
+        #expect(Differential.check(out, inputs: [input]) == nil, "r \(r) on \(w)×\(h) \(format)")
+      }
+    }
+  }
+
+  @Test func uniformBoundsOneKernelEveryRadius() throws {
+    let radius = Param("radius", value: 3, uniform: true)
+    let out = Effect.layer("boxU") { p, layer in
+      let r = Expr(radius)
+      return Expr.sum(from: -r, to: r + 1, limit: 30) { i in layer.sample(p + float2(float(i), 0)) } / (2 * r + 1)
+    }(Image.input())
+    let input = randomImage(50, 6, seed: 9, format: .rgba8)
+    let graph = try EffectGraph(output: out)
+    let compiled = try Pipeline(output: out).compile(inputFormats: [.rgba8], outputFormat: .rgba32f, options: LoweringOptions())
+    #expect(compiled.backend == .jit)
+    for value: Float in [0, 1, 7, 30, 45] {
+      let expected = try Interpreter.runStaged(graph, inputs: [input], uniforms: [value])
+      let got = try compiled.run([input], uniforms: [radius: value])
+      #expect(ImageComparison.compare(expected: expected, actual: got) == nil, "radius \(value)")
+    }
+  }
+
+  @Test func perPixelBoundsInTheJIT() {
+    let out = Effect.layer("ragged") { p, layer in
+      let n = int(p.x) & 7
+      return Expr.sum(from: -n, to: n + 1, limit: 7) { i in layer.sample(p + float2(float(i), float(i))) }
+        / float(2 * n + 1)
+    }(Image.input())
+    #expect(Differential.check(out, inputs: [randomImage(37, 11, seed: 4)]) == nil)
+  }
+
+  @Test func nestedLoopsInTheJIT() {
+    let out = Effect.layer("box2D") { p, layer in
+      Expr.sum(from: -2, to: 3, limit: 2) { j in Expr.sum(from: -2, to: 3, limit: 2) { i in layer.sample(p + float2(float(i), float(j))) } }
+        / 25
+    }(Image.input())
+    #expect(Differential.check(out, inputs: [randomImage(29, 13, seed: 5)]) == nil)
   }
 }

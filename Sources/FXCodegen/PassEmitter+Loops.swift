@@ -1,0 +1,131 @@
+import FXIR
+import FXLLVM
+import FXPasses
+
+/// The folds emitted in one vector body: each loop with its operands is one
+/// loop nest, whatever number of its results are read.
+final class FoldMemo {
+  struct Key: Hashable {
+    var loop: Loop
+    var args: [NodeID]
+  }
+  var results: [Key: [Value]] = [:]
+}
+
+/// Loops of the IR (``Loop``) as loops of LLVM IR: a scalar index counting
+/// up, the accumulators carried as `<W x T>` phis, the body emitted once per
+/// copy by an emitter whose program and plan are the body's.
+extension PassEmitter {
+  /// How many iterations of a loop of the IR one pass through the emitted loop runs (LLVM unrolls it).
+  static let foldUnroll = 4
+
+  /// The results of `loop` with operands `a` (nodes `ids` of this program).
+  ///
+  /// The index runs over `max(lo, −limit) ..< min(hi, limit + 1)`
+  /// (``Semantics/loopRange(_:_:limit:)``). When the bounds are the same in
+  /// every lane (the plan says they do not vary along the row) it is that
+  /// range; otherwise it is the union of the lanes' ranges, and each lane
+  /// keeps the body's values only inside its own. A body with shifted dense
+  /// loads (``PassPlan/LoadStrategy/denseShifted(offset:indexed:)``) is
+  /// emitted twice: the dense copy runs when every shifted column of every
+  /// iteration lies in the row, tested once before the loop.
+  func emitFold(_ loop: Loop, _ a: [Value], _ ids: [NodeID], xs: Value, y: Value, rowInChunk: Value?) throws -> [Value] {
+    guard let body = plan.loops[loop] else { throw LLVMError("internal error: a loop without a plan") }
+    let start = try call("llvm.smax", [vi], [a[0], splat(i32(-Int(loop.limit)))])
+    let end = try call("llvm.smin", [vi], [a[1], splat(i32(Int(loop.limit) + 1))])
+    let uniformBounds = !varies[Int(ids[0].index)] && !varies[Int(ids[1].index)]
+    let first = uniformBounds ? b.extractElement(start, at: i32(0)) : try call("llvm.vector.reduce.smin", [vi], [start])
+    let last = uniformBounds ? b.extractElement(end, at: i32(0)) : try call("llvm.vector.reduce.smax", [vi], [end])
+    let bounds = uniformBounds ? nil : (start, end)
+    let initial = Array(a[loop.firstInitial..<loop.firstCapture]), captures = Array(a[loop.firstCapture...])
+    func copy(interior: Bool) throws -> [Value] {
+      try emitLoop(loop, body, from: first, to: last, lanes: bounds, initial, captures, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk)
+    }
+    guard !body.shifted.isEmpty else { return try copy(interior: false) }
+
+    // Every shifted column inside the row for all lanes: x + lo ≥ 0 and x + hi + W ≤ width.
+    let x = b.extractElement(xs, at: i32(0))
+    var inside = t.i1.constant(1)
+    func within(_ lo: Value, _ hi: Value) {
+      let left = b.icmp(.sge, b.add(x, lo), i32(0))
+      let right = b.icmp(.sle, b.add(b.add(x, hi), i32(w)), width)
+      inside = b.and(inside, b.and(left, right))
+    }
+    // Index coefficient c: the columns x + c·i + k for i in first..<last.
+    let lastIndex = b.sub(last, i32(1))
+    for (c, r) in body.shifted.sorted(by: { $0.key < $1.key }) {
+      let lo = i32(Int(r.lowerBound)), hi = i32(Int(r.upperBound))
+      switch c {
+      case 1: within(b.add(first, lo), b.add(lastIndex, hi))
+      case -1: within(b.sub(lo, lastIndex), b.sub(hi, first))
+      default: within(lo, hi)
+      }
+    }
+    let fn = b.insertBlock.parent
+    let dense = fn.appendBasicBlock(named: "fold.dense"), edge = fn.appendBasicBlock(named: "fold.edge")
+    let join = fn.appendBasicBlock(named: "fold.join")
+    b.condBr(inside, then: dense, else: edge)
+    b.position(atEndOf: dense)
+    let denseResults = try copy(interior: true)
+    let denseEnd = b.insertBlock
+    b.br(join)
+    b.position(atEndOf: edge)
+    let edgeResults = try copy(interior: false)
+    let edgeEnd = b.insertBlock
+    b.br(join)
+    b.position(atEndOf: join)
+    return zip(denseResults, edgeResults).map { d, e in
+      let phi = b.phi(d.type)
+      phi.addIncoming([(d, denseEnd), (e, edgeEnd)])
+      return phi
+    }
+  }
+
+  /// One copy of the loop: `for i in first..<last`, the accumulators as phis;
+  /// with `lanes` (per-lane bounds) a lane takes the body's values only where
+  /// `start ≤ i < end`.
+  private func emitLoop(
+    _ loop: Loop, _ bodyPlan: PassPlan, from first: Value, to last: Value, lanes: (Value, Value)?, _ initial: [Value],
+    _ captures: [Value], xs: Value, y: Value, interior: Bool, rowInChunk: Value?
+  ) throws -> [Value] {
+    let fn = b.insertBlock.parent
+    let before = b.insertBlock
+    let head = fn.appendBasicBlock(named: "fold")
+    let bodyBlock = fn.appendBasicBlock(named: "fold.body")
+    let done = fn.appendBasicBlock(named: "fold.done")
+    b.br(head)
+    b.position(atEndOf: head)
+    let i = b.phi(t.i32, name: "index")
+    let accumulators = initial.map { b.phi($0.type, name: "acc") }
+    b.condBr(b.icmp(.slt, i, last), then: bodyBlock, else: done)
+
+    b.position(atEndOf: bodyBlock)
+    var inner = self
+    inner.program = loop.body
+    inner.plan = bodyPlan
+    inner.loopIndex = i
+    inner.loopAccumulators = accumulators
+    inner.loopCaptures = captures
+    inner.folds = FoldMemo()
+    var values = [Value?](repeating: nil, count: loop.body.count)
+    var pixels: [PixelKey: Value] = [:]
+    for n in bodyPlan.emissionOrder {
+      let node = loop.body.nodes[n]
+      let a = node.args.map { values[Int($0.index)]! }
+      values[n] = try inner.emit(node, a, id: n, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &pixels)
+    }
+    var next = loop.body.outputs.map { values[Int($0.index)]! }
+    if let (start, end) = lanes {
+      let index = splat(i)
+      let active = b.and(b.icmp(.sge, index, start), b.icmp(.slt, index, end))
+      next = zip(next, accumulators).map { b.select(active, $0, $1) }
+    }
+    let step = b.add(i, i32(1))
+    let end = b.insertBlock
+    m.disableVectorization(ofLoopLatch: b.br(head), unrollCount: Self.foldUnroll)
+    i.addIncoming([(first, before), (step, end)])
+    for (phi, (start, value)) in zip(accumulators, zip(initial, next)) { phi.addIncoming([(start, before), (value, end)]) }
+    b.position(atEndOf: done)
+    return accumulators
+  }
+}

@@ -1,0 +1,162 @@
+import FXIR
+
+/// Simplification of loops (``Loop``), part of ``Simplify``'s sweep: each
+/// group of folds of one loop with the same operands is rewritten once.
+///
+/// - The body is simplified as a program of its own (nested loops too).
+/// - An empty constant range gives the initial values.
+/// - **Constant evaluation:** an accumulator whose value depends only on
+///   constants — constant bounds and initial value, and a body cone of pure
+///   ops over the index, constant captures and such accumulators — is
+///   computed at compile time by ``Semantics`` (the interpreter's meaning, in
+///   order), up to ``maxEvaluatedIterations`` iterations. A Gaussian's weight
+///   total with a constant σ becomes a constant, and so does its alpha on an
+///   opaque input.
+/// - **Dead accumulators:** those no kept result reads, directly or through
+///   other kept accumulators' updates, are dropped from the loop.
+enum LoopSimplify {
+  /// The most iterations constant evaluation runs.
+  static let maxEvaluatedIterations = 1 << 16
+
+  struct Key: Hashable {
+    var loop: Loop
+    var args: [NodeID]
+  }
+
+  /// A loop group after rewriting: each result is a node of the output
+  /// program (a constant or initial value) or result `k` of the new fold.
+  struct Rewritten {
+    var results: [Int: NodeID] = [:]
+  }
+
+  /// For each group of folds in `p` (by loop and operands of `p`), the results that live nodes read.
+  static func usedResults(_ p: Program, live: [Bool]) -> [Key: Set<Int>] {
+    var used: [Key: Set<Int>] = [:]
+    for (i, n) in p.nodes.enumerated() where live[i] {
+      if case .fold(let loop, let k) = n.op { used[Key(loop: loop, args: n.args), default: []].insert(k) }
+    }
+    return used
+  }
+
+  /// The rewritten group of `loop` with operands `args` (nodes of `out`), whose results `used` are read.
+  static func rewrite(_ loop: Loop, _ args: [NodeID], used: Set<Int>, _ out: inout Program, _ stats: inout Simplify.Stats) -> Rewritten {
+    var r = Rewritten()
+    let body = Simplify.run(loop.body).0
+    let initial = Array(args[loop.firstInitial..<loop.firstCapture]), captures = Array(args[loop.firstCapture...])
+    let lo = out.constantValue(args[0]), hi = out.constantValue(args[1])
+    var range: Range<Int32>?
+    if case .int(let a)? = lo, case .int(let b)? = hi { range = Semantics.loopRange(a, b, limit: loop.limit) }
+    if let range, range.isEmpty {
+      for k in used.sorted() { r.results[k] = initial[k] }
+      stats.byRule["empty loop → initial values", default: 0] += 1
+      return r
+    }
+    let reads = accumulatorReads(body)
+    var constant = Set<Int>()
+    if let range, range.count <= maxEvaluatedIterations {
+      constant = evaluable(body, reads, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) })
+      if !constant.isEmpty, let values = evaluate(body, constant, range, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) }) {
+        for k in used.sorted() where constant.contains(k) { r.results[k] = out.add(.constant(values[k]!)) }
+        if used.contains(where: constant.contains) { stats.byRule["loop accumulators of constants evaluated", default: 0] += 1 }
+      } else {
+        constant = []
+      }
+    }
+    // The accumulators still computed: the used ones not evaluated, and what their updates read.
+    var keep = Set(used.subtracting(constant))
+    var stack = Array(keep)
+    while let k = stack.popLast() {
+      for j in reads[k] where keep.insert(j).inserted { stack.append(j) }
+    }
+    guard !keep.isEmpty else { return r }
+    let kept = keep.sorted()
+    var number: [Int: Int] = [:]
+    for (n, k) in kept.enumerated() { number[k] = n }
+    var trimmed = body
+    trimmed.outputs = kept.map { body.outputs[$0] }
+    let newBody = trimmed.mapOpsShallow { op in
+      if case .loopAccumulator(let k, let kind) = op, let n = number[k] { return .loopAccumulator(n, kind) }
+      return op
+    }
+    if kept.count < loop.accumulators.count { stats.byRule["dead loop accumulators dropped", default: 0] += 1 }
+    let newLoop = Loop(body: newBody, accumulators: kept.map { loop.accumulators[$0] }, captures: loop.captures, limit: loop.limit)
+    let newArgs = [args[0], args[1]] + kept.map { initial[$0] } + captures
+    for k in used.sorted() where r.results[k] == nil { r.results[k] = out.add(.fold(newLoop, result: number[k]!), newArgs) }
+    return r
+  }
+
+  /// For each accumulator, the accumulators its update reads (at the body's own level).
+  static func accumulatorReads(_ body: Program) -> [Set<Int>] {
+    var reads = [Set<Int>](repeating: [], count: body.count)
+    for (i, n) in body.nodes.enumerated() {
+      if case .loopAccumulator(let k, _) = n.op { reads[i] = [k] }
+      for a in n.args { reads[i].formUnion(reads[Int(a.index)]) }
+    }
+    return body.outputs.map { reads[Int($0.index)] }
+  }
+
+  /// The accumulators computable at compile time: constant initial value,
+  /// and an update of pure ops over the index, constants, constant captures
+  /// and other such accumulators.
+  static func evaluable(_ body: Program, _ reads: [Set<Int>], initial: [Scalar?], captures: [Scalar?]) -> Set<Int> {
+    var pure = [Bool](repeating: false, count: body.count)
+    for (i, n) in body.nodes.enumerated() {
+      let leaf: Bool
+      switch n.op {
+      case .constant, .loopIndex, .loopAccumulator: leaf = true
+      case .loopCapture(let k, _): leaf = captures[k] != nil
+      default: leaf = n.op.isPure
+      }
+      pure[i] = leaf && n.args.allSatisfy { pure[Int($0.index)] }
+    }
+    var set = Set(body.outputs.indices.filter { pure[Int(body.outputs[$0].index)] && initial[$0] != nil })
+    while true {
+      let next = set.filter { reads[$0].isSubset(of: set) }
+      if next == set { return set }
+      set = next
+    }
+  }
+
+  /// The final values of the accumulators in `set`, iterating `range` with ``Semantics``; nil if an op cannot be evaluated.
+  static func evaluate(_ body: Program, _ set: Set<Int>, _ range: Range<Int32>, initial: [Scalar?], captures: [Scalar?]) -> [Int: Scalar]? {
+    // The nodes the outputs in `set` need, in order.
+    var need = [Bool](repeating: false, count: body.count)
+    for k in set { need[Int(body.outputs[k].index)] = true }
+    for i in stride(from: body.count - 1, through: 0, by: -1) where need[i] {
+      for a in body.nodes[i].args { need[Int(a.index)] = true }
+    }
+    let order = body.nodes.indices.filter { need[$0] }
+    var acc: [Int: Scalar] = [:]
+    for k in set { acc[k] = initial[k]! }
+    var values = [Scalar](repeating: .int(0), count: body.count)
+    for index in range {
+      for i in order {
+        let n = body.nodes[i]
+        switch n.op {
+        case .loopIndex: values[i] = .int(index)
+        case .loopAccumulator(let k, _): values[i] = acc[k]!
+        case .loopCapture(let k, _): values[i] = captures[k]!
+        case .constant(let s): values[i] = s
+        default:
+          guard let v = Semantics.evaluate(n.op, n.args.map { values[Int($0.index)] }) else { return nil }
+          values[i] = v
+        }
+      }
+      for k in set { acc[k] = values[Int(body.outputs[k].index)] }
+    }
+    return acc
+  }
+}
+
+extension Program {
+  /// The program with every op rewritten by `f`, operands unchanged; loop
+  /// bodies are left as they are.
+  func mapOpsShallow(_ f: (Op) -> Op) -> Program {
+    var out = Program()
+    var map = [NodeID](repeating: NodeID(0), count: count)
+    let live = live()
+    for (i, n) in nodes.enumerated() where live[i] { map[i] = out.add(f(n.op), n.args.map { map[Int($0.index)] }) }
+    out.outputs = outputs.map { map[Int($0.index)] }
+    return out
+  }
+}
