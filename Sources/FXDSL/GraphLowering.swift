@@ -204,9 +204,14 @@ struct StageLowering {
         return body.program.add(.loopAccumulator(lane, kinds[lane]))
       }
     }
+    // The body is scope s + 1: scopes deeper than s (a loop body that
+    // captures this fold) wait aside until it is lowered.
+    let deeper = Array(scopes[(s + 1)...])
+    scopes.removeLast(deeper.count)
     scopes.append(body)
     let results = try loop.results.flatMap { try lower($0, scope: s + 1) }
     var inner = scopes.removeLast()
+    scopes += deeper
     inner.program.outputs = results
     let captureKinds = inner.captures.map { scopes[s].program[$0].kind }
     let ir = Loop(body: inner.program, accumulators: kinds, captures: captureKinds, limit: loop.limit)

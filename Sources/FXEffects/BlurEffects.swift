@@ -32,11 +32,14 @@ public let boxBlurMaxRadius: Float = 200
 /// `radius` rounded to the nearest integer, 0…200 px (default 2; 0 or
 /// non-finite = unchanged), edges clamped: a horizontal then a vertical pass,
 /// each a loop over `−r…r` (DESIGN §2), so the kernel does not grow with `r`.
-/// A uniform radius gives one kernel for every radius (clamped to 0…200, NaN → 0).
+/// A uniform radius gives one kernel for every radius (clamped to 0…200; a
+/// non-finite radius leaves the image unchanged).
 public func boxBlur(radius: Expr = 2) -> Effect {
   let name = "boxBlur(radius: \(Argument.text(radius)))"
-  guard let (_, r, limit) = blurRadius(
-    radius, max: boxBlurMaxRadius, radius: { ($0 + 0.5).rounded(.down) }, uniform: { floor($0 + 0.5) }) else {
+  guard
+    let (_, r, limit) = blurRadius(
+      radius, max: boxBlurMaxRadius, radius: { ($0 + 0.5).rounded(.down) }, uniform: { floor($0 + 0.5) })
+  else {
     return Effect(name) { $0 }
   }
   func pass(_ horizontal: Bool) -> Effect {
@@ -45,7 +48,8 @@ public func boxBlur(radius: Expr = 2) -> Effect {
         / float(2 * r + 1)
     }
   }
-  return pass(true) | pass(false)
+  let h = pass(true), v = pass(false)
+  return Effect(name) { v(h($0)) }
 }
 
 /// Number of taps of ``motionBlur(distance:angle:)``.

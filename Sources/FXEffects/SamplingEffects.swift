@@ -61,7 +61,8 @@ public let gaussianMaxSigma: Float = 200
 /// Gaussian blur of standard deviation `sigma` pixels (0…200, default 3; 0
 /// or non-finite = unchanged, and so is any σ below about 0.069 px, whose
 /// off-centre weights are 0 in Float). A constant σ is folded into the kernel;
-/// a uniform σ gives one kernel for every σ in 0…200 (clamped to it, NaN → 0).
+/// a uniform σ gives one kernel for every σ in 0…200 (clamped to it; a
+/// non-finite σ leaves the image unchanged).
 ///
 /// The definition (staged): a horizontal then a vertical pass, each
 /// `Σ_{i=−r}^{r} g(i)·sample(position ± i) / Σ g(i)`, `r = ceil(3σ)`, edges
@@ -74,10 +75,13 @@ public let gaussianMaxSigma: Float = 200
 /// kernel's size and compile time do not grow with σ.
 public func gaussianBlur(sigma: Expr = 3) -> Effect {
   let name = "gaussianBlur(sigma: \(Argument.text(sigma)))"
-  guard let (s, radius, limit) = blurRadius(sigma, max: gaussianMaxSigma, radius: { 3 * $0 }, uniform: { ceil(3 * $0) }) else { return Effect(name) { $0 } }
+  guard let (s, radius, limit) = blurRadius(sigma, max: gaussianMaxSigma, radius: { 3 * $0 }, uniform: { ceil(3 * $0) }) else {
+    return Effect(name) { $0 }
+  }
   if let c = s.constantValue, gaussianWeights(sigma: c).count == 1 { return Effect(name) { $0 } }
-  return gaussianPass(name + " horizontal", s, radius, limit, horizontal: true)
-    | gaussianPass(name + " vertical", s, radius, limit, horizontal: false)
+  let h = gaussianPass(name + " horizontal", s, radius, limit, horizontal: true)
+  let v = gaussianPass(name + " vertical", s, radius, limit, horizontal: false)
+  return Effect(name) { v(h($0)) }
 }
 
 /// SwiftUI's `.blur(radius:)` (and Core Image's `CIGaussianBlur`, whose
@@ -99,7 +103,8 @@ func blurRadius(_ value: Expr, max: Float, radius: (Float) -> Float, uniform: (E
     let v = Swift.min(c, max), r = Int(radius(v).rounded(.up))
     return r > 0 ? (Expr(v), Expr.int(r), r) : nil
   }
-  let v = clamp(value, 0, Expr(max))
+  // DESIGN §5: a non-finite uniform switches the blur off (radius 0).
+  let v = select(isfinite(value), clamp(value, 0, Expr(max)), 0)
   let r = FXDSL.int(uniform(v))
   return (v, r, Int(radius(max).rounded(.up)))
 }

@@ -55,7 +55,9 @@ enum LoopSimplify {
     var constant = Set<Int>()
     if let range, range.count <= maxEvaluatedIterations {
       constant = evaluable(body, reads, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) })
-      if !constant.isEmpty, let values = evaluate(body, constant, range, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) }) {
+      if !constant.isEmpty,
+        let values = evaluate(body, constant, range, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) })
+      {
         for k in used.sorted() where constant.contains(k) { r.results[k] = out.add(.constant(values[k]!)) }
         if used.contains(where: constant.contains) { stats.byRule["loop accumulators of constants evaluated", default: 0] += 1 }
       } else {

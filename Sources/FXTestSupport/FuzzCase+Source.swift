@@ -106,9 +106,22 @@ extension FuzzCase {
 struct Printer {
   var kind: FuzzCase.Kind
 
-  func print(_ e: FuzzExpr) -> String {
-    let a = e.args.map(print)
+  /// `depth`: how many loops enclose `e` (their index and accumulator are `iK`, `aK[0]`).
+  func print(_ e: FuzzExpr, depth: Int = 0) -> String {
     switch e.op {
+    case .fold(let limit):
+      let bounds = e.args[..<3].map { print($0, depth: depth) }
+      return
+        "Expr.fold(from: \(bounds[0]), to: \(bounds[1]), limit: \(limit), initial: [\(bounds[2])]) { i\(depth), a\(depth) in [\(print(e.args[3], depth: depth + 1))] }[0]"
+    case .loopIndex(let level): return level < depth ? "i\(level)" : "Expr.int(0)"
+    case .accumulator(let level):
+      if level < depth { return "a\(level)[0]" }
+      return e.type.lanes == 1 ? "Expr(Float(0))" : "float\(e.type.lanes)(Expr(Float(0)))"
+    default: break
+    }
+    let a = e.args.map { print($0, depth: depth) }
+    switch e.op {
+    case .fold, .loopIndex, .accumulator: preconditionFailure("handled above")
     case .float(let bits):
       let v = Float(bitPattern: bits)
       return bareLiteral(v) ? FuzzCase.literal(v) : "Expr(\(FuzzCase.literal(v)))"

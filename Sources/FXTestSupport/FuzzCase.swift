@@ -81,6 +81,13 @@ public struct FuzzExpr: Sendable {
     case swizzle(String)
     /// `floatN(args…)`.
     case vector(Int)
+    /// `Expr.fold(from: args[0], to: args[1], limit:, initial: [args[2]]) { i, acc in [args[3]] }[0]`:
+    /// the update reads `loopIndex`/`accumulator` of its loop (level = nesting depth, 0 outermost).
+    case fold(limit: Int)
+    /// The index (int) and the accumulator of the enclosing loop at `level`;
+    /// outside it (after shrinking) the constant 0.
+    case loopIndex(Int)
+    case accumulator(Int)
   }
 
   public var op: Op
@@ -193,9 +200,33 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
 
   static func build(_ st: Stage, _ params: [Param], _ position: Expr, _ color: Expr?, _ layers: [Layer]) -> Expr {
     var locals: [Expr] = []
+    // The enclosing loops' indices and accumulators, outermost first.
+    var scope: [(index: Expr, accumulator: Expr)] = []
+    func zero(_ t: ValueType) -> Expr {
+      let z = Expr(Float(0))
+      switch t.lanes {
+      case 1: return z
+      case 2: return float2Parts([z])
+      case 3: return float3Parts([z])
+      default: return float4Parts([z])
+      }
+    }
     func b(_ e: FuzzExpr) -> Expr {
+      switch e.op {
+      case .fold(let limit):
+        let bounds = e.args[..<3].map(b)
+        return Expr.fold(from: bounds[0], to: bounds[1], limit: limit, initial: [bounds[2]]) { i, acc in
+          scope.append((i, acc[0]))
+          defer { scope.removeLast() }
+          return [b(e.args[3])]
+        }[0]
+      case .loopIndex(let level): return level < scope.count ? scope[level].index : .int(0)
+      case .accumulator(let level): return level < scope.count ? scope[level].accumulator : zero(e.type)
+      default: break
+      }
       let a = e.args.map(b)
       switch e.op {
+      case .fold, .loopIndex, .accumulator: preconditionFailure("handled above")
       case .float(let bits): return Expr(Float(bitPattern: bits))
       case .int(let v): return .int(Int(v))
       case .bool(let v): return Expr(booleanLiteral: v)

@@ -57,6 +57,8 @@ struct Generator {
   var locals: [ValueType] = []
   var samplesLeft = 0
   var paramCount = 0
+  /// The types of the accumulators of the loops enclosing the expression being generated.
+  var loops: [ValueType] = []
   /// How adversarial this case is: 0 plain values, 1 some special values, 2 many (and hostile pixels).
   var level = 0
 
@@ -180,6 +182,13 @@ struct Generator {
 
   /// Sample positions: `position + integer offset` (dense taps), `position + fraction`, or data-dependent.
   mutating func samplePosition(_ d: Int) -> FuzzExpr {
+    if !loops.isEmpty, chance(0.4) {
+      // A tap at the loop index: `position ± (i, 0)`, `(0, i)` or `(i, i)`.
+      let i = FuzzExpr(.call("float"), [FuzzExpr(.loopIndex(below(loops.count)), [], .int)], .float)
+      let zero = FuzzExpr.float(0)
+      let off = FuzzExpr(.vector(2), pick([[i, zero], [zero, i], [i, i]]), .float2)
+      return FuzzExpr(.infix(chance(0.7) ? "+" : "-"), [FuzzExpr(.position, [], .float2), off], .float2)
+    }
     let r = below(20)
     if r < 3 { return FuzzExpr(.position, [], .float2) }
     if r < 10 {
@@ -227,6 +236,11 @@ struct Generator {
   }
 
   mutating func floatLeaf(_ n: Int) -> FuzzExpr {
+    if !loops.isEmpty, chance(0.25) {
+      let level = below(loops.count)
+      if chance(0.5) { return fit(FuzzExpr(.call("float"), [FuzzExpr(.loopIndex(level), [], .int)], .float), n) }
+      return fit(FuzzExpr(.accumulator(level), [], loops[level]), n)
+    }
     let r = below(100)
     if r < 25, let l = localOf(.float) { return fit(l, n) }
     if r < 37 {
@@ -260,6 +274,7 @@ struct Generator {
   mutating func floatExpr(_ n: Int, _ d: Int) -> FuzzExpr {
     if d <= 0 || chance(0.15) { return floatLeaf(n) }
     let t = ft(n)
+    if loops.count < 2, chance(0.05) { return loop(n, d) }
     switch below(100) {
     case 0..<14:
       let f = pick(["-", "abs", "floor", "ceil", "fract", "sqrt", "sin", "cos", "exp", "log", "saturate"])
@@ -327,6 +342,38 @@ struct Generator {
     }
   }
 
+  /// A fold over bounds that are constants (sometimes far outside the
+  /// limit), from a uniform or per pixel, whose update is mostly a sum or a
+  /// maximum of a term that may read the index, the accumulator and taps at
+  /// the index; nested at most two deep.
+  mutating func loop(_ n: Int, _ d: Int) -> FuzzExpr {
+    let t = ft(n)
+    let limit = pick([0, 1, 2, 3, 5])
+    func bound() -> FuzzExpr {
+      switch below(5) {
+      case 0, 1: return .int(Int32(below(9)) - 4)
+      case 2: return .int(pick([-1000, 1000, .min, .max]))
+      case 3 where paramCount > 0: return FuzzExpr(.call("int"), [FuzzExpr(.param(below(paramCount)), [], .float)], .int)
+      default:
+        let x = FuzzExpr(.call("int"), [FuzzExpr(.swizzle(pick(["x", "y"])), [FuzzExpr(.position, [], .float2)], .float)], .int)
+        return FuzzExpr(.infix("&"), [x, .int(3)], .int)
+      }
+    }
+    let lo = bound(), hi = bound()
+    let initial = floatExpr(n, d - 1)
+    loops.append(t)
+    let term = floatExpr(n, d - 1)
+    let acc = FuzzExpr(.accumulator(loops.count - 1), [], t)
+    let update: FuzzExpr
+    switch below(4) {
+    case 0, 1: update = FuzzExpr(.infix("+"), [acc, term], t)
+    case 2: update = FuzzExpr(.call("max"), [acc, term], t)
+    default: update = term
+    }
+    loops.removeLast()
+    return FuzzExpr(.fold(limit: limit), [lo, hi, initial, update], t)
+  }
+
   /// `e` under an algebraic identity that the simplifier may rewrite (`e + 0`,
   /// `1 * e`, `select(c, e, e)`, `min(e, e)`, …): the staged meaning is kept as written.
   mutating func identity(_ e: FuzzExpr, _ d: Int) -> FuzzExpr {
@@ -357,6 +404,7 @@ struct Generator {
 
   mutating func intExpr(_ d: Int) -> FuzzExpr {
     if d <= 0 || chance(0.2) {
+      if !loops.isEmpty, chance(0.3) { return FuzzExpr(.loopIndex(below(loops.count)), [], .int) }
       let r = below(10)
       if r < 2, let l = localOf(.int) { return l }
       if r < 6 { return .int(intConstant()) }

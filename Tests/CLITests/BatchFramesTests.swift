@@ -69,7 +69,7 @@ struct BatchFramesTests {
     UsageCase(chain: "sepia", arguments: ["--param", "sepia.amount=0...1"], fragment: "add --frames N"),
     UsageCase(chain: "sepia", arguments: ["--frames", "3", "--param", "sepia.amount=0...1.5"], fragment: "got 1.5"),
     UsageCase(chain: "sepia", arguments: ["--to", "in.png"], fragment: "this chain reads one image"),
-    UsageCase(chain: "gaussianBlur", arguments: ["--param", "sigma=1"], fragment: "cannot be a uniform"),
+    UsageCase(chain: "gaussianBlur", arguments: ["--frames", "2", "--param", "sigma=1...201"], fragment: "0…200 px, got 201"),
   ]
 
   @Test(arguments: usageCases)

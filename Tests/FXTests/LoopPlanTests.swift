@@ -52,7 +52,7 @@ struct LoopPlanTests {
   /// dense inside and masked at the border (8-bit input, planar intermediate).
   @Test func splitBlurPlansColumnsAndAnInterior() throws {
     for target in Self.levels {
-      let p = try plan(gaussianBlur(sigma: 2), target)
+      let p = try plan(tapGaussian(sigma: 2), target)
       #expect(p.passes.count >= 2)
       let vertical = p.passes.filter { $0.order == .columns }
       #expect(!vertical.isEmpty && vertical.allSatisfy { !$0.rowTables.isEmpty })
@@ -68,12 +68,34 @@ struct LoopPlanTests {
     }
   }
 
+  /// The catalogue's Gaussian, two loops: the horizontal loop's taps at ±i
+  /// are shifted dense loads (a dense and a masked copy of the loop); the
+  /// vertical pass walks down columns, its rows from a row table reaching the
+  /// loop's limit.
+  @Test func loopBlurPlansShiftedTapsAndRowTables() throws {
+    for target in Self.levels {
+      let p = try plan(gaussianBlur(sigma: 2), target)
+      let r: Int32 = 6
+      let withLoops = p.passes.filter { !$0.loops.isEmpty }
+      #expect(withLoops.count == 2, "\(p)")
+      let horizontal = withLoops[0], vertical = withLoops[1]
+      let h = try #require(horizontal.loops.first).value
+      #expect(horizontal.loops.first!.key.limit == r)
+      #expect(Set(h.shifted.keys) == [-1, 1])
+      #expect(h.loads.values.allSatisfy { if case .denseShifted(0, let c) = $0.strategy { c != 0 } else { false } })
+      #expect(vertical.order == .columns)
+      let v = try #require(vertical.loops.first).value
+      #expect(v.loads.values.allSatisfy { $0.strategy == .dense && $0.rowIndex != 0 && $0.rowOffset == 0 })
+      #expect(vertical.rowTables.values.allSatisfy { $0 == Int(r) })
+    }
+  }
+
   /// Dense taps of an interleaved float input gather at the border (inlined,
   /// so the taps read the input rather than a planar copy of it).
   @Test func floatInputTapsGatherAtTheBorder() throws {
     var inline = LoweringOptions()
     inline.forceInline = true
-    let p = try plan(gaussianBlur(sigma: 1), Self.levels[1], options: inline, input: .rgba32f)
+    let p = try plan(tapGaussian(sigma: 1), Self.levels[1], options: inline, input: .rgba32f)
     let borders = p.passes.flatMap(\.loads.values).compactMap { load -> PassPlan.Border? in
       if case .denseInterior(_, let border) = load.strategy, load.buffer == 0 { return border }
       return nil

@@ -1,5 +1,6 @@
 import FX
 import FXTestSupport
+import Foundation
 import Testing
 
 /// Loops in the IR (DESIGN §2, issue 14): the fold's meaning, worked out by
@@ -29,6 +30,18 @@ import Testing
     #expect(r[4, 1].x == 11)  // 3 + 4 + 4
     #expect(r[2, 1].w == 3)
     #expect(Differential.check(out, inputs: [Self.ramp(23, 7)], evaluations: Differential.Evaluation.interpreted + [.jit]) == nil)
+  }
+
+  @Test func aLoopInsideABodyThatDoesNotDependOnItIsFoldedOutside() throws {
+    // The inner fold reads neither i nor the outer accumulator: it is lowered
+    // in the stage's scope and captured (fxc fuzz, seed 14356916065876230785,
+    // lowered its body into the wrong scope). Σ_{i<3} (1 + Σ_{j<4} 2) = 27.
+    let out = Effect.color("capturedFold") { _, _ in
+      let n = Expr.sum(from: 0, to: 3, limit: 8) { _ in 1 + Expr.sum(from: 0, to: 4, limit: 8) { _ in Expr(Float(2)) } }
+      return float4(n, 0, 0, 1)
+    }(Image.input())
+    #expect(try Self.run(out, Self.ramp(2, 1))[0, 0].x == 27)
+    #expect(Differential.check(out, inputs: [Self.ramp(3, 2)]) == nil)
   }
 
   @Test func limitBoundsTheIndexWhateverTheBounds() throws {
@@ -125,5 +138,78 @@ import Testing
         / 25
     }(Image.input())
     #expect(Differential.check(out, inputs: [randomImage(29, 13, seed: 5)]) == nil)
+  }
+}
+
+/// The catalogue's loop blurs: weights against the Gaussian worked out in
+/// double precision, the JIT against the interpreter for σ from 0.5 to 100
+/// (kernels wider than the image included), one kernel for every σ.
+@Suite struct LoopBlurTests {
+  /// The blur of one white pixel in the middle of a black row one pixel
+  /// high: the vertical pass reads that row at every tap (clamped), so the
+  /// row holds the horizontal weights.
+  static func impulseRow(_ effect: Effect, width: Int) throws -> [Float] {
+    let input = try ImageBuffer(width: width, height: 1, format: .rgba32f)
+    for x in 0..<width { input[x, 0] = SIMD4(0, 0, 0, 1) }
+    input[width / 2, 0] = SIMD4(1, 1, 1, 1)
+    let out = try Interpreter.runStaged(EffectGraph(output: effect(Image.input())), inputs: [input])
+    return (0..<width).map { out[$0, 0].x }
+  }
+
+  @Test(arguments: [Float(0.5), 1.5, 3, 10, 30, 100])
+  func impulseResponseIsTheGaussian(sigma: Float) throws {
+    let r = Int((3 * sigma).rounded(.up))
+    let width = 2 * r + 11
+    let row = try Self.impulseRow(gaussianBlur(sigma: Expr(sigma)), width: width)
+    // g(i) / Σ g, g(i) = exp(−i²/(2σ²)), in double precision.
+    let g = (-r...r).map { Foundation.exp(-Double($0 * $0) / (2 * Double(sigma) * Double(sigma))) }
+    let total = g.reduce(0, +)
+    for (k, i) in (-r...r).enumerated() {
+      #expect(abs(Double(row[width / 2 + i]) - g[k] / total) <= 2e-6, "σ \(sigma), tap \(i)")
+    }
+    // Nothing beyond the radius.
+    #expect(row[width / 2 + r + 1] == 0 && row[width / 2 - r - 1] == 0)
+  }
+
+  @Test(arguments: [Float(0.5), 3, 30, 100])
+  func jitAgreesWithTheInterpreter(sigma: Float) {
+    // 23 × 9: from σ 3 on the kernel (2·ceil(3σ) + 1 taps) is wider than the image.
+    let input = randomImage(23, 9, seed: UInt64(sigma * 10), format: .rgba8)
+    let out = gaussianBlur(sigma: Expr(sigma))(Image.input())
+    let evaluations: [Differential.Evaluation] = sigma < 10 ? Differential.Evaluation.interpreted + [.jit] : [.lowered, .loweredMaterialise, .jit]
+    #expect(Differential.check(out, inputs: [input], evaluations: evaluations) == nil)
+  }
+
+  @Test func oneKernelServesEverySigma() throws {
+    let sigma = Param.uniform("sigma", 1)
+    let out = gaussianBlur(sigma: Expr(sigma))(Image.input())
+    let graph = try EffectGraph(output: out)
+    let compiled = try Pipeline(output: out).compile(inputFormats: [.rgba8], outputFormat: .rgba32f, options: LoweringOptions())
+    #expect(compiled.backend == .jit)
+    let input = randomImage(31, 12, seed: 21, format: .rgba8)
+    for value: Float in [0, 0.7, 1, 4.5, 40, 200] {
+      let expected = try Interpreter.runStaged(graph, inputs: [input], uniforms: [value])
+      let got = try compiled.run([input], uniforms: [sigma: value])
+      #expect(ImageComparison.compare(expected: expected, actual: got) == nil, "σ \(value)")
+      if value == 0 { #expect(maxDifference(got, input) == 0, "σ 0 is the identity") }
+    }
+  }
+
+  @Test func swiftUIBlurIsTheGaussianOfThatSigma() throws {
+    let input = randomImage(17, 11, seed: 3, format: .rgba32f)
+    let a = try Interpreter.runStaged(EffectGraph(output: blur(radius: 4)(Image.input())), inputs: [input])
+    let b = try Interpreter.runStaged(EffectGraph(output: gaussianBlur(sigma: 4)(Image.input())), inputs: [input])
+    #expect(maxDifference(a, b) == 0)
+  }
+
+  @Test func boxBlurIsTheMeanOfItsSquare() throws {
+    // On a ramp r = x, a box of radius 2 away from the edges keeps x; at x = 0
+    // the clamped row reads 0, 0, 0, 1, 2: mean 0.6.
+    let input = try ImageBuffer(width: 9, height: 5, format: .rgba32f)
+    for y in 0..<5 { for x in 0..<9 { input[x, y] = SIMD4(Float(x), 0, 0, 1) } }
+    let out = try Interpreter.runStaged(EffectGraph(output: boxBlur(radius: 2)(Image.input())), inputs: [input])
+    #expect(abs(out[4, 2].x - 4) < 1e-5)
+    #expect(abs(out[0, 2].x - 0.6) < 1e-5)
+    #expect(Differential.check(boxBlur(radius: 7)(Image.input()), inputs: [randomImage(13, 6, seed: 2)]) == nil)
   }
 }

@@ -61,12 +61,9 @@ struct OpaqueInputTests {
     let (kernel, log) = try Lower.run(graph, options: options)
     func alphaLoads(_ k: Kernel) -> Int {
       k.passes.reduce(0) { n, pass in
-        let live = pass.program.live()
-        return n
-          + pass.program.nodes.indices.filter { i in
-            guard live[i], case .load(_, 3) = pass.program.nodes[i].op else { return false }
-            return true
-          }.count
+        var loads = 0
+        pass.program.visitDeep { if case .load(_, 3) = $0.op { loads += 1 } }
+        return n + loads
       }
     }
     #expect(kernel.passes.count == 3)

@@ -10,9 +10,9 @@ struct SeparableSplitTests {
     return split.stages.count - graph.stages.count
   }
 
-  @Test func gaussianBlurIsSplitAndAgrees() throws {
+  @Test func gaussianTapsAreSplitAndAgree() throws {
     for sigma: Float in [0.6, 1, 2.5] {
-      let effect = gaussianBlur(sigma: Expr(sigma)) | sepia()
+      let effect = tapGaussian(sigma: sigma) | sepia()
       #expect(try splitCount(effect) == 1)
       let graph = try EffectGraph(output: effect(.input()))
       let input = randomImage(19, 13, seed: 4, format: .rgba32f)

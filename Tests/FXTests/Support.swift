@@ -57,3 +57,18 @@ func maxDifference(_ a: ImageBuffer, _ b: ImageBuffer) -> Float {
   }
   return m
 }
+
+/// A Gaussian blur written as plain 2-D taps with constant weights (the
+/// catalogue's blur before it became two loops): the separable-split pass's
+/// and the loop plan's flat-convolution case.
+func tapGaussian(sigma: Float) -> Effect {
+  let w = gaussianWeights(sigma: sigma)
+  let r = w.count / 2
+  return Effect.layer("tapGaussian(\(sigma))") { p, layer in
+    var taps: [Expr] = []
+    for j in -r...r {
+      for i in -r...r { taps.append(Expr(w[i + r] * w[j + r]) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j))))) }
+    }
+    return taps.dropFirst().reduce(taps[0], +)
+  }
+}
