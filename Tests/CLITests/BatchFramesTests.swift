@@ -31,6 +31,24 @@ struct BatchFramesTests {
     }
   }
 
+  /// Issue 14: a blur's σ is a uniform like any other parameter — one kernel
+  /// for σ 1…40, each frame the blur of its own σ (within 1 level).
+  @Test func framesSweepABlurRadiusWithOneKernel() throws {
+    let dir = try BatchScratch()
+    try dir.image("in.png", width: 24, height: 12)
+    let result = try BatchFXC.run(
+      ["run", "-c", "gaussianBlur", "in.png", "--frames", "4", "--param", "gaussianBlur.sigma=1...40", "--out-dir", "anim", "-v"],
+      in: dir.path)
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stdout.components(separatedBy: ", compile ").count - 1 == 1, "one kernel for every frame: \(result)")
+    for (frame, sigma) in [(1, "1"), (2, "14"), (4, "40")] {
+      let reference = try BatchFXC.run(["run", "-c", "gaussianBlur(\(sigma))", "in.png", "-o", "ref\(frame).png"], in: dir.path)
+      #expect(reference.status == 0, "\(reference)")
+      let d = batchMaxDifference(try Self.read(dir, "anim/frame_000\(frame).png"), try Self.read(dir, "ref\(frame).png"))
+      #expect(d <= 1.0 / 255 + 1e-6, "frame \(frame) should be gaussianBlur(\(sigma)): differs by \(d)")
+    }
+  }
+
   @Test func framesNamedByTheOutputTemplate() throws {
     let dir = try BatchScratch()
     try dir.image("in.png", width: 8, height: 8)

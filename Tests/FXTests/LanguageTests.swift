@@ -4,6 +4,26 @@ import Testing
 /// The effect language: the README's example compiles and runs; ill-typed
 /// expressions are thrown errors naming the effect and the line.
 struct LanguageTests {
+  /// README's loop example: a box blur with a uniform radius, one kernel for
+  /// every radius, against the mean worked out on a ramp.
+  @Test func readmeLoopExample() throws {
+    let radius = Param.uniform("radius", 3)
+    let boxH = Effect.layer("boxH") { p, layer in
+      let r = int(radius.expr)
+      return Expr.sum(from: -r, to: r + 1, limit: 50) { i in layer.sample(p + float2(float(i), 0)) } / float(2 * r + 1)
+    }
+    let ramp = try ImageBuffer(width: 40, height: 2, format: .rgba32f)
+    for y in 0..<2 { for x in 0..<40 { ramp[x, y] = SIMD4(Float(x) / 64, 0, 0, 1) } }
+    let compiled = try Pipeline(boxH).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f)
+    for r in [0, 2, 5] {
+      let out = try compiled.run([ramp], uniforms: [radius: Float(r)])
+      // Away from the edges the mean of a ramp is its centre; at x = 0 the clamped taps read 0 r + 1 times.
+      #expect(abs(out[20, 1].x - 20 / 64) < 1e-6)
+      let edge = Float((0...r).reduce(0, +)) / Float(2 * r + 1) / 64
+      #expect(abs(out[0, 0].x - edge) < 1e-6, "radius \(r)")
+    }
+  }
+
   @Test func readmeExampleRunsOnJITAndInterpreter() throws {
     let duotone = Effect.color("duotone") { position, color in
       let luma = dot(color.rgb, float3(0.2126, 0.7152, 0.0722))
