@@ -122,7 +122,9 @@ extension PassEmitter {
     }
     let step = b.add(i, i32(1))
     let end = b.insertBlock
-    m.disableVectorization(ofLoopLatch: b.br(head), unrollCount: Self.foldUnroll)
+    // The masked copy runs only near the row's ends: not worth its code size unrolled.
+    let unrolled = interior || bodyPlan.shifted.isEmpty
+    m.disableVectorization(ofLoopLatch: b.br(head), unrollCount: unrolled ? Self.foldUnroll : nil)
     i.addIncoming([(first, before), (step, end)])
     for (phi, (start, value)) in zip(accumulators, zip(initial, next)) { phi.addIncoming([(start, before), (value, end)]) }
     b.position(atEndOf: done)

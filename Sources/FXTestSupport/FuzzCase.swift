@@ -200,33 +200,12 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
 
   static func build(_ st: Stage, _ params: [Param], _ position: Expr, _ color: Expr?, _ layers: [Layer]) -> Expr {
     var locals: [Expr] = []
-    // The enclosing loops' indices and accumulators, outermost first.
-    var scope: [(index: Expr, accumulator: Expr)] = []
-    func zero(_ t: ValueType) -> Expr {
-      let z = Expr(Float(0))
-      switch t.lanes {
-      case 1: return z
-      case 2: return float2Parts([z])
-      case 3: return float3Parts([z])
-      default: return float4Parts([z])
-      }
-    }
+    let loops = LoopScope()
     func b(_ e: FuzzExpr) -> Expr {
-      switch e.op {
-      case .fold(let limit):
-        let bounds = e.args[..<3].map(b)
-        return Expr.fold(from: bounds[0], to: bounds[1], limit: limit, initial: [bounds[2]]) { i, acc in
-          scope.append((i, acc[0]))
-          defer { scope.removeLast() }
-          return [b(e.args[3])]
-        }[0]
-      case .loopIndex(let level): return level < scope.count ? scope[level].index : .int(0)
-      case .accumulator(let level): return level < scope.count ? scope[level].accumulator : zero(e.type)
-      default: break
-      }
+      if let l = loops.build(e, b) { return l }
       let a = e.args.map(b)
       switch e.op {
-      case .fold, .loopIndex, .accumulator: preconditionFailure("handled above")
+      case .fold, .loopIndex, .accumulator: preconditionFailure("built by LoopScope")
       case .float(let bits): return Expr(Float(bitPattern: bits))
       case .int(let v): return .int(Int(v))
       case .bool(let v): return Expr(booleanLiteral: v)
@@ -244,12 +223,7 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
         case 3: return float3Parts(a)
         default: return float4Parts(a)
         }
-      case .prefix(let o):
-        switch o {
-        case "-": return -a[0]
-        case "!": return !a[0]
-        default: return ~a[0]
-        }
+      case .prefix(let o): return o == "-" ? -a[0] : o == "!" ? !a[0] : ~a[0]
       case .infix(let o):
         switch o {
         case "+": return a[0] + a[1]
@@ -308,6 +282,32 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
     }
     for l in st.locals { locals.append(b(l)) }
     return b(st.body)
+  }
+}
+
+/// The loops enclosing the expression being built: each one's index and
+/// accumulator, outermost first. A leaf of a loop that does not enclose it
+/// (a shrunk case) is 0.
+final class LoopScope {
+  var scope: [(index: Expr, accumulator: Expr)] = []
+
+  /// `e` built when it is a fold, an index or an accumulator; nil otherwise.
+  func build(_ e: FuzzExpr, _ b: (FuzzExpr) -> Expr) -> Expr? {
+    switch e.op {
+    case .fold(let limit):
+      let bounds = e.args[..<3].map(b)
+      return Expr.fold(from: bounds[0], to: bounds[1], limit: limit, initial: [bounds[2]]) { i, acc in
+        scope.append((i, acc[0]))
+        defer { scope.removeLast() }
+        return [b(e.args[3])]
+      }[0]
+    case .loopIndex(let level): return level < scope.count ? scope[level].index : .int(0)
+    case .accumulator(let level):
+      if level < scope.count { return scope[level].accumulator }
+      let z = Expr(Float(0))
+      return e.type.lanes == 1 ? z : e.type.lanes == 2 ? float2Parts([z]) : e.type.lanes == 3 ? float3Parts([z]) : float4Parts([z])
+    default: return nil
+    }
   }
 }
 

@@ -137,59 +137,57 @@ struct DifferentialTests {
 }
 
 /// A generated case pasted verbatim from its `description`: the printed source
-/// is Swift over the public API, and builds the very graph the generator built.
+/// is Swift over the public API (loops included), and builds the very graph
+/// the generator built.
 struct PrintedCaseTests {
   @Test func printedSourceRebuildsTheSameGraph() throws {
-    // fxc fuzz case, seed 1024746856035114907
+    // fxc fuzz case, seed 5464479522114573448
     let in0 = ImageBuffer.pixels(
-      2, 3, .rgba32f,
+      4, 3, .rgba32f,
       [
-        (0.0, 0.0, 0.0, 0.0), (0.43623853, 0.17803657, 0.19221419, 1.0),
-        (0.7925347, 0.07640064, 0.64926916, 1.0), (0.0, 0.0, 0.0, 0.0),
-        (0.34610188, 0.2594841, 0.06479439, 0.5), (0.40310717, 0.15686643, 0.56991136, 1.0),
-      ])  // 2×3
+        (0.052490693, 0.08192054, 0.12445944, 0.1412999), (0.2892026, 0.14027351, 0.21210264, 0.36612958),
+        (0.22705427, 0.62817526, 0.3285959, 0.6828503), (0.38308665, 0.4838895, 0.19447663, 0.5),
+        (0.27440703, 0.9629845, 0.82040566, 1.0), (0.35310477, 0.4551884, 0.41273624, 1.0), (0.59682417, 0.19994283, 0.9020919, 1.0),
+        (0.9155969, 0.22992635, 0.9641986, 1.0),
+        (0.015725426, 0.2891392, 0.65428513, 0.9970442), (0.044140454, 0.081692226, 0.019818917, 0.14936227), (0.5448848, 0.14358312, 0.6458915, 1.0),
+        (0.4765705, 0.20665997, 0.7171421, 1.0),
+      ])  // 4×3
     let in1 = ImageBuffer.pixels(
-      2, 3, .rgba8,
+      4, 3, .rgba8,
       [
-        (99, 55, 29, 137), (44, 35, 12, 74),
-        (20, 11, 40, 44), (13, 13, 3, 21),
-        (54, 4, 119, 139), (32, 163, 66, 241),
-      ])  // 2×3
-    let u0 = Param.uniform("u0", -4.13)
-    let u1 = Param("u1", value: 9.89)
-    let s0 = Effect.distortion("s0", sampler: Sampler(filter: .nearest, address: .repeat)) { position in
-      let v0: Expr = float2(-1.5)
-      return (position + (select((position.g == position.x), 1.0, Expr(u1)).xx - (v0.g + v0.g)))
-    }(Image.input(0))
-    let s1 = Effect.distortion("s1", sampler: Sampler(filter: .linear, address: .mirror)) { position in
-      let v0: Expr = float3(position.g, float2(Expr(u0)))
-      return (position * cos(sin((v0.r * position.y))))
-    }(s0)
-    let s2 = Image.combine("s2", [Image.input(1), Image.input(1), Image.input(0)], sampler: Sampler(filter: .nearest, address: .clampToEdge)) {
-      position, layers in
-      let v0: Expr = float2(-3.0)
-      let v1: Expr = position.yyx
+        (195, 179, 153, 212), (45, 187, 21, 232), (32, 78, 4, 88), (221, 6, 126, 224),
+        (20, 13, 15, 27), (21, 33, 104, 112), (65, 43, 87, 100), (75, 75, 4, 106),
+        (49, 1, 3, 84), (34, 2, 8, 45), (4, 6, 11, 62), (27, 72, 46, 76),
+      ])  // 4×3
+    let u0 = Param("u0", value: 1.0)
+    let u1 = Param("u1", value: -7.8)
+    let s0 = Effect.color("s0") { position, color in
+      let v0: Expr = Expr.fold(from: Expr.int(-3), to: Expr.int(1), limit: 2, initial: [color]) { i0, a0 in [max(a0[0], color)] }[0]
+      return float4(v0.yz, v0.y, atan2((length(color.yw) / sqrt(Expr(u1))), -1.0))
+    }(Image.input(1))
+    let s1 = Effect.color("s1") { position, color in
+      let v0: Expr = clamp(Expr(u0).r, Expr(u0), -3.02)
       return float4(
-        (float((Expr.int(-8) * Expr.int(2147483647)))
-          + (clamp(v0.g, v1.b, 2.0) + max(layers[0].sample((position + float2(0.0, 0.0)), Sampler(filter: .nearest, address: .repeat)).g, position.r))),
-        sin(ceil(mix(v0, Expr(u0).xx, v0.r))), layers[1].sample(position).r)
+        position, float((int(color.r) & select((color.r < v0), int(2.0), Expr.int(72)))),
+        (max(normalize(v0), select((color.x != 1.0), color.a, v0)) + max(color.g, (color.w * color.g))))
+    }(s0)
+    let s2 = Effect.distortion("s2", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position in
+      let v0: Expr = mix(position.x, atan2(position.g, position.x), (position.g + 7.77))
+      return (position * select((select((float2(0.0) < position), position, position) > ceil(v0)), position, (v0.rr / v0)))
+    }(s1)
+    let s3 = Image.combine("s3", [s2, Image.input(0), s2], sampler: Sampler(filter: .nearest, address: .repeat)) { position, layers in
+      return layers[1].sample((position + float2(0.0, 2.0))).xwwx
     }
-    let s3 = Image.combine("s3", [s2, s1], sampler: Sampler(filter: .nearest, address: .repeat)) { position, layers in
+    let s4 = Effect.color("s4") { position, color in
       return
-        (layers[1].sample((position + position), Sampler(filter: .linear, address: .repeat))
-        + min(
-          (min(float3(Expr(Float.leastNonzeroMagnitude)).rbgg, position.rrg.yyxy) * ((position.g + Expr(u0).rrrr) + position.g)),
-          (normalize(position.yxxy) + float4(float(select((Expr(-0.0) <= layers[1].size.x), int(Expr(u0)), Expr.int(85)))))))
-    }
-    let s4 = Effect.layer("s4", sampler: Sampler(filter: .nearest, address: .mirror)) { position, layer in
-      let v0: Expr = pow((layer.sample(position) - position.xxxx), select((float4(Expr(-0.0)) >= position.r), position.grgg, float4(6.87)))
-      return smoothstep(
-        v0.zyz.xz.gggr, sqrt(v0.x), float(select((layer.size.r < v0.y), (Expr.int(33) & int(position.r)), (Expr.int(2147483647) - Expr.int(80)))).rrrr
-      )
+        (color
+        * Expr.fold(from: Expr.int(2), to: int(Expr(u0)), limit: 3, initial: [exp((-float4(Expr(u1)) * 1.0))]) { i0, a0 in
+          [(a0[0] + sqrt(float4(smoothstep(position.r, a0[0].z, -5.23))))]
+        }[0])
     }(s3)
     let output = s4
 
-    let generated = RandomGraph(seed: 1_024_746_856_035_114_907).make()
+    let generated = RandomGraph(seed: 5_464_479_522_114_573_448).make()
     let pasted = try EffectGraph(output: output)
     let built = try EffectGraph(output: generated.image)
     #expect(pasted.description == built.description)
