@@ -222,8 +222,10 @@ public enum LoopPlanner {
     return plan
   }
 
-  /// For each buffer that the loop bodies of `plan` (not nested ones) read at
-  /// rows `pixelY ± i + k`, the farthest such row: `limit + |k|`.
+  /// For each buffer that the loop bodies of `plan` read at rows
+  /// `pixelY ± i + k` (or `pixelY + k`), the farthest such row: `limit + |k|`
+  /// (`|k|`). Nested bodies count too: every body's emitter reads the pass's
+  /// row tables, so each table must reach every row any of them reads.
   static func rowTableReach(_ plan: PassPlan) -> [Int: Int] {
     var reach: [Int: Int] = [:]
     for (loop, body) in plan.loops {
@@ -232,6 +234,7 @@ public enum LoopPlanner {
         let r = abs(Int(k)) + (load.rowIndex == 0 ? 0 : Int(loop.limit))
         reach[load.buffer] = max(reach[load.buffer] ?? 0, r)
       }
+      reach.merge(rowTableReach(body), uniquingKeysWith: max)
     }
     return reach
   }

@@ -132,6 +132,20 @@ import Testing
     #expect(Differential.check(out, inputs: [randomImage(37, 11, seed: 4)]) == nil)
   }
 
+  /// A nested loop's vertical taps reach ±5 rows in a pass whose own tap
+  /// reaches 1 row: the row table must reach 5 (every body reads the pass's tables).
+  @Test func nestedVerticalTapsGetARowTableThatReachesThem() {
+    let out = Effect.layer("nestedV") { p, layer in
+      let inner = Expr.sum(from: 0, to: 3, limit: 3) { j in
+        Expr.sum(from: -5, to: 6, limit: 5) { i in layer.sample(p + float2(0, float(i))) * (1 + float(j)) }
+      }
+      return layer.sample(p + float2(0, 1)) + inner / 66
+    }(Image.input())
+    for target in [Target.host] {
+      #expect(Differential.check(out, inputs: [randomImage(21, 40, seed: 8)], evaluations: [.lowered, .jit], target: target) == nil)
+    }
+  }
+
   @Test func nestedLoopsInTheJIT() {
     let out = Effect.layer("box2D") { p, layer in
       Expr.sum(from: -2, to: 3, limit: 2) { j in Expr.sum(from: -2, to: 3, limit: 2) { i in layer.sample(p + float2(float(i), float(j))) } }
