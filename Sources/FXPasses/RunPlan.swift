@@ -148,7 +148,8 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
   /// One line per loop of a plan (nested loops indented): its limit, loads
   /// and the dense copy's test.
   static func describeLoops(_ plan: PassPlan, indent: String, into lines: inout [String]) {
-    for (loop, body) in plan.loops.sorted(by: { $0.key.description < $1.key.description }) {
+    // In an order fixed by the loops' contents (the plan keeps them in a dictionary).
+    for (loop, body) in plan.loops.sorted(by: { "\($0.key)\n\($0.key.body)" < "\($1.key)\n\($1.key.body)" }) {
       var counts: [String: Int] = [:]
       for load in body.loads.values { counts[Self.name(load), default: 0] += 1 }
       let loads = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
