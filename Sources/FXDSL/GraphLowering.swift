@@ -143,10 +143,13 @@ struct StageLowering {
     return r
   }
 
-  /// Constants and the pixel's built-ins, which a loop body reads itself.
+  /// Constants and the pixel's built-ins, which a loop body reads itself,
+  /// and vectors and swizzles of them (a float4 zero).
   static func readsInPlace(_ e: ExprNode) -> Bool {
     switch e.kind {
     case .constant, .position, .size, .param, .imageSize, .invalid: true
+    case .vector(let parts): parts.allSatisfy(readsInPlace)
+    case .swizzle(let v, _): readsInPlace(v)
     default: false
     }
   }

@@ -10,6 +10,8 @@ import FXIR
 /// `Σ v(j) · sample(H, position + (0, j))`. Taps per pixel fall from
 /// `nx · ny` to `nx + ny`.
 ///
+/// A 2-D loop of that form (``LoopSplit``) becomes two 1-D loops.
+///
 /// It is exact under every address mode because sampling resolves x and y
 /// independently (DESIGN §3) and a whole-pixel offset reads one texel under
 /// either filter. It refuses whatever it cannot prove: non-constant weights
@@ -49,6 +51,10 @@ public enum SeparableSplit {
       switch analyse(g.stages[s].program) {
       case .failure(let refusal):
         if case .notAConvolution = refusal {} else { notes.append("s\(s) '\(g.stages[s].name)': not split: \(refusal)") }
+        if g.stages[s].program.hasLoops, let (note, split) = splitLoops(&g, stage: s) {
+          notes.append(note)
+          if split { s += 1 }
+        }
       case .success(let conv):
         switch factor(conv) {
         case .failure(let refusal):
@@ -138,6 +144,28 @@ public enum SeparableSplit {
 
   /// Replaces stage `s` by H (new stage `s`) and V (stage `s + 1`).
   static func split(_ g: EffectGraph, stage s: Int, _ c: Convolution, _ h: [Float], _ v: [Float]) -> EffectGraph {
+    let horizontal = pass(c.source, c.sampler, offsets: c.xs, weights: h, axis: .x)
+    let vertical = pass(.stage(s), Sampler(filter: .nearest, address: c.sampler.address), offsets: c.ys, weights: v, axis: .y)
+    return replace(g, stage: s, horizontal: horizontal, vertical: vertical)
+  }
+
+  /// Splits stage `s` when it is a separable 2-D loop (``LoopSplit``); the
+  /// note for `fxc dump` and whether it split; nil when it is not a 2-D loop at all.
+  static func splitLoops(_ g: inout EffectGraph, stage s: Int) -> (String, Bool)? {
+    let name = "s\(s) '\(g.stages[s].name)'"
+    switch LoopSplit.analyse(g.stages[s].program) {
+    case .failure(let r):
+      return r.why.hasPrefix("not a loop of four") || r.why.hasPrefix("not one loop") ? nil : ("\(name): 2-D loop not split: \(r.why)", false)
+    case .success(let split):
+      if case .input(let k) = split.source, k != 0 { return ("\(name): 2-D loop not split: \(Refusal.sourceSizeDiffers)", false) }
+      g = replace(g, stage: s, horizontal: split.horizontal, vertical: split.vertical(.stage(s)))
+      return ("\(name): split 2-D loop (i −\(split.limits.0)…\(split.limits.0), j −\(split.limits.1)…\(split.limits.1)) → two 1-D loops", true)
+    }
+  }
+
+  /// The graph with stage `s` replaced by `horizontal` (stage `s`) and
+  /// `vertical` (stage `s + 1`, reading stage `s`), later stages renumbered.
+  static func replace(_ g: EffectGraph, stage s: Int, horizontal: Program, vertical: Program) -> EffectGraph {
     var out = g
     func shifted(_ r: ImageRef) -> ImageRef {
       if case .stage(let k) = r, k >= s { return .stage(k + 1) }
@@ -146,8 +174,6 @@ public enum SeparableSplit {
     for k in out.stages.indices where k > s { out.stages[k].program = remap(out.stages[k].program, shifted) }
     if case .stage(let k) = out.output, k >= s { out.output = .stage(k + 1) }
     let name = g.stages[s].name
-    let horizontal = pass(c.source, c.sampler, offsets: c.xs, weights: h, axis: .x)
-    let vertical = pass(.stage(s), Sampler(filter: .nearest, address: c.sampler.address), offsets: c.ys, weights: v, axis: .y)
     out.stages[s] = Stage(name: name + " (horizontal)", kind: .layer, program: horizontal)
     out.stages.insert(Stage(name: name + " (vertical)", kind: .layer, program: vertical), at: s + 1)
     return out

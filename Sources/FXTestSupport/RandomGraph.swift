@@ -183,10 +183,13 @@ struct Generator {
   /// Sample positions: `position + integer offset` (dense taps), `position + fraction`, or data-dependent.
   mutating func samplePosition(_ d: Int) -> FuzzExpr {
     if !loops.isEmpty, chance(0.4) {
-      // A tap at the loop index: `position ± (i, 0)`, `(0, i)` or `(i, i)`.
-      let i = FuzzExpr(.call("float"), [FuzzExpr(.loopIndex(below(loops.count)), [], .int)], .float)
+      // A tap at the loop index: `position ± (i, 0)`, `(0, i)` or `(i, i)`;
+      // in two loops, `(i, j)` (inner, outer: what the 2-D split looks for).
+      func index(_ level: Int) -> FuzzExpr { FuzzExpr(.call("float"), [FuzzExpr(.loopIndex(level), [], .int)], .float) }
+      let i = index(below(loops.count))
       let zero = FuzzExpr.float(0)
-      let off = FuzzExpr(.vector(2), pick([[i, zero], [zero, i], [i, i]]), .float2)
+      let choices = [[i, zero], [zero, i], [i, i]] + (loops.count == 2 ? [[index(1), index(0)], [index(1), index(0)]] : [])
+      let off = FuzzExpr(.vector(2), pick(choices), .float2)
       return FuzzExpr(.infix(chance(0.7) ? "+" : "-"), [FuzzExpr(.position, [], .float2), off], .float2)
     }
     let r = below(20)
@@ -347,6 +350,7 @@ struct Generator {
   /// maximum of a term that may read the index, the accumulator and taps at
   /// the index; nested at most two deep.
   mutating func loop(_ n: Int, _ d: Int) -> FuzzExpr {
+    if n == 4, loops.isEmpty, layerCount > 0, samplesLeft > 0, chance(0.3) { return separable2D() }
     let t = ft(n)
     let limit = pick([0, 1, 2, 3, 5])
     func bound() -> FuzzExpr {
@@ -372,6 +376,36 @@ struct Generator {
     }
     loops.removeLast()
     return FuzzExpr(.fold(limit: limit), [lo, hi, initial, update], t)
+  }
+
+  /// `Σ_j Σ_i h(i)·v(j)·sample(position + (i, j))` from 0, with weights of
+  /// one index each (sometimes of both, or of position: then the split must
+  /// refuse): the shape the 2-D loop split looks for.
+  mutating func separable2D() -> FuzzExpr {
+    let t = ft(4)
+    let limit = pick([1, 2, 3])
+    let lo = FuzzExpr.int(Int32(-below(limit + 1))), hi = FuzzExpr.int(Int32(below(limit + 2)))
+    func index(_ level: Int) -> FuzzExpr { FuzzExpr(.call("float"), [FuzzExpr(.loopIndex(level), [], .int)], .float) }
+    func weight(_ level: Int) -> FuzzExpr {
+      switch below(5) {
+      case 0: return .float(floatConstant())
+      case 1: return FuzzExpr(.call("exp"), [FuzzExpr(.infix("*"), [FuzzExpr(.prefix("-"), [index(level)], .float), index(level)], .float)], .float)
+      case 2: return FuzzExpr(.infix("+"), [index(level), .float(floatConstant())], .float)
+      case 3: return FuzzExpr(.infix("*"), [index(0), index(1)], .float)  // both indices: refused
+      default: return paramCount > 0 ? FuzzExpr(.param(below(paramCount)), [], .float) : index(level)
+      }
+    }
+    loops = [t, t]
+    samplesLeft -= 1
+    let position = FuzzExpr(.infix("+"), [FuzzExpr(.position, [], .float2), FuzzExpr(.vector(2), [index(1), index(0)], .float2)], .float2)
+    let tap = FuzzExpr(.sample(below(layerCount), chance(0.6) ? nil : Sampler(filter: pick(Sampler.Filter.allCases), address: pick(Sampler.AddressMode.allCases))), [position], t)
+    let term = FuzzExpr(.infix("*"), [FuzzExpr(.infix("*"), [weight(1), weight(0)], .float), tap], t)
+    let zero = FuzzExpr(.vector(4), [.float(0)], t)
+    let inner = FuzzExpr(.fold(limit: limit), [lo, hi, zero, FuzzExpr(.infix("+"), [FuzzExpr(.accumulator(1), [], t), term], t)], t)
+    loops = [t]
+    let outer = FuzzExpr(.fold(limit: limit), [lo, hi, zero, FuzzExpr(.infix("+"), [FuzzExpr(.accumulator(0), [], t), inner], t)], t)
+    loops = []
+    return outer
   }
 
   /// `e` under an algebraic identity that the simplifier may rewrite (`e + 0`,

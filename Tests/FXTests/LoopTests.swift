@@ -227,3 +227,74 @@ import Testing
     #expect(Differential.check(boxBlur(radius: 7)(Image.input()), inputs: [randomImage(13, 6, seed: 2)]) == nil)
   }
 }
+
+/// Separable splitting of 2-D loops (issue 14, item 2): a Gaussian written
+/// as one 2-D loop with a uniform σ splits into two 1-D loops and agrees
+/// with the staged (unsplit) graph; what is not provably separable is refused.
+@Suite struct LoopSplitTests {
+  /// How many stages the separable split added, and its notes (the pass as lowering runs it).
+  static func splitCount(_ out: Image) throws -> (Int, [String]) {
+    let graph = try EffectGraph(output: out)
+    let (_, log) = try Lower.run(graph)
+    let entry = try #require(log.entries.first { $0.pass == "separable split" })
+    let count = Int(entry.summary.split(separator: " ")[1]) ?? -1
+    return (count, entry.ir.split(separator: "\n").map(String.init))
+  }
+
+  /// `Σ_j Σ_i w(i)·w(j)·sample(p + (i, j))`, `w(k) = exp(−k²/(2σ²))`, normalised by hand.
+  static func gaussian2D(_ sigma: Expr, radius: Int) -> Effect {
+    Effect.layer("gauss2D") { p, layer in
+      let r = Expr.int(radius)
+      func w(_ k: Expr) -> Expr { exp(-float(k * k) / (2 * sigma * sigma)) }
+      let total = Expr.sum(from: -r, to: r + 1, limit: radius) { k in w(k) }
+      let sum = Expr.sum(from: -r, to: r + 1, limit: radius) { j in
+        Expr.sum(from: -r, to: r + 1, limit: radius) { i in w(i) * w(j) * layer.sample(p + float2(float(i), float(j))) }
+      }
+      return sum / (total * total)
+    }
+  }
+
+  @Test func aSeparable2DLoopSplitsAndAgrees() throws {
+    let sigma = Param.uniform("sigma", 1.5)
+    let out = Self.gaussian2D(Expr(sigma), radius: 5)(Image.input())
+    let (count, notes) = try Self.splitCount(out)
+    #expect(count == 1, "\(notes)")
+    #expect(notes.contains { $0.contains("split 2-D loop") })
+    for format in [PixelFormat.rgba8, .rgba32f] {
+      #expect(Differential.check(out, inputs: [randomImage(19, 13, seed: 6, format: format)]) == nil)
+    }
+    // And against the catalogue's blur of that σ (its weights by the recurrence): within rounding.
+    let input = randomImage(19, 13, seed: 7, format: .rgba32f)
+    let a = try Interpreter.runStaged(EffectGraph(output: out), inputs: [input], uniforms: [1.5])
+    let b = try Interpreter.runStaged(EffectGraph(output: gaussianBlur(sigma: 1.5)(Image.input())), inputs: [input])
+    #expect(maxDifference(a, b) < 1e-5)
+  }
+
+  @Test func refusesWhatIsNotSeparable() throws {
+    func refused(_ body: @escaping (Expr, Layer, Expr, Expr) -> Expr, from lo: @escaping (Expr) -> Expr = { _ in Expr.int(-2) })
+      throws -> [String]
+    {
+      let out = Effect.layer("conv2D") { p, layer in
+        Expr.sum(from: lo(p), to: Expr.int(3), limit: 2) { j in
+          Expr.sum(from: Expr.int(-2), to: Expr.int(3), limit: 2) { i in body(p, layer, i, j) }
+        }
+      }(Image.input())
+      let (count, notes) = try Self.splitCount(out)
+      #expect(count == 0, "\(notes)")
+      #expect(Differential.check(out, inputs: [randomImage(9, 7, seed: 3)]) == nil)
+      return notes
+    }
+    // Rank 2: the weight is a function of i + j.
+    let rank = try refused { p, layer, i, j in exp(-float((i + j) * (i + j))) * layer.sample(p + float2(float(i), float(j))) }
+    #expect(rank.contains { $0.contains("both indices") })
+    // A weight that varies per pixel (a progressive blur).
+    let variable = try refused { p, layer, i, j in (p.x / 9) * layer.sample(p + float2(float(i), float(j))) }
+    #expect(variable.contains { $0.contains("not split") })
+    // A bound that varies per pixel.
+    let bound = try refused({ p, layer, i, j in layer.sample(p + float2(float(i), float(j))) }, from: { p in -(int(p.x) & 1) })
+    #expect(bound.contains { $0.contains("not split") })
+    // Taps not at (i, j): a shear.
+    let shear = try refused { p, layer, i, j in layer.sample(p + float2(float(i + j), float(j))) }
+    #expect(shear.contains { $0.contains("not split") })
+  }
+}
