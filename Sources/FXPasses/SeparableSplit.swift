@@ -10,7 +10,8 @@ import FXIR
 /// `Σ v(j) · sample(H, position + (0, j))`. Taps per pixel fall from
 /// `nx · ny` to `nx + ny`.
 ///
-/// A 2-D loop of that form (``LoopSplit``) becomes two 1-D loops.
+/// With ``LoweringOptions/splitLoops``, a 2-D loop of that form
+/// (``LoopSplit``) becomes two 1-D loops.
 ///
 /// It is exact under every address mode because sampling resolves x and y
 /// independently (DESIGN §3) and a whole-pixel offset reads one texel under
@@ -42,8 +43,9 @@ public enum SeparableSplit {
     case sourceSizeDiffers
   }
 
-  /// Splits every separable stage; returns the new graph and one line per decision.
-  public static func run(_ graph: EffectGraph) -> (EffectGraph, [String]) {
+  /// Splits every separable stage (2-D loops too with `loops`, ``LoweringOptions/splitLoops``);
+  /// returns the new graph and one line per decision.
+  public static func run(_ graph: EffectGraph, loops: Bool = false) -> (EffectGraph, [String]) {
     var g = graph
     var notes: [String] = []
     var s = 0
@@ -51,7 +53,7 @@ public enum SeparableSplit {
       switch analyse(g.stages[s].program) {
       case .failure(let refusal):
         if case .notAConvolution = refusal {} else { notes.append("s\(s) '\(g.stages[s].name)': not split: \(refusal)") }
-        if g.stages[s].program.hasLoops, let (note, split) = splitLoops(&g, stage: s) {
+        if loops, g.stages[s].program.hasLoops, let (note, split) = splitLoops(&g, stage: s) {
           notes.append(note)
           if split { s += 1 }
         }

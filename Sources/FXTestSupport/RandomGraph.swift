@@ -379,8 +379,8 @@ struct Generator {
   }
 
   /// `Σ_j Σ_i h(i)·v(j)·sample(position + (i, j))` from 0, with weights of
-  /// one index each (sometimes of both, or of position: then the split must
-  /// refuse): the shape the 2-D loop split looks for.
+  /// one index each (sometimes of both): the shape the (opt-in) 2-D loop
+  /// split looks for, here a 2-D loop of the default lowering.
   mutating func separable2D() -> FuzzExpr {
     let t = ft(4)
     let limit = pick([1, 2, 3])
@@ -398,7 +398,9 @@ struct Generator {
     loops = [t, t]
     samplesLeft -= 1
     let position = FuzzExpr(.infix("+"), [FuzzExpr(.position, [], .float2), FuzzExpr(.vector(2), [index(1), index(0)], .float2)], .float2)
-    let tap = FuzzExpr(.sample(below(layerCount), chance(0.6) ? nil : Sampler(filter: pick(Sampler.Filter.allCases), address: pick(Sampler.AddressMode.allCases))), [position], t)
+    let tap = FuzzExpr(
+      .sample(below(layerCount), chance(0.6) ? nil : Sampler(filter: pick(Sampler.Filter.allCases), address: pick(Sampler.AddressMode.allCases))),
+      [position], t)
     let term = FuzzExpr(.infix("*"), [FuzzExpr(.infix("*"), [weight(1), weight(0)], .float), tap], t)
     let zero = FuzzExpr(.vector(4), [.float(0)], t)
     let inner = FuzzExpr(.fold(limit: limit), [lo, hi, zero, FuzzExpr(.infix("+"), [FuzzExpr(.accumulator(1), [], t), term], t)], t)
