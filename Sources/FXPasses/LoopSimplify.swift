@@ -12,11 +12,16 @@ import FXIR
 ///   order), up to ``maxEvaluatedIterations`` iterations. A Gaussian's weight
 ///   total with a constant σ becomes a constant, and so does its alpha on an
 ///   opaque input.
+/// - **Unrolling:** a loop of at most ``maxUnrolledIterations`` constant
+///   iterations without nested loops is unrolled (a visible rule in `fxc dump`).
 /// - **Dead accumulators:** those no kept result reads, directly or through
 ///   other kept accumulators' updates, are dropped from the loop.
 enum LoopSimplify {
   /// The most iterations constant evaluation runs.
   static let maxEvaluatedIterations = 1 << 16
+  /// Loops of at most this many iterations (constant bounds, no nested loop)
+  /// are unrolled: their body copied per iteration into the enclosing program.
+  static let maxUnrolledIterations = 2
 
   struct Key: Hashable {
     var loop: Loop
@@ -49,6 +54,12 @@ enum LoopSimplify {
     if let range, range.isEmpty {
       for k in used.sorted() { r.results[k] = initial[k] }
       stats.byRule["empty loop → initial values", default: 0] += 1
+      return r
+    }
+    if let range, range.count <= maxUnrolledIterations, !body.hasLoops {
+      stats.byRule["loops of ≤ \(maxUnrolledIterations) iterations unrolled", default: 0] += 1
+      let values = unroll(body, range, initial: initial, captures: captures, &out)
+      for k in used.sorted() { r.results[k] = values[k] }
       return r
     }
     let reads = accumulatorReads(body)
@@ -85,6 +96,27 @@ enum LoopSimplify {
     let newArgs = [args[0], args[1]] + kept.map { initial[$0] } + captures
     for k in used.sorted() where r.results[k] == nil { r.results[k] = out.add(.fold(newLoop, result: number[k]!), newArgs) }
     return r
+  }
+
+  /// The final accumulators of `body` run over `range`, its nodes copied into
+  /// `out` once per iteration (the index a constant): the same ops in the
+  /// same order as the loop, so the same values.
+  static func unroll(_ body: Program, _ range: Range<Int32>, initial: [NodeID], captures: [NodeID], _ out: inout Program) -> [NodeID] {
+    var acc = initial
+    let live = body.live()
+    for index in range {
+      var map = [NodeID](repeating: NodeID(0), count: body.count)
+      for (i, n) in body.nodes.enumerated() where live[i] {
+        switch n.op {
+        case .loopIndex: map[i] = out.add(.constant(.int(index)))
+        case .loopAccumulator(let k, _): map[i] = acc[k]
+        case .loopCapture(let k, _): map[i] = captures[k]
+        default: map[i] = out.add(n.op, n.args.map { map[Int($0.index)] })
+        }
+      }
+      acc = body.outputs.map { map[Int($0.index)] }
+    }
+    return acc
   }
 
   /// For each accumulator, the accumulators its update reads (at the body's own level).

@@ -44,6 +44,19 @@ import Testing
     #expect(Differential.check(out, inputs: [Self.ramp(3, 2)]) == nil)
   }
 
+  @Test func aLoopOfTwoIterationsIsUnrolledWithTheSameValues() throws {
+    // acc = acc·10 + i for i in 1..<3 from 7: 712; a logged rule, no fold left in the stage.
+    let out = Effect.color("two") { _, _ in
+      let r = Expr.fold(from: 1, to: 3, limit: 4, initial: [Expr(Float(7))]) { i, acc in [acc[0] * 10 + float(i)] }
+      return float4(r[0], 0, 0, 1)
+    }(Image.input())
+    #expect(try Self.run(out, Self.ramp(2, 1))[0, 0].x == 712)
+    let (kernel, log) = try Lower.run(EffectGraph(output: out))
+    #expect(log.entries.contains { $0.summary.contains("iterations unrolled") })
+    #expect(!kernel.passes.contains { $0.program.hasLoops })
+    #expect(Differential.check(out, inputs: [Self.ramp(3, 2)]) == nil)
+  }
+
   @Test func limitBoundsTheIndexWhateverTheBounds() throws {
     // Bounds −100..<100 with limit 2: i runs −2…2; counting iterations gives 5.
     let out = Effect.color("count") { _, _ in
