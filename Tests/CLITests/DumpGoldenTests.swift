@@ -20,6 +20,17 @@ struct DumpGoldenTests {
       .replacingOccurrences(of: #"## compile: [^\n]*"#, with: "## compile: …", options: .regularExpression)
   }
 
+  /// The same chain lowers to the same IR in every process (Swift seeds its
+  /// hashing per process: a pass that iterated a `Set` numbered a loop's
+  /// results differently from run to run, and the disk cache missed).
+  @Test func dumpIsTheSameInEveryProcess() throws {
+    let runs = try (0..<3).map { _ in
+      try fxc(["dump", "--chain", "gaussianBlur(sigma: 2) | boxBlur(3) | unsharpMask", "--passes", "--target", "x86-64-v2"])
+    }
+    #expect(runs.allSatisfy { $0.status == 0 })
+    #expect(Set(runs.map { Self.normalised($0.stdout) }).count == 1)
+  }
+
   @Test(arguments: chains.map(\.0))
   func passesMatchGolden(file: String) throws {
     #if arch(x86_64)
