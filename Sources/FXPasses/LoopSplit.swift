@@ -19,7 +19,10 @@ import FXIR
 /// per term or an accumulator read other than the sum are refused.
 /// Exact up to rounding, as the tap split: sampling resolves x and y
 /// independently under every address mode, and a whole-pixel tap reads one
-/// texel under either filter.
+/// texel under either filter. The rounding is a reassociation (each row's
+/// sum times `v(j)` instead of every tap times `h(i)·v(j)`), which a
+/// cancelling sum of large values can amplify past DESIGN §4's tolerance, so
+/// the split runs only with ``LoweringOptions/splitLoops``.
 enum LoopSplit {
   /// The two stage programs; the vertical one reads the horizontal as `.stage(s)`.
   struct Split {
