@@ -6,7 +6,9 @@ final class LoopNode {
   let lo: ExprNode
   let hi: ExprNode
   let limit: Int32
-  let initial: [ExprNode]
+  /// The accumulators' initial values (``Expr/sum(from:to:limit:file:line:_:)``
+  /// sets them once the body's type is known).
+  var initial: [ExprNode]
   /// The accumulators' next values (set once the body has been built).
   var results: [ExprNode] = []
   /// The index and accumulator placeholders, in the order the body reads them.
@@ -65,21 +67,25 @@ extension Expr {
 
   /// `Σ body(i)` for `i` in `lo ..< hi` (at most `−limit…limit`, see
   /// ``fold(from:to:limit:initial:file:line:_:)``), summed in ascending order
-  /// from 0 of the body's type.
+  /// from 0 of the body's type. The body is built once; its type gives the zero.
   public static func sum(
     from lo: Expr, to hi: Expr, limit: Int, file: String = #fileID, line: Int = #line, _ body: (_ index: Expr) -> Expr
   ) -> Expr {
-    var termType: ValueType?
-    let zero = Expr(Float(0))
-    // The body's type is known once it is built: build it, then fold with a zero of that type.
-    let probe = fold(from: lo, to: hi, limit: limit, initial: [zero], file: file, line: line) { i, acc in
-      let term = body(i)
-      termType = term.type
-      return [term.type == .float ? acc[0] + term : term]
-    }
-    guard let termType, termType != .float else { return probe[0] }
-    let scalarZero = termType.scalar == .int ? Expr.int(0) : zero
-    let zeros = termType.lanes == 1 ? scalarZero : Expr(.vector(Array(repeating: scalarZero.node, count: termType.lanes)), termType)
-    return fold(from: lo, to: hi, limit: limit, initial: [zeros], file: file, line: line) { i, acc in [acc[0] + body(i)] }[0]
+    let location = CodeLocation(file: file, line: line)
+    if let e = [lo, hi].lazy.compactMap(\.node.error).first { return Expr(.invalid(e), .float) }
+    guard (0...Int(Loop.maxLimit)).contains(limit) else { return .invalid("sum: limit \(limit) is outside 0…\(Loop.maxLimit)", location) }
+    let loop = LoopNode(lo: FXDSL.int(lo).node, hi: FXDSL.int(hi).node, limit: Int32(limit), initial: [])
+    loop.index = ExprNode(.loopIndex(loop), .int)
+    let term = body(Expr(loop.index))
+    if let e = term.node.error { return Expr(.invalid(e), .float) }
+    let zero = term.type.scalar == .int ? Expr.int(0) : Expr(Float(0))
+    let zeros = term.type.lanes == 1 ? zero : Expr(.vector(Array(repeating: zero.node, count: term.type.lanes)), term.type)
+    let accumulator = ExprNode(.loopAccumulator(loop, 0), term.type)
+    let next = Expr(accumulator) + term
+    if let e = next.node.error { return Expr(.invalid(e), .float) }
+    loop.initial = [zeros.node]
+    loop.accumulators = [accumulator]
+    loop.results = [next.node]
+    return Expr(.foldResult(loop, 0), term.type)
   }
 }
