@@ -20,6 +20,13 @@ public enum ClampToEdge {
     return t.k
   }
 
+  /// How far a tap `pixel + index·i + k` reaches from `pixel`: `|k|`, plus
+  /// the loop's `limit` when it reads the index (nil: no loop to bound it).
+  /// The run plan's rings and halos and the loop plan's row tables use it.
+  public static func reach(k: Int32, index: Int32, limit: Int32?) -> Int32? {
+    index == 0 ? abs(k) : limit.map { abs(k) + $0 }
+  }
+
   /// ``offset(of:_:in:)`` (`index` 0), and in a loop body also the index
   /// `min(max(pixel ± i + k, 0), extent − 1)` (or without `k`) with `i` the
   /// loop's index (`index` 1 or −1): the tap `pixel ± i + k` that lowering

@@ -230,9 +230,8 @@ public enum LoopPlanner {
     var reach: [Int: Int] = [:]
     for (loop, body) in plan.loops {
       for load in body.loads.values {
-        guard let k = load.rowOffset else { continue }
-        let r = abs(Int(k)) + (load.rowIndex == 0 ? 0 : Int(loop.limit))
-        reach[load.buffer] = max(reach[load.buffer] ?? 0, r)
+        guard let k = load.rowOffset, let r = ClampToEdge.reach(k: k, index: load.rowIndex, limit: loop.limit) else { continue }
+        reach[load.buffer] = max(reach[load.buffer] ?? 0, Int(r))
       }
       reach.merge(rowTableReach(body), uniquingKeysWith: max)
     }

@@ -66,13 +66,8 @@ public struct RunPlan: Sendable {
     for (i, n) in program.nodes.enumerated() where live[i] {
       if case .fold(let loop, _) = n.op { collectReach(loop.body, axis, limit: loop.limit, into: &reach) }
       guard case .load(let b, _) = n.op else { continue }
-      var k: Int32? = nil
-      if let t = ClampToEdge.tap(of: n.args[axis == .x ? 0 : 1], axis, in: program) {
-        if t.index == 0 {
-          k = abs(t.k)
-        } else if let limit {
-          k = abs(t.k) + limit
-        }
+      let k = ClampToEdge.tap(of: n.args[axis == .x ? 0 : 1], axis, in: program).flatMap {
+        ClampToEdge.reach(k: $0.k, index: $0.index, limit: limit)
       }
       switch (reach[b], k) {
       case (nil, _): reach[b] = .some(k)
