@@ -44,9 +44,12 @@ enum LoopSimplify {
   }
 
   /// The rewritten group of `loop` with operands `args` (nodes of `out`), whose results `used` are read.
-  static func rewrite(_ loop: Loop, _ args: [NodeID], used: Set<Int>, _ out: inout Program, _ stats: inout Simplify.Stats) -> Rewritten {
+  static func rewrite(
+    _ loop: Loop, _ args: [NodeID], used: Set<Int>, _ out: inout Program, _ stats: inout Simplify.Stats, _ bodies: inout [Loop: Program]
+  ) -> Rewritten {
     var r = Rewritten()
-    let body = Simplify.run(loop.body).0
+    let body = bodies[loop] ?? Simplify.run(loop.body).0
+    bodies[loop] = body
     let initial = Array(args[loop.firstInitial..<loop.firstCapture]), captures = Array(args[loop.firstCapture...])
     let lo = out.constantValue(args[0]), hi = out.constantValue(args[1])
     var range: Range<Int32>?

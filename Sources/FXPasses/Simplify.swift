@@ -42,11 +42,12 @@ public enum Simplify {
     let live = p.live()
     let used = p.hasLoops ? LoopSimplify.usedResults(p, live: live) : [:]
     var loops: [LoopSimplify.Key: LoopSimplify.Rewritten] = [:]
+    var bodies: [Loop: Program] = [:]  // each body simplified once, however many folds instantiate it
     for (i, node) in p.nodes.enumerated() where live[i] {
       let args = node.args.map { map[Int($0.index)] }
       if case .fold(let loop, let k) = node.op {
         let key = LoopSimplify.Key(loop: loop, args: node.args)
-        if loops[key] == nil { loops[key] = LoopSimplify.rewrite(loop, args, used: used[key] ?? [k], &out, &stats) }
+        if loops[key] == nil { loops[key] = LoopSimplify.rewrite(loop, args, used: used[key] ?? [k], &out, &stats, &bodies) }
         map[i] = loops[key]!.results[k]!
         continue
       }
