@@ -14,16 +14,19 @@ let package = Package(
     .executable(name: "fxc", targets: ["fxc"]),
   ],
   targets: [
-    // C modules over Debian's llvm-19-dev, libpng-dev and libjpeg62-turbo-dev.
+    // C modules over Debian's llvm-19-dev, libpng-dev, libjpeg62-turbo-dev,
+    // liblcms2-dev (ICC profiles) and libexif-dev (EXIF orientation).
     .target(name: "CLLVM"),
     .target(name: "CPNG"),
     .target(name: "CJPEG"),
+    .target(name: "CLCMS"),
+    .target(name: "CEXIF"),
 
     .target(name: "FXIR", linkerSettings: [.linkedLibrary("m")]),
     // The Swift front end: Expr, Effect, Image and the shader built-ins,
     // lowered to an EffectGraph (a Metal front end would sit beside it).
     .target(name: "FXDSL", dependencies: ["FXIR"]),
-    .target(name: "FXImage", dependencies: ["CPNG", "CJPEG"], linkerSettings: [.linkedLibrary("m")]),
+    .target(name: "FXImage", dependencies: ["CPNG", "CJPEG", "CLCMS", "CEXIF"], linkerSettings: [.linkedLibrary("m")]),
     .target(name: "FXPasses", dependencies: ["FXIR"]),
     .target(name: "FXInterpreter", dependencies: ["FXIR", "FXPasses", "FXImage"]),
     // The LLVM wrapper, the only module that imports CLLVM: modules, the JIT,
@@ -46,7 +49,7 @@ let package = Package(
     .plugin(name: "BuildInfo", capability: .buildTool()),
 
     .testTarget(name: "FXIRTests", dependencies: ["FXIR", "FXDSL", "FXPasses", "FXInterpreter"]),
-    .testTarget(name: "FXImageTests", dependencies: ["FXImage"], resources: [.copy("Fixtures")]),
+    .testTarget(name: "FXImageTests", dependencies: ["FXImage", "CLCMS"], resources: [.copy("Fixtures")]),
     .testTarget(name: "FXLLVMTests", dependencies: ["FXLLVM", "FXPasses", "CLLVM"]),
     .testTarget(name: "FXTests", dependencies: ["FX", "FXTestSupport"]),
     .testTarget(name: "CLITests", dependencies: ["FX", "fxc"], exclude: ["Golden"]),

@@ -70,10 +70,13 @@ struct fx_jpeg_reader {
   struct jpeg_decompress_struct cinfo;
   fx_jpeg_error err;
   int created;
+  JOCTET *icc;  // from jpeg_read_icc_profile (malloc'd)
+  unsigned int icc_size;
 };
 
-fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, fx_jpeg_reader **out,
-                        fx_jpeg_header *header, char *msg, size_t msg_cap) {
+fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, size_t max_memory,
+                        fx_jpeg_reader **out, fx_jpeg_header *header, char *msg,
+                        size_t msg_cap) {
   *out = NULL;
   fx_jpeg_reader *r = calloc(1, sizeof *r);
   if (r == NULL) {
@@ -90,19 +93,29 @@ fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, fx_jpeg_reade
   }
   jpeg_create_decompress(&r->cinfo);
   r->created = 1;
+  // libjpeg's own limit on what it allocates for one image (the coefficient
+  // buffers of a progressive file); going over it is an error, not a trap.
+  r->cinfo.mem->max_memory_to_use = (long)max_memory;
   jpeg_mem_src(&r->cinfo, bytes, (unsigned long)size);
+  jpeg_save_markers(&r->cinfo, JPEG_APP0 + 1, 0xFFFF);  // EXIF
+  jpeg_save_markers(&r->cinfo, JPEG_APP0 + 2, 0xFFFF);  // ICC profile segments
   jpeg_read_header(&r->cinfo, TRUE);
   J_COLOR_SPACE space = r->cinfo.jpeg_color_space;
-  if (space != JCS_GRAYSCALE && space != JCS_YCbCr && space != JCS_RGB) {
-    put_msg(msg, msg_cap,
-            space == JCS_CMYK || space == JCS_YCCK ? "CMYK JPEG files are not supported"
-                                                   : "unsupported JPEG color space");
+  int cmyk = space == JCS_CMYK || space == JCS_YCCK;
+  if (space != JCS_GRAYSCALE && space != JCS_YCbCr && space != JCS_RGB && !cmyk) {
+    put_msg(msg, msg_cap, "unsupported JPEG color space");
     fx_jpeg_reader_close(r);
     return FX_JPEG_ERR_UNSUPPORTED;
+  }
+  if (!jpeg_read_icc_profile(&r->cinfo, &r->icc, &r->icc_size)) {
+    r->icc = NULL;
+    r->icc_size = 0;
   }
   header->width = r->cinfo.image_width;
   header->height = r->cinfo.image_height;
   header->components = r->cinfo.num_components;
+  header->cmyk = cmyk;
+  header->adobe_inverted = cmyk && r->cinfo.saw_Adobe_marker;
   *out = r;
   return FX_JPEG_OK;
 }
@@ -113,7 +126,8 @@ fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *r, void *pixels, size_t row
     put_msg(msg, msg_cap, r->err.text);
     return r->err.code;
   }
-  r->cinfo.out_color_space = JCS_EXT_RGBA;
+  int cmyk = r->cinfo.jpeg_color_space == JCS_CMYK || r->cinfo.jpeg_color_space == JCS_YCCK;
+  r->cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
   jpeg_start_decompress(&r->cinfo);
   if (r->cinfo.output_components != 4 || (size_t)r->cinfo.output_width * 4 > row_bytes)
     ERREXIT(&r->cinfo, JERR_CONVERSION_NOTIMPL);
@@ -125,8 +139,29 @@ fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *r, void *pixels, size_t row
   return FX_JPEG_OK;
 }
 
+int fx_jpeg_reader_icc(fx_jpeg_reader *r, const void **profile, size_t *size) {
+  *profile = r->icc;
+  *size = r->icc_size;
+  return r->icc != NULL;
+}
+
+int fx_jpeg_reader_exif(fx_jpeg_reader *r, const void **exif, size_t *size) {
+  static const JOCTET tag[6] = {'E', 'x', 'i', 'f', 0, 0};
+  for (jpeg_saved_marker_ptr m = r->cinfo.marker_list; m != NULL; m = m->next) {
+    if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, tag, 6) == 0) {
+      *exif = m->data + 6;
+      *size = m->data_length - 6;
+      return 1;
+    }
+  }
+  *exif = NULL;
+  *size = 0;
+  return 0;
+}
+
 void fx_jpeg_reader_close(fx_jpeg_reader *r) {
   if (r == NULL) return;
+  free(r->icc);
   if (r->created) jpeg_destroy_decompress(&r->cinfo);
   free(r);
 }
@@ -150,8 +185,8 @@ static void writer_free(fx_jpeg_writer *w) {
 }
 
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                   int components, int quality, void **out, size_t *out_size, char *msg,
-                   size_t msg_cap) {
+                   int components, int quality, const void *icc, size_t icc_size, void **out,
+                   size_t *out_size, char *msg, size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   if (components != 1 && components != 3) {
@@ -182,6 +217,8 @@ fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t heigh
   jpeg_set_quality(&w->cinfo, quality, TRUE);
   w->cinfo.optimize_coding = TRUE;
   jpeg_start_compress(&w->cinfo, TRUE);
+  if (icc != NULL && icc_size > 0)
+    jpeg_write_icc_profile(&w->cinfo, (const JOCTET *)icc, (unsigned int)icc_size);
   while (w->cinfo.next_scanline < w->cinfo.image_height) {
     JSAMPROW row = (JSAMPROW)pixels + (size_t)w->cinfo.next_scanline * row_bytes;
     jpeg_write_scanlines(&w->cinfo, &row, 1);

@@ -14,7 +14,8 @@ static void put_msg(char *msg, size_t cap, const char *text) {
 // What the error and warning handlers write into (the png error pointer).
 typedef struct {
   char error[256];
-  char warning[256];  // the last warning: captured so libpng never prints it
+  char warning[256];      // the last warning: captured so libpng never prints it
+  char icc_warning[256];  // the first warning about the iCCP chunk (its profile is dropped)
   int truncated;
 } fx_png_log;
 
@@ -27,6 +28,8 @@ static void on_error(png_structp png, png_const_charp text) {
 static void on_warning(png_structp png, png_const_charp text) {
   fx_png_log *log = png_get_error_ptr(png);
   put_msg(log->warning, sizeof log->warning, text);
+  if (strncmp(text, "iCCP", 4) == 0 && log->icc_warning[0] == '\0')
+    put_msg(log->icc_warning, sizeof log->icc_warning, text);
 }
 
 // ---------------------------------------------------------------- reading
@@ -36,6 +39,7 @@ struct fx_png_reader {
   png_infop info;
   const unsigned char *bytes;
   size_t size, pos;
+  int image_read;  // the rows are complete; only the chunks after them remain
   fx_png_log log;
 };
 
@@ -49,8 +53,10 @@ static void read_bytes(png_structp png, png_bytep dst, size_t n) {
   r->pos += n;
 }
 
+// For a truncated file the message is libpng's last warning, if any (such as
+// "tEXt: chunk data is too large"), which says what it was reading.
 static int failure(fx_png_log *log, char *msg, size_t cap) {
-  put_msg(msg, cap, log->error);
+  put_msg(msg, cap, log->truncated ? log->warning : log->error);
   return log->truncated ? FX_PNG_ERR_TRUNCATED : FX_PNG_ERR_CORRUPT;
 }
 
@@ -71,6 +77,11 @@ fx_png_status fx_png_reader_open(const void *bytes, size_t size, uint32_t max_si
     return code;
   }
   png_set_user_limits(r->png, max_side, max_side);
+  // No ancillary chunk may make libpng allocate more than 16 MiB (a tEXt
+  // chunk claiming 2 GiB in a 44-byte file), nor may there be more than
+  // 1000 of them; ICC profiles and EXIF blocks are far smaller.
+  png_set_chunk_malloc_max(r->png, 16u << 20);
+  png_set_chunk_cache_max(r->png, 1000);
   png_set_read_fn(r->png, r, read_bytes);
   png_read_info(r->png, r->info);
   header->width = png_get_image_width(r->png, r->info);
@@ -97,6 +108,7 @@ fx_png_status fx_png_reader_decode(fx_png_reader *r, void *pixels, size_t row_by
   for (uint32_t y = 0; y < height; y++) rows[y] = (png_bytep)pixels + (size_t)y * row_bytes;
   if (setjmp(png_jmpbuf(r->png))) {
     free(rows);
+    if (r->image_read && r->log.truncated) return FX_PNG_END_MISSING;
     return failure(&r->log, msg, msg_cap);
   }
   // Palette → RGB, gray < 8 bits → 8, tRNS → alpha; then gray → RGB and an
@@ -112,10 +124,37 @@ fx_png_status fx_png_reader_decode(fx_png_reader *r, void *pixels, size_t row_by
       png_get_rowbytes(r->png, r->info) > row_bytes)
     png_error(r->png, "unexpected layout after expansion to RGBA");
   png_read_image(r->png, rows);
-  png_read_end(r->png, NULL);  // checks the chunks after the image, through IEND
+  r->image_read = 1;
+  png_read_end(r->png, r->info);  // checks the chunks after the image, through IEND
   free(rows);
   return FX_PNG_OK;
 }
+
+int fx_png_reader_icc(fx_png_reader *r, const void **profile, size_t *size) {
+  png_charp name = NULL;
+  int compression = 0;
+  png_bytep data = NULL;
+  png_uint_32 length = 0;
+  *profile = NULL;
+  *size = 0;
+  if (png_get_iCCP(r->png, r->info, &name, &compression, &data, &length) != PNG_INFO_iCCP) return 0;
+  *profile = data;
+  *size = length;
+  return 1;
+}
+
+int fx_png_reader_exif(fx_png_reader *r, const void **exif, size_t *size) {
+  png_bytep data = NULL;
+  png_uint_32 length = 0;
+  *exif = NULL;
+  *size = 0;
+  if (png_get_eXIf_1(r->png, r->info, &length, &data) != PNG_INFO_eXIf) return 0;
+  *exif = data;
+  *size = length;
+  return 1;
+}
+
+const char *fx_png_reader_icc_warning(fx_png_reader *r) { return r->log.icc_warning; }
 
 void fx_png_reader_close(fx_png_reader *r) {
   if (r == NULL) return;
@@ -161,8 +200,8 @@ static void writer_free(fx_png_writer *w) {
 }
 
 fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                  int channels, int bit_depth, int compression_level, void **out,
-                  size_t *out_size, char *msg, size_t msg_cap) {
+                  int channels, int bit_depth, int compression_level, const void *icc,
+                  size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap) {
   static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                      PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
   *out = NULL;
@@ -191,6 +230,8 @@ fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height,
   png_set_compression_level(w->png, compression_level);
   png_set_IHDR(w->png, w->info, width, height, bit_depth, color_types[channels],
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  if (icc != NULL && icc_size > 0)
+    png_set_iCCP(w->png, w->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
   png_write_info(w->png, w->info);
   png_write_image(w->png, w->rows);
   png_write_end(w->png, NULL);

@@ -4,15 +4,30 @@
   import Darwin
 #endif
 
-/// Refuses images that ``ImageBuffer`` could not hold, before anything is allocated.
-func checkImageSize(width: Int, height: Int) throws {
-  guard
-    width > ImageBuffer.maxDimension || height > ImageBuffer.maxDimension
-      || width * height > ImageBuffer.maxPixels
-  else { return }
-  throw ImageFileFailure(
-    "image too large: \(width)×\(height) pixels (the limit is \(ImageBuffer.maxDimension) per side "
-      + "and \(ImageBuffer.maxPixels) pixels in all)")
+/// Refuses images that ``ImageBuffer`` could not hold or that declare more
+/// than `maxPixels`, from the header, before anything is allocated.
+func checkImageSize(width: Int, height: Int, maxPixels: Int) throws {
+  if width > ImageBuffer.maxDimension || height > ImageBuffer.maxDimension {
+    throw ImageFileFailure(
+      "image too large: \(width)×\(height) px (the limit is \(ImageBuffer.maxDimension) px per side)")
+  }
+  if width * height > min(maxPixels, ImageBuffer.maxPixels) {
+    throw ImageFileFailure(
+      "image too large: \(width)×\(height) px is \(width * height) pixels, over the limit of "
+        + "\(min(maxPixels, ImageBuffer.maxPixels)) (raise it with --max-pixels or ImageReadOptions.maxPixels)")
+  }
+}
+
+/// The buffer a decoder fills, its failure to allocate a message that names
+/// the size: "not enough memory for 46340×46340 px (8.6 GB)".
+func decodeBuffer(width: Int, height: Int, format: PixelFormat) throws -> ImageBuffer {
+  do {
+    return try ImageBuffer(width: width, height: height, format: format, zeroFilled: false)
+  } catch ImageBufferError.outOfMemory {
+    let gigabytes = Double(width * height * format.bytesPerPixel) / 1e9
+    let size = gigabytes >= 0.1 ? "\((gigabytes * 10).rounded() / 10) GB" : "\(Int((gigabytes * 1000).rounded())) MB"
+    throw ImageFileFailure("not enough memory for \(width)×\(height) px (\(size))")
+  }
 }
 
 /// A C message buffer filled by the shims.
@@ -28,17 +43,69 @@ struct CMessage {
   }
 }
 
-/// Bytes in a buffer that the C side allocated with malloc; freed on deinit.
+/// Bytes in a buffer allocated with malloc (by the C side, or here,
+/// failably); freed on deinit.
 final class MallocBytes {
-  let pointer: UnsafeMutableRawPointer
-  let count: Int
+  private(set) var pointer: UnsafeMutableRawPointer
+  /// Bytes in use.
+  var count: Int
+  /// Bytes allocated.
+  private(set) var capacity: Int
 
   init(pointer: UnsafeMutableRawPointer, count: Int) {
     self.pointer = pointer
     self.count = count
+    capacity = count
+  }
+
+  /// An empty buffer of `capacity` bytes.
+  /// - Throws: ``ImageFileFailure`` when there is not enough memory.
+  init(capacity: Int) throws {
+    guard let p = malloc(max(capacity, 1)) else { throw Self.noMemory(capacity) }
+    pointer = p
+    count = 0
+    self.capacity = max(capacity, 1)
+  }
+
+  /// Makes room for `capacity` bytes, keeping the contents.
+  func grow(to capacity: Int) throws {
+    guard let p = realloc(pointer, capacity) else { throw Self.noMemory(capacity) }
+    pointer = p
+    self.capacity = capacity
+  }
+
+  private static func noMemory(_ bytes: Int) -> ImageFileFailure {
+    ImageFileFailure("not enough memory to read the file (\(bytes >> 20) MiB)")
   }
 
   deinit { free(pointer) }
 
   var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: count) }
+}
+
+/// What a codec decoded: the pixels as stored (straight alpha; CMYK samples
+/// for a CMYK JPEG), what the file says about them, and its metadata blocks,
+/// for ``ImageFile`` to finish (profiles, orientation).
+struct Decoded {
+  var image: ImageBuffer
+  var info: ImageFileInfo
+  /// The embedded ICC profile, as stored.
+  var icc: [UInt8]? = nil
+  /// The EXIF block (a TIFF structure), as stored.
+  var exif: [UInt8]? = nil
+  /// Set for a CMYK or YCCK JPEG: the buffer holds C, M, Y, K bytes.
+  var cmyk: CMYK? = nil
+
+  struct CMYK {
+    /// Adobe's convention (an APP14 marker): the samples are 255 − ink.
+    var inverted: Bool
+  }
+}
+
+/// A copy of the bytes a C getter points at (`(pointer, size) -> found`), or nil.
+func copy(_ getter: (inout UnsafeRawPointer?, inout Int) -> Int32) -> [UInt8]? {
+  var pointer: UnsafeRawPointer?
+  var size = 0
+  guard getter(&pointer, &size) != 0, let pointer, size > 0 else { return nil }
+  return Array(UnsafeRawBufferPointer(start: pointer, count: size))
 }

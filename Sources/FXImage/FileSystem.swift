@@ -14,8 +14,10 @@ enum FileSystem {
   /// before any read (opened without blocking, so a FIFO with no writer does
   /// not hang), so `/dev/zero` named as an input cannot fill memory — and the
   /// first bytes must be a PNG or JPEG signature before the rest is read, so a
-  /// huge file that is not an image (a sparse 30 GB `a.png`) is refused at once.
-  static func readAll(_ path: String) throws -> [UInt8] {
+  /// huge file that is not an image (a sparse 30 GB `a.png`) is refused at
+  /// once. A file of more than `maxBytes` is refused from its size, and the
+  /// memory for it is allocated failably: no read traps.
+  static func readAll(_ path: String, maxBytes: Int) throws -> MallocBytes {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw ImageFileFailure("cannot open the file: \(describe(errno))") }
     defer { close(fd) }
@@ -28,28 +30,37 @@ enum FileSystem {
       throw ImageFileFailure("is not a regular file (\(kind(info.st_mode))); only files are read as images")
     }
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-    // One byte more than the size, so that one read normally also sees the end.
     let size = known && info.st_size > 0 ? Int(info.st_size) : 0
-    var bytes = [UInt8](repeating: 0, count: 16)
-    var count = try readSome(fd, into: &bytes, from: 0)
-    guard count == 0 || bytes[..<count].withUnsafeBytes({ ImageFileFormat(sniffing: $0) }) != nil else {
-      throw ImageFileFailure("unsupported format: not a PNG or JPEG file")
-    }
-    bytes.append(contentsOf: repeatElement(0, count: size > 0 ? size + 1 - count : 1 << 16))
+    let buffer = try MallocBytes(capacity: 1 << 16)
+    var count = try readSome(fd, into: buffer, from: 0, upTo: 16)
+    guard count == 0 || ImageFileFormat(sniffing: UnsafeRawBufferPointer(start: buffer.pointer, count: count)) != nil
+    else { throw ImageFileFailure("unsupported format: not a PNG or JPEG file") }
+    if size > maxBytes { throw tooLarge(size, maxBytes) }
+    // One byte more than the size, so that one read normally also sees the end.
+    if size >= buffer.capacity { try buffer.grow(to: size + 1) }
     while true {
-      if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
-      let n = try readSome(fd, into: &bytes, from: count)
+      if count == buffer.capacity {
+        guard count <= maxBytes else { throw tooLarge(count, maxBytes) }
+        try buffer.grow(to: 2 * count)
+      }
+      let n = try readSome(fd, into: buffer, from: count, upTo: buffer.capacity)
       if n == 0 { break }
       count += n
     }
-    bytes.removeSubrange(count...)
-    return bytes
+    if count > maxBytes { throw tooLarge(count, maxBytes) }
+    buffer.count = count
+    return buffer
   }
 
-  /// One `read` into `bytes[offset...]` (retried on EINTR); 0 at end of file.
-  private static func readSome(_ fd: Int32, into bytes: inout [UInt8], from offset: Int) throws -> Int {
+  private static func tooLarge(_ bytes: Int, _ maxBytes: Int) -> ImageFileFailure {
+    ImageFileFailure(
+      "the file is too large (\(bytes >> 20) MiB): no image within the pixel limit needs more than \(maxBytes >> 20) MiB")
+  }
+
+  /// One `read` into `buffer[offset..<end]` (retried on EINTR); 0 at end of file.
+  private static func readSome(_ fd: Int32, into buffer: MallocBytes, from offset: Int, upTo end: Int) throws -> Int {
     while true {
-      let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, $0.count - offset) }
+      let n = read(fd, buffer.pointer + offset, end - offset)
       if n >= 0 { return n }
       if errno != EINTR { throw ImageFileFailure("cannot read the file: \(describe(errno))") }
     }

@@ -1,17 +1,14 @@
+internal import CEXIF
+
 /// Reading and writing PNG and JPEG files (DESIGN §1), through libpng and
-/// libjpeg-turbo.
+/// libjpeg-turbo; ICC profiles through LittleCMS, EXIF through libexif.
 ///
-/// In memory every image is RGBA with **premultiplied** alpha; files store
-/// straight alpha. ``read(_:)`` premultiplies on load and ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:)``
-/// un-premultiplies on store, with these integer rules (`max` = 255 or 65535):
-///
-/// - premultiply: `c' = (c·a + max/2) / max`, rounded to nearest;
-/// - un-premultiply: `c = a == 0 ? 0 : min(max, (c'·max + a/2) / a)`.
-///
-/// Opaque pixels pass through both unchanged, and every valid premultiplied
-/// pixel (color ≤ alpha) survives a write and a read exactly at the same bit
-/// depth. Values are the file's own encoding: no gamma, ICC profile or EXIF
-/// orientation is applied.
+/// ``PixelFormat/rgba8`` and ``PixelFormat/rgba16`` buffers hold straight
+/// alpha, as files do, so a read and a write of the same layout and depth
+/// give back the file's numbers exactly. Values are the file's own encoding:
+/// no gamma or EXIF orientation is applied, and an ICC profile is applied
+/// only when asked (``ImageReadOptions/convertToSRGB``), else reported and
+/// embedded again on write.
 ///
 /// Every failure is an ``ImageFileError`` naming the file; nothing is printed.
 public enum ImageFile {
@@ -22,30 +19,98 @@ public enum ImageFile {
   ///   16-bit PNGs become ``PixelFormat/rgba16``.
   /// - Gray, gray+alpha, RGB and palette images are expanded to RGBA (gray is
   ///   copied to R, G and B; a missing alpha is opaque; a tRNS chunk becomes
-  ///   alpha), and straight alpha is premultiplied.
-  /// - Interlaced PNGs and progressive JPEGs are supported; CMYK JPEGs are not.
+  ///   alpha); alpha stays straight, as the file stores it.
+  /// - Interlaced PNGs and progressive JPEGs are supported. CMYK and YCCK
+  ///   JPEGs are converted to RGB: through their ICC profile when they carry
+  ///   a usable one (LittleCMS), else with ``ICCProfile`` 's profile-less formula.
+  /// - An embedded ICC profile is checked with LittleCMS and reported in
+  ///   ``ImageFileInfo/iccProfile`` (the pixels stay in it), or applied when
+  ///   `options.convertToSRGB`; an unusable or mismatched one is dropped with a
+  ///   warning in ``ImageFileInfo/warnings``, and the pixels are taken as sRGB.
+  /// - The EXIF orientation is reported, not applied (``ImageFileInfo/orientation``).
   ///
-  /// - Parameter path: the file to read.
+  /// - Parameters:
+  ///   - path: the file to read.
+  ///   - options: the pixel limit and the sRGB conversion.
   /// - Returns: the image (rows top to bottom) and what the file stores.
   /// - Throws: ``ImageFileError`` when the file is missing, unreadable, a
-  ///   directory, empty, neither PNG nor JPEG, corrupt or truncated (a file
-  ///   that ends early is never returned as a partial image), or larger than
-  ///   ``ImageBuffer/maxDimension`` per side or ``ImageBuffer/maxPixels`` in
-  ///   all (checked before any pixel memory is allocated).
-  public static func read(_ path: String) throws -> (ImageBuffer, ImageFileInfo) {
-    try attributing(to: path) { try decode(FileSystem.readAll(path)) }
+  ///   directory or other non-regular file, empty, neither PNG nor JPEG,
+  ///   corrupt or truncated (a file that ends before its pixels do is never
+  ///   returned as a partial image), declares more than
+  ///   ``ImageReadOptions/maxPixels`` or ``ImageBuffer/maxDimension`` per
+  ///   side (checked from the header, before any pixel memory is allocated),
+  ///   or when there is not enough memory for it (no read traps).
+  public static func read(_ path: String, options: ImageReadOptions = ImageReadOptions()) throws -> (
+    ImageBuffer, ImageFileInfo
+  ) {
+    try attributing(to: path) {
+      let bytes = try FileSystem.readAll(path, maxBytes: maxFileBytes(options.maxPixels))
+      return try decode(bytes.bytes, options: options)
+    }
   }
 
+  /// The largest file an image within `maxPixels` can need: an uncompressed
+  /// 16-bit RGBA PNG (8 bytes a pixel, a filter byte a row, zlib's stored
+  /// blocks) and 64 MiB of other chunks.
+  static func maxFileBytes(_ maxPixels: Int) -> Int { min(maxPixels, ImageBuffer.maxPixels) * 9 + (64 << 20) }
+
   /// Decodes the contents of a PNG or JPEG file; throws ``ImageFileFailure``.
-  static func decode(_ bytes: [UInt8]) throws -> (ImageBuffer, ImageFileInfo) {
+  static func decode(_ bytes: [UInt8], options: ImageReadOptions = ImageReadOptions()) throws -> (
+    ImageBuffer, ImageFileInfo
+  ) {
+    try bytes.withUnsafeBytes { try decode($0, options: options) }
+  }
+
+  static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageReadOptions) throws -> (
+    ImageBuffer, ImageFileInfo
+  ) {
     guard !bytes.isEmpty else { throw ImageFileFailure("empty file (0 bytes)") }
-    return try bytes.withUnsafeBytes { bytes in
-      switch ImageFileFormat(sniffing: bytes) {
-      case .png: try PNGCodec.decode(bytes)
-      case .jpeg: try JPEGCodec.decode(bytes)
-      case nil: throw ImageFileFailure("unsupported format: not a PNG or JPEG file")
-      }
+    var decoded: Decoded
+    switch ImageFileFormat(sniffing: bytes) {
+    case .png: decoded = try PNGCodec.decode(bytes, maxPixels: options.maxPixels)
+    case .jpeg: decoded = try JPEGCodec.decode(bytes, maxPixels: options.maxPixels)
+    case nil: throw ImageFileFailure("unsupported format: not a PNG or JPEG file")
     }
+    try applyProfile(&decoded, options: options)
+    if let exif = decoded.exif {
+      let orientation = exif.withUnsafeBytes { fx_exif_orientation($0.baseAddress, $0.count) }
+      if orientation != 0 { decoded.info.orientation = Int(orientation) }
+    }
+    return (decoded.image, decoded.info)
+  }
+
+  /// Checks the embedded profile against the image, converts to sRGB where
+  /// asked (and always for CMYK), and records what was done.
+  private static func applyProfile(_ decoded: inout Decoded, options: ImageReadOptions) throws {
+    var profile: ICCProfile?
+    if let icc = decoded.icc {
+      profile = try? ICCProfile(data: icc)
+      if profile == nil { decoded.info.warnings.append(ICCProfile.unreadable + "; it is ignored and the pixels are taken as sRGB") }
+    }
+    if let cmyk = decoded.cmyk {
+      if let profile, profile.colorSpace == .cmyk {
+        try profile.convertToSRGB(decoded.image, cmykInverted: cmyk.inverted)
+      } else {
+        if let profile { decoded.info.warnings.append(mismatch(profile, "a CMYK")) }
+        ICCProfile.convertCMYKWithoutProfile(decoded.image, inverted: cmyk.inverted)
+      }
+      return
+    }
+    guard let profile else { return }
+    guard profile.fits(decoded.info.layout) else {
+      decoded.info.warnings.append(mismatch(profile, decoded.info.layout.channelCount >= 3 ? "an RGB" : "a gray"))
+      return
+    }
+    if options.convertToSRGB {
+      try profile.convertToSRGB(decoded.image)
+    } else {
+      decoded.info.iccProfile = profile
+    }
+  }
+
+  private static func mismatch(_ profile: ICCProfile, _ image: String) -> String {
+    "the embedded ICC profile is a \(profile.colorSpace.rawValue) profile, which cannot describe \(image) image; "
+      + "it is ignored and the pixels are taken as sRGB"
   }
 
   /// Writes `image` as a PNG or JPEG file, atomically: the file is written
@@ -76,25 +141,31 @@ public enum ImageFile {
   ///     used for JPEG only.
   ///   - pngCompressionLevel: zlib level 0 (none) … 9 (smallest); used for
   ///     PNG only.
+  ///   - iccProfile: a profile to embed (PNG `iCCP`, JPEG APP2 segments),
+  ///     usually the input's ``ImageFileInfo/iccProfile``; nil embeds none
+  ///     (the pixels are then read as sRGB).
   /// - Throws: ``ImageFileError`` when the format is unknown (no `format` and
   ///   an extension other than png/jpg/jpeg), an argument is out of range,
+  ///   the profile does not fit the stored layout (``ICCProfile/fits(_:)``;
+  ///   a JPEG's ``ChannelLayout/rgba`` stores RGB),
   ///   the directory is missing, not writable or read-only, a directory
   ///   exists at `path`, or writing fails (e.g. the disk is full).
   public static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat? = nil,
     layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
-    pngCompressionLevel: Int = 6
+    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil
   ) throws {
     try write(
       image, to: path, format: format, layout: layout, bitDepth: bitDepth, jpegQuality: jpegQuality,
-      pngCompressionLevel: pngCompressionLevel, beforeRename: {})
+      pngCompressionLevel: pngCompressionLevel, iccProfile: iccProfile, beforeRename: {})
   }
 
-  /// ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:)``
+  /// ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:)``
   /// with a hook that runs just before the rename (for tests).
   static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat?, layout: ChannelLayout,
-    bitDepth: Int, jpegQuality: Int, pngCompressionLevel: Int, beforeRename: () throws -> Void
+    bitDepth: Int, jpegQuality: Int, pngCompressionLevel: Int, iccProfile: ICCProfile? = nil,
+    beforeRename: () throws -> Void
   ) throws {
     try attributing(to: path) {
       let format = try format ?? formatFromExtension(of: path)
@@ -107,8 +178,9 @@ public enum ImageFile {
         guard (0...9).contains(pngCompressionLevel) else {
           throw ImageFileFailure("PNG compression level \(pngCompressionLevel) is out of range 0…9")
         }
+        try checkProfile(iccProfile, fits: layout)
         encoded = try PNGCodec.encode(
-          image, layout: layout, bitDepth: bitDepth, compressionLevel: pngCompressionLevel)
+          image, layout: layout, bitDepth: bitDepth, compressionLevel: pngCompressionLevel, iccProfile: iccProfile?.data)
       case .jpeg:
         guard bitDepth == 8 else {
           throw ImageFileFailure("JPEG files are 8-bit only (bit depth \(bitDepth) was asked for)")
@@ -116,10 +188,17 @@ public enum ImageFile {
         guard (1...100).contains(jpegQuality) else {
           throw ImageFileFailure("JPEG quality \(jpegQuality) is out of range 1…100")
         }
-        encoded = try JPEGCodec.encode(image, layout: layout, quality: jpegQuality)
+        try checkProfile(iccProfile, fits: layout.channelCount >= 3 ? .rgb : .gray)
+        encoded = try JPEGCodec.encode(image, layout: layout, quality: jpegQuality, iccProfile: iccProfile?.data)
       }
       try FileSystem.writeAtomically(encoded.bytes, to: path, beforeRename: beforeRename)
     }
+  }
+
+  private static func checkProfile(_ profile: ICCProfile?, fits layout: ChannelLayout) throws {
+    guard let profile, !profile.fits(layout) else { return }
+    throw ImageFileFailure(
+      "a \(profile.colorSpace.rawValue) ICC profile cannot be embedded in a file stored as \(layout.rawValue)")
   }
 
   private static func formatFromExtension(of path: String) throws -> ImageFileFormat {

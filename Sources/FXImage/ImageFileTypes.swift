@@ -71,16 +71,55 @@ public struct ImageFileInfo: Sendable, Equatable {
   public var width: Int
   /// Height in pixels.
   public var height: Int
+  /// The embedded ICC profile the pixels are in, or nil: none, dropped as
+  /// unusable (see ``warnings``), or converted away
+  /// (``ImageReadOptions/convertToSRGB``, and always for CMYK files).
+  public var iccProfile: ICCProfile?
+  /// The EXIF orientation (1…8, as TIFF/EXIF number them; 1 is upright), read
+  /// with libexif from a JPEG's APP1 segment or a PNG's eXIf chunk wherever
+  /// the tag is, SHORT or LONG; 1 when there is none. The pixels are as
+  /// stored: ``ImageBuffer/oriented(_:)`` turns them upright.
+  public var orientation: Int
+  /// What was wrong but did not stop the read, in plain words (an unusable
+  /// ICC profile, a file that ends after its image data), for the caller to show.
+  public var warnings: [String]
 
   /// Creates a description of an image file.
   public init(
-    format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, width: Int, height: Int
+    format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, width: Int, height: Int,
+    iccProfile: ICCProfile? = nil, orientation: Int = 1, warnings: [String] = []
   ) {
     self.format = format
     self.layout = layout
     self.bitDepth = bitDepth
     self.width = width
     self.height = height
+    self.iccProfile = iccProfile
+    self.orientation = orientation
+    self.warnings = warnings
+  }
+}
+
+/// How ``ImageFile/read(_:options:)`` reads a file.
+public struct ImageReadOptions: Sendable, Equatable {
+  /// The most pixels (width × height) a file may declare; a larger one is
+  /// refused from its header, before any pixel memory is allocated (a
+  /// 68-byte PNG can declare 46340×46340 px, 8.6 GB of RGBA8). At most
+  /// ``ImageBuffer/maxPixels``.
+  public var maxPixels: Int
+  /// Convert the pixels from the file's ICC profile to sRGB (LittleCMS) and
+  /// report no profile; without a profile the pixels are taken as sRGB.
+  public var convertToSRGB: Bool
+
+  /// The default pixel limit, 268,402,689 = 16383² px (sharp's
+  /// `limitInputPixels` default; Pillow warns from 89 MP and refuses from
+  /// 179 MP): 1 GiB of RGBA8. Photos up to ~250 MP pass.
+  public static let defaultMaxPixels = 16383 * 16383
+
+  /// Options; by default a limit of ``defaultMaxPixels`` and no conversion.
+  public init(maxPixels: Int = ImageReadOptions.defaultMaxPixels, convertToSRGB: Bool = false) {
+    self.maxPixels = maxPixels
+    self.convertToSRGB = convertToSRGB
   }
 }
 

@@ -2,34 +2,44 @@ internal import CJPEG
 
 /// JPEG through libjpeg-turbo (see Sources/CJPEG for the setjmp shims).
 enum JPEGCodec {
-  /// Decodes a whole JPEG file held in memory to opaque `.rgba8`.
-  static func decode(_ bytes: UnsafeRawBufferPointer) throws -> (ImageBuffer, ImageFileInfo) {
+  /// Decodes a whole JPEG file held in memory to opaque `.rgba8` (CMYK and
+  /// YCCK files to their CMYK samples, for ``ImageFile`` to convert).
+  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws -> Decoded {
     var message = CMessage()
     var header = fx_jpeg_header()
     var reader: OpaquePointer?
+    // libjpeg's buffers for a progressive file: 2 bytes per coefficient, at
+    // most 4 components at full resolution, plus its tables.
+    let memory = min(maxPixels, ImageBuffer.maxPixels) * 8 + (64 << 20)
     let opened = message.withBuffer { msg, cap in
-      fx_jpeg_reader_open(bytes.baseAddress, bytes.count, &reader, &header, msg, cap)
+      fx_jpeg_reader_open(bytes.baseAddress, bytes.count, memory, &reader, &header, msg, cap)
     }
     guard opened == FX_JPEG_OK, let reader else { throw failure(opened, message) }
     defer { fx_jpeg_reader_close(reader) }
 
     let width = Int(header.width)
     let height = Int(header.height)
-    try checkImageSize(width: width, height: height)
-    let image = try ImageBuffer(width: width, height: height, format: .rgba8, zeroFilled: false)
-    let decoded = message.withBuffer { msg, cap in
+    try checkImageSize(width: width, height: height, maxPixels: maxPixels)
+    // The saved segments live in libjpeg's image pool, which decoding frees.
+    let exif = copy { fx_jpeg_reader_exif(reader, &$0, &$1) }
+    let image = try decodeBuffer(width: width, height: height, format: .rgba8)
+    let status = message.withBuffer { msg, cap in
       fx_jpeg_reader_decode(reader, image.data, image.rowBytes, msg, cap)
     }
-    guard decoded == FX_JPEG_OK else { throw failure(decoded, message) }
+    guard status == FX_JPEG_OK else { throw failure(status, message) }
     let info = ImageFileInfo(
       format: .jpeg, layout: header.components == 1 ? .gray : .rgb, bitDepth: 8, width: width,
       height: height)
-    return (image, info)
+    var decoded = Decoded(image: image, info: info)
+    decoded.icc = copy { fx_jpeg_reader_icc(reader, &$0, &$1) }
+    decoded.exif = exif
+    if header.cmyk != 0 { decoded.cmyk = .init(inverted: header.adobe_inverted != 0) }
+    return decoded
   }
 
   /// Encodes the premultiplied color (alpha dropped: composited over black)
   /// as gray when `layout` is gray or grayAlpha, otherwise as RGB.
-  static func encode(_ image: ImageBuffer, layout: ChannelLayout, quality: Int) throws
+  static func encode(_ image: ImageBuffer, layout: ChannelLayout, quality: Int, iccProfile: [UInt8]?) throws
     -> MallocBytes
   {
     let fileLayout: ChannelLayout = layout == .gray || layout == .grayAlpha ? .gray : .rgb
@@ -37,11 +47,15 @@ enum JPEGCodec {
     var message = CMessage()
     var out: UnsafeMutableRawPointer?
     var size = 0
+    let icc = iccProfile ?? []
     let code = rows.withUnsafeBytes { rows in
-      message.withBuffer { msg, cap in
-        fx_jpeg_encode(
-          rows.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
-          Int32(fileLayout.channelCount), Int32(quality), &out, &size, msg, cap)
+      icc.withUnsafeBytes { icc in
+        message.withBuffer { msg, cap in
+          fx_jpeg_encode(
+            rows.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
+            Int32(fileLayout.channelCount), Int32(quality), icc.isEmpty ? nil : icc.baseAddress, icc.count, &out,
+            &size, msg, cap)
+        }
       }
     }
     guard code == FX_JPEG_OK, let out else {

@@ -4,8 +4,8 @@ internal import CPNG
 enum PNGCodec {
   /// Decodes a whole PNG file held in memory to `.rgba8` or, for 16-bit
   /// files, `.rgba16`, with straight alpha as the file holds it.
-  static func decode(_ bytes: UnsafeRawBufferPointer) throws -> (ImageBuffer, ImageFileInfo) {
-    try checkHeaderSize(bytes)
+  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws -> Decoded {
+    try checkHeaderSize(bytes, maxPixels: maxPixels)
     var message = CMessage()
     var header = fx_png_header()
     var reader: OpaquePointer?
@@ -20,34 +20,44 @@ enum PNGCodec {
     let width = Int(header.width)
     let height = Int(header.height)
     let sixteen = header.bit_depth == 16
-    try checkImageSize(width: width, height: height)
-    let image = try ImageBuffer(width: width, height: height, format: sixteen ? .rgba16 : .rgba8, zeroFilled: false)
-    let decoded = message.withBuffer { msg, cap in
+    try checkImageSize(width: width, height: height, maxPixels: maxPixels)
+    let image = try decodeBuffer(width: width, height: height, format: sixteen ? .rgba16 : .rgba8)
+    let status = message.withBuffer { msg, cap in
       fx_png_reader_decode(reader, image.data, image.rowBytes, msg, cap)
     }
-    guard decoded == FX_PNG_OK else { throw failure(decoded, message) }
+    guard status == FX_PNG_OK else { throw failure(status, message) }
     if sixteen { Alpha.nativeEndianRGBA16(fromBigEndian: image) }
     let info = ImageFileInfo(
       format: .png,
       layout: layout(colorType: header.color_type, transparency: header.has_trns != 0),
       bitDepth: sixteen ? 16 : 8, width: width, height: height)
-    return (image, info)
+    var decoded = Decoded(image: image, info: info)
+    decoded.icc = copy { fx_png_reader_icc(reader, &$0, &$1) }
+    decoded.exif = copy { fx_png_reader_exif(reader, &$0, &$1) }
+    let iccWarning = String(cString: fx_png_reader_icc_warning(reader))
+    if !iccWarning.isEmpty {
+      decoded.info.warnings.append("libpng dropped the ICC profile (\(iccWarning)); the pixels are taken as sRGB")
+    }
+    return decoded
   }
 
   /// Encodes packed rows (see ``Packing/pack(_:layout:bitDepth:)``).
   static func encode(
-    _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, compressionLevel: Int
+    _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, compressionLevel: Int, iccProfile: [UInt8]?
   ) throws -> MallocBytes {
     let (rows, rowBytes) = Packing.pack(image, layout: layout, bitDepth: bitDepth)
     var message = CMessage()
     var out: UnsafeMutableRawPointer?
     var size = 0
+    let icc = iccProfile ?? []
     let code = rows.withUnsafeBytes { rows in
-      message.withBuffer { msg, cap in
-        fx_png_encode(
-          rows.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
-          Int32(layout.channelCount), Int32(bitDepth), Int32(compressionLevel), &out, &size, msg,
-          cap)
+      icc.withUnsafeBytes { icc in
+        message.withBuffer { msg, cap in
+          fx_png_encode(
+            rows.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
+            Int32(layout.channelCount), Int32(bitDepth), Int32(compressionLevel), icc.isEmpty ? nil : icc.baseAddress,
+            icc.count, &out, &size, msg, cap)
+        }
       }
     }
     guard code == FX_PNG_OK, let out else {
@@ -69,7 +79,11 @@ enum PNGCodec {
   private static func failure(_ code: fx_png_status, _ message: CMessage) -> ImageFileFailure {
     switch code {
     case FX_PNG_ERR_TRUNCATED:
-      ImageFileFailure("truncated PNG file: the data ends before the image does")
+      ImageFileFailure(
+        "truncated PNG file: the data ends before the image does"
+          + (message.text.isEmpty ? "" : " (libpng warned: \(message.text))"))
+    case FX_PNG_END_MISSING:
+      ImageFileFailure("truncated PNG file: the image data is complete, but the file ends before its IEND chunk")
     case FX_PNG_ERR_NOMEM: ImageFileFailure("out of memory while decoding the PNG")
     default: ImageFileFailure("corrupt PNG data: \(message.text)")
     }
@@ -77,12 +91,12 @@ enum PNGCodec {
 
   /// Reads the size from IHDR (always the first chunk) so that an oversized
   /// image gets a plain "too large" message instead of libpng's limit error.
-  private static func checkHeaderSize(_ bytes: UnsafeRawBufferPointer) throws {
+  private static func checkHeaderSize(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws {
     guard bytes.count >= 24,
       bytes[12] == UInt8(ascii: "I"), bytes[13] == UInt8(ascii: "H"),
       bytes[14] == UInt8(ascii: "D"), bytes[15] == UInt8(ascii: "R")
     else { return }  // libpng will say what is wrong
     func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 << 8 | Int(bytes[at + $1]) } }
-    try checkImageSize(width: u32(16), height: u32(20))
+    try checkImageSize(width: u32(16), height: u32(20), maxPixels: maxPixels)
   }
 }

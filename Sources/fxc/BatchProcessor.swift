@@ -13,15 +13,16 @@ struct LoadedImage {
   var orientation: Int?
   var fileBytes: Int?
 
-  /// Reads `path`, applying its EXIF orientation unless `keepOrientation`.
-  static func load(_ path: String, keepOrientation: Bool) throws -> LoadedImage {
-    let (image, info) = try ImageFile.read(path)
+  /// Reads `path` with `read` (pixel limit, sRGB conversion), applying its
+  /// EXIF orientation unless `keepOrientation`.
+  static func load(_ path: String, read: ImageReadOptions, keepOrientation: Bool) throws -> LoadedImage {
+    let (image, info) = try ImageFile.read(path, options: read)
     var loaded = LoadedImage(image: image, info: info, orientation: nil, fileBytes: nil)
     var s = stat()
     if stat(path, &s) == 0 { loaded.fileBytes = Int(s.st_size) }
-    if info.format == .jpeg, !keepOrientation, let o = ExifOrientation.read(path: path), o != 1 {
-      loaded.image = try ExifOrientation.apply(o, to: image)
-      loaded.orientation = o
+    if !keepOrientation, info.orientation != 1 {
+      loaded.image = try image.oriented(info.orientation)
+      loaded.orientation = info.orientation
     }
     return loaded
   }
@@ -36,6 +37,8 @@ final class BatchProcessor: @unchecked Sendable {
     /// `--float`: the JIT's float semantics.
     var floatMode: FloatMode = .strict
     var keepOrientation = false
+    /// `--max-pixels` and `--to-srgb`.
+    var read = ImageReadOptions()
     var overwrite = false
     var skipExisting = false
     var check = false
@@ -123,9 +126,10 @@ final class BatchProcessor: @unchecked Sendable {
   ) throws {
     let job = r.job
     var loaded: LoadedImage!
-    r.decodeSeconds = try seconds { loaded = try shared ?? LoadedImage.load(job.input.path, keepOrientation: options.keepOrientation) }
+    r.decodeSeconds = try seconds { loaded = try shared ?? load(job.input.path) }
     let image = loaded.image
     (r.width, r.height, r.orientation, r.inputBytes) = (image.width, image.height, loaded.orientation, loaded.fileBytes)
+    r.warnings = loaded.info.warnings
     var inputs = [image]
     var hasAlpha = loaded.info.layout.hasAlpha
     if inputCount == 2 {
@@ -167,12 +171,13 @@ final class BatchProcessor: @unchecked Sendable {
     }
     let depth = job.format == .png ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
     let layout: ChannelLayout = hasAlpha ? .rgba : .rgb
+    let profile = outputProfile(loaded.info, layout: layout, warnings: &r.warnings)
     writing(true)
     defer { writing(false) }
     r.encodeSeconds = try seconds {
       try ImageFile.write(
         result, to: job.destination, format: job.format, layout: layout, bitDepth: depth,
-        jpegQuality: options.quality, pngCompressionLevel: options.compression)
+        jpegQuality: options.quality, pngCompressionLevel: options.compression, iccProfile: profile)
     }
     var s = stat()
     if stat(job.destination, &s) == 0 { r.outputBytes = Int(s.st_size) }
@@ -186,7 +191,27 @@ final class BatchProcessor: @unchecked Sendable {
     text += ", read \(fixed(r.decodeSeconds * 1000)) ms, write \(fixed(r.encodeSeconds * 1000)) ms)"
     if let frame = job.frame { text += " frame \(frame)" }
     if let o = r.orientation { text += " [EXIF orientation \(o) applied]" }
+    if profile != nil { text += " [ICC profile kept]" }
     line = text + (checked.map { "\n" + $0 } ?? "")
+  }
+
+  /// Reads one input as the options say.
+  func load(_ path: String) throws -> LoadedImage {
+    try LoadedImage.load(path, read: options.read, keepOrientation: options.keepOrientation)
+  }
+
+  /// The input's ICC profile, to embed in the output: the output's numbers
+  /// are in the input's colour space. A gray profile cannot describe the RGB
+  /// file a batch writes: it is dropped with a warning.
+  private func outputProfile(_ info: ImageFileInfo, layout: ChannelLayout, warnings: inout [String]) -> ICCProfile? {
+    guard let profile = info.iccProfile else { return nil }
+    guard profile.fits(layout) else {
+      warnings.append(
+        "its \(profile.colorSpace.rawValue) ICC profile cannot describe the \(layout.rawValue) output and is not embedded "
+          + "(use --to-srgb to convert instead)")
+      return nil
+    }
+    return profile
   }
 
   private func makeDirectory(_ directory: String) throws {

@@ -27,6 +27,8 @@ struct FileResult {
   var decodeSeconds = 0.0, kernelSeconds = 0.0, encodeSeconds = 0.0
   /// Orientation applied (2…8), if any.
   var orientation: Int? = nil
+  /// What was wrong with the file but did not stop it (``ImageFileInfo/warnings``).
+  var warnings: [String] = []
 }
 
 /// Running totals of a batch.
@@ -93,6 +95,7 @@ final class BatchReport {
     }
     if r.width > 0 { fields += [("width", String(r.width)), ("height", String(r.height))] }
     if let o = r.orientation { fields.append(("orientation", String(o))) }
+    if !r.warnings.isEmpty { fields.append(("warnings", "[" + r.warnings.map(Self.string).joined(separator: ", ") + "]")) }
     if let b = r.inputBytes { fields.append(("input_bytes", String(b))) }
     if let b = r.outputBytes { fields.append(("output_bytes", String(b))) }
     if r.status == .ok {

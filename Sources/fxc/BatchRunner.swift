@@ -147,6 +147,11 @@ final class BatchRunner: @unchecked Sendable {
       FileHandle.standardError.write(Data("error: \(error)\n".utf8))
       if settings.failFast && stoppedBy == nil { stoppedBy = "--fail-fast" }
     }
+    if !result.warnings.isEmpty {
+      progress?.clear()
+      let text = result.warnings.map { "warning: \(result.job.input.path): \($0)\n" }.joined()
+      FileHandle.standardError.write(Data(text.utf8))
+    }
     if let line, settings.verbose || jobs.count == 1 {
       progress?.clear()
       FileHandle.standardOutput.write(Data((line + "\n").utf8))

@@ -51,7 +51,14 @@ struct RunCommand: Command {
           .option("--depth", value: "8|16", help: "PNG bits per channel; JPEG is always 8", default: "the input's"),
           .flag("--overwrite", help: "replace existing outputs (never an input)"),
           .flag("--skip-existing", help: "leave existing outputs as they are: resumes a batch"),
-          .flag("--keep-orientation", help: "do not apply JPEG EXIF orientation"),
+          .flag("--keep-orientation", help: "do not apply the EXIF orientation"),
+          .option(
+            "--max-pixels", value: "N",
+            help: "refuse inputs that declare more pixels, from their header (a decompression bomb)",
+            default: "268402689 = 16383²"),
+          .flag(
+            "--to-srgb",
+            help: "convert inputs from their ICC profile to sRGB (LittleCMS); by default the profile is kept in the output"),
         ]),
       OptionGroup(
         title: "parameters and animation",
@@ -129,6 +136,8 @@ struct RunCommand: Command {
     options.skipExisting = args.flag("--skip-existing")
     options.check = args.flag("--check")
     options.keepOrientation = args.flag("--keep-orientation")
+    options.read.maxPixels = try args.intOption("--max-pixels", range: 1...ImageBuffer.maxPixels) ?? ImageReadOptions.defaultMaxPixels
+    options.read.convertToSRGB = args.flag("--to-srgb")
     recursive = args.flag("--recursive")
     manifest = try args.option("--manifest")
     failFast = args.flag("--fail-fast")
@@ -200,12 +209,12 @@ struct RunCommand: Command {
       throw CommandFailure(description: "error: no input files found (directories are read one level deep unless -r is given)")
     }
     let planner = try makePlanner()
-    let second = try to.map { try LoadedImage.load($0, keepOrientation: options.keepOrientation) }
+    let second = try to.map { try LoadedImage.load($0, read: options.read, keepOrientation: options.keepOrientation) }
     var shared: LoadedImage? = nil
     var all: [BatchJob]
     if let frames {
       guard listing.count == 1 else { throw UsageError("--frames animates one input; \(listing.count) were given") }
-      shared = try LoadedImage.load(listing[0].path, keepOrientation: options.keepOrientation)
+      shared = try LoadedImage.load(listing[0].path, read: options.read, keepOrientation: options.keepOrientation)
       all = try frameJobs(listing[0], frames: frames, planner, resolved)
     } else {
       if output != nil && listing.count != 1 { throw UsageError("-o takes one input; use --out-dir DIR for \(listing.count) inputs") }

@@ -30,4 +30,42 @@ struct SpecialInputTests {
     #expect(result.stderr.contains("not a regular file (a character device)"), "\(result)")
     #expect(!dir.exists("z.png"))
   }
+
+  /// The done-when: under a 2 GB address-space limit, a decompression
+  /// bomb, a sparse 30 GB `a.png`, a FIFO and two good photos — both photos
+  /// are written, the other three reported, exit status 1, no crash.
+  @Test func underAMemoryLimitEveryFileThatCanBeIsWritten() throws {
+    let dir = try BatchScratch()
+    try dir.rocket("in/one.jpg")
+    try dir.rocket("in/two.jpg")
+    // 46340×46340 px declared in a 77-byte PNG (8.6 GB of pixels).
+    func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+      let typed = Array(type.utf8) + body
+      var crc: UInt32 = 0xFFFF_FFFF
+      for b in typed {
+        crc ^= UInt32(b)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+      }
+      func be(_ v: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+      return be(UInt32(body.count)) + typed + be(~crc)
+    }
+    let side: [UInt8] = [0, 0, 0xB5, 0x04]
+    let bomb: [UInt8] =
+      [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", side + side + [8, 6, 0, 0, 0])
+      + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
+    try dir.write(Data(bomb), to: "in/bomb.png")
+    #expect(FileManager.default.createFile(atPath: dir.file("in/a.png"), contents: nil))
+    let handle = try #require(FileHandle(forWritingAtPath: dir.file("in/a.png")))
+    try handle.truncate(atOffset: 30 << 30)
+    try handle.close()
+    #expect(mkfifo(dir.file("in/f.png"), 0o600) == 0)
+    let result = try BatchFXC.run(
+      ["run", "-c", "sepia", "in", "--out-dir", "out"], in: dir.path, prefix: ["/usr/bin/prlimit", "--as=2048000000", "--"])
+    #expect(result.status == 1 && !result.signalled, "\(result)")
+    #expect(result.stderr.contains("error: in/bomb.png: image too large: 46340×46340 px"), "\(result)")
+    #expect(result.stderr.contains("error: in/a.png: unsupported format"), "\(result)")
+    #expect(result.stderr.contains("error: in/f.png: is not a regular file (a FIFO)"), "\(result)")
+    #expect(result.stdout.contains("2 written, 0 skipped, 3 failed of 5 files"), "\(result)")
+    #expect(dir.tree("out") == ["one.jpg", "two.jpg"])
+  }
 }

@@ -158,10 +158,6 @@ private let isRoot = geteuid() == 0
     expectReadError(half, mentioning: "truncated")
   }
 
-  @Test func cmykJPEG() {
-    expectReadError(fixture("cmyk_dc.jpg"), mentioning: "CMYK JPEG files are not supported")
-  }
-
   /// A PNG that declares `width × height` but has no pixel data.
   private func pngHeader(width: UInt32, height: UInt32) -> [UInt8] {
     [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]

@@ -15,26 +15,41 @@ typedef enum {
   FX_JPEG_OK = 0,
   FX_JPEG_ERR_CORRUPT = 1,      ///< libjpeg rejected the data (message says why)
   FX_JPEG_ERR_TRUNCATED = 2,    ///< the data ended before the image did
-  FX_JPEG_ERR_UNSUPPORTED = 3,  ///< a valid JPEG we do not decode (CMYK, YCCK)
+  FX_JPEG_ERR_UNSUPPORTED = 3,  ///< a valid JPEG in a color space we do not decode
   FX_JPEG_ERR_NOMEM = 4,        ///< out of memory
 } fx_jpeg_status;
 
 /// The header of a JPEG file.
 typedef struct {
   uint32_t width, height;
-  int components;  ///< 1 (gray), 3 (YCbCr or RGB), 4 (CMYK/YCCK)
+  int components;      ///< 1 (gray), 3 (YCbCr or RGB), 4 (CMYK/YCCK)
+  int cmyk;            ///< nonzero for CMYK and YCCK files
+  int adobe_inverted;  ///< nonzero when an Adobe APP14 marker says CMYK is stored inverted
 } fx_jpeg_header;
 
 /// A JPEG decoder reading from memory; opaque to Swift.
 typedef struct fx_jpeg_reader fx_jpeg_reader;
 
 /// Parses the header of the JPEG in `bytes[0..<size]` (which must outlive the
-/// reader). On FX_JPEG_OK `*out` is a reader to decode and then close.
-fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, fx_jpeg_reader **out,
-                        fx_jpeg_header *header, char *msg, size_t msg_cap);
+/// reader), keeping its EXIF and ICC segments. libjpeg may allocate at most
+/// `max_memory` bytes for its own buffers (more is an error). On FX_JPEG_OK
+/// `*out` is a reader to decode and then close.
+fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, size_t max_memory,
+                        fx_jpeg_reader **out, fx_jpeg_header *header, char *msg,
+                        size_t msg_cap);
 
-/// Decodes the whole image as 8-bit RGBA (alpha 255) into `height` rows
-/// `row_bytes` apart. Corrupt entropy-coded data and a premature end of the
+/// The ICC profile reassembled from the APP2 segments, if any: returns 1 and
+/// points `*profile` at `*size` bytes owned by the reader, else 0.
+int fx_jpeg_reader_icc(fx_jpeg_reader *reader, const void **profile, size_t *size);
+
+/// The EXIF block (the TIFF structure after "Exif\0\0" in the first such
+/// APP1 segment), if any: returns 1 and points `*exif` at `*size` bytes owned
+/// by the reader, else 0. Only before fx_jpeg_reader_decode, which frees them.
+int fx_jpeg_reader_exif(fx_jpeg_reader *reader, const void **exif, size_t *size);
+
+/// Decodes the whole image as 8-bit RGBA (alpha 255) — or, for a CMYK or
+/// YCCK file, as the 4 CMYK samples per pixel as stored (inverted when
+/// `adobe_inverted`) — into `height` rows `row_bytes` apart. Corrupt entropy-coded data and a premature end of the
 /// file, which libjpeg only warns about, are errors here.
 fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *reader, void *pixels, size_t row_bytes, char *msg,
                           size_t msg_cap);
@@ -43,11 +58,12 @@ fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *reader, void *pixels, size_
 void fx_jpeg_reader_close(fx_jpeg_reader *reader);
 
 /// Encodes `height` rows of 8-bit samples, `components` 1 (gray) or 3 (RGB)
-/// per pixel, `row_bytes` apart, as a baseline JFIF JPEG of `quality` 1…100.
+/// per pixel, `row_bytes` apart, as a baseline JFIF JPEG of `quality` 1…100,
+/// with the ICC profile `icc[0..<icc_size]` in APP2 segments unless NULL.
 /// On success `*out` is a malloc'd buffer of `*out_size` bytes to release
 /// with free().
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                   int components, int quality, void **out, size_t *out_size, char *msg,
-                   size_t msg_cap);
+                   int components, int quality, const void *icc, size_t icc_size, void **out,
+                   size_t *out_size, char *msg, size_t msg_cap);
 
 #endif

@@ -15,6 +15,7 @@ typedef enum {
   FX_PNG_ERR_CORRUPT = 1,    ///< libpng rejected the data (message says why)
   FX_PNG_ERR_TRUNCATED = 2,  ///< the data ended before the image did
   FX_PNG_ERR_NOMEM = 3,      ///< out of memory
+  FX_PNG_END_MISSING = 4,    ///< truncated after complete image data, before IEND
 } fx_png_status;
 
 /// The header of a PNG file, as stored (before any expansion).
@@ -37,18 +38,35 @@ fx_png_status fx_png_reader_open(const void *bytes, size_t size, uint32_t max_si
 /// Decodes the whole image as RGBA with 8 or 16 bits per channel (the file's
 /// depth; 1/2/4-bit and palette images become 8-bit), straight alpha, 16-bit
 /// samples big-endian as in the file, into `height` rows `row_bytes` apart.
+/// FX_PNG_END_MISSING: every row was decoded, but the file ends before its
+/// IEND chunk (a truncated file, though its pixels are complete).
 fx_png_status fx_png_reader_decode(fx_png_reader *reader, void *pixels, size_t row_bytes, char *msg,
                          size_t msg_cap);
+
+/// The embedded ICC profile (iCCP chunk, decompressed), if any: returns 1 and
+/// points `*profile` at `*size` bytes owned by the reader; 0 when there is none
+/// (or libpng dropped an invalid one with a warning).
+int fx_png_reader_icc(fx_png_reader *reader, const void **profile, size_t *size);
+
+/// The EXIF block (eXIf chunk, a TIFF structure), if any; seen after
+/// fx_png_reader_decode also when the chunk follows the image data. Returns 1
+/// and points `*exif` at `*size` bytes owned by the reader, else 0.
+int fx_png_reader_exif(fx_png_reader *reader, const void **exif, size_t *size);
+
+/// libpng's first warning about the iCCP chunk ("" when none), which means
+/// it dropped the profile as invalid; owned by the reader.
+const char *fx_png_reader_icc_warning(fx_png_reader *reader);
 
 /// Frees the reader (NULL is allowed).
 void fx_png_reader_close(fx_png_reader *reader);
 
 /// Encodes `height` rows of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)
 /// samples of `bit_depth` 8 or 16 (16-bit big-endian), `row_bytes` apart, as
-/// a non-interlaced PNG with zlib level `compression_level` (0…9). On success
+/// a non-interlaced PNG with zlib level `compression_level` (0…9), with the ICC
+/// profile `icc[0..<icc_size]` in an iCCP chunk unless `icc` is NULL. On success
 /// `*out` is a malloc'd buffer of `*out_size` bytes to release with free().
 fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                  int channels, int bit_depth, int compression_level, void **out,
-                  size_t *out_size, char *msg, size_t msg_cap);
+                  int channels, int bit_depth, int compression_level, const void *icc,
+                  size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap);
 
 #endif

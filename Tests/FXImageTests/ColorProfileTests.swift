@@ -1,0 +1,149 @@
+import CLCMS
+import Foundation
+import Testing
+
+@testable import FXImage
+
+/// Issue 16: ICC profiles travel from input to output (PNG iCCP, JPEG APP2,
+/// multi-segment), convert to sRGB through LittleCMS when asked, and an
+/// unusable or mismatched profile is a warning, the pixels read as sRGB.
+@Suite struct ColorProfiles {
+  /// A 32×8 gradient through saturated and pale colours, opaque.
+  static func gradient(format: PixelFormat = .rgba8) throws -> ImageBuffer {
+    let max = format == .rgba16 ? 65535 : 255
+    return try makeImage(width: 32, height: 8, format: format) { x, y in
+      [x * max / 31, (y * 37 + x * 5) % (max + 1), (31 - x) * max / 31 * (y % 2), max]
+    }
+  }
+
+  /// LittleCMS's float transform of every pixel, quantised as a reference.
+  static func reference(_ image: ImageBuffer, profile: ICCProfile) throws -> [[Int]] {
+    let max = Float(image.format == .rgba16 ? 65535 : 255)
+    let input = pixels(image).flatMap { $0[0..<3].map { Float($0) / max } }
+    var output = [Float](repeating: 0, count: input.count)
+    let status = profile.data.withUnsafeBytes { fx_icc_reference_to_srgb($0.baseAddress, $0.count, input, &output, input.count / 3) }
+    #expect(status == 0)
+    return (0..<input.count / 3).map { i in
+      (0..<3).map { Int((Swift.min(Swift.max(output[3 * i + $0], 0), 1) * max).rounded()) } + [Int(max)]
+    }
+  }
+
+  @Test(arguments: ["png", "jpg"])
+  func aProfileIsKeptThroughAWriteAndARead(ext: String) throws {
+    let dir = try TemporaryDirectory()
+    let profile = try ICCProfile.adobeRGB()
+    #expect(profile.colorSpace == .rgb)
+    try ImageFile.write(try Self.gradient(), to: dir.file("a.\(ext)"), iccProfile: profile)
+    let (_, info) = try ImageFile.read(dir.file("a.\(ext)"))
+    #expect(info.iccProfile == profile)
+    #expect(info.warnings == [])
+    let (_, plain) = try ImageFile.read(fixture(ext == "png" ? "rgb8.png" : "color_dc.jpg"))
+    #expect(plain.iccProfile == nil)
+  }
+
+  @Test func aProfileLargerThanOneJPEGSegmentIsReassembled() throws {
+    // A tabulated curve of 40,000 entries per channel: a profile of ~240 KB,
+    // four APP2 segments of at most 65,519 bytes.
+    let table = (0..<40_000).map { pow(Double($0) / 39_999, 2.2) }
+    let profile = try ICCProfile.makeRGB(
+      white: [0.3127, 0.3290], red: [0.64, 0.33], green: [0.30, 0.60], blue: [0.15, 0.06], curveType: 0, curve: table)
+    #expect(profile.data.count > 3 * 65_519)
+    let dir = try TemporaryDirectory()
+    try ImageFile.write(try Self.gradient(), to: dir.file("big.jpg"), iccProfile: profile)
+    let file = try bytes(of: dir.file("big.jpg"))
+    let segments = file.indices.dropLast(14).filter {
+      file[$0] == 0xFF && file[$0 + 1] == 0xE2 && Array(file[($0 + 4)..<($0 + 15)]) == Array("ICC_PROFILE".utf8)
+    }
+    #expect(segments.count == 4)
+    let (_, info) = try ImageFile.read(dir.file("big.jpg"))
+    #expect(info.iccProfile == profile)
+  }
+
+  @Test(arguments: [PixelFormat.rgba8, .rgba16], ["adobe", "p3"])
+  func toSRGBMatchesLittleCMSsOwnTransform(format: PixelFormat, space: String) throws {
+    let dir = try TemporaryDirectory()
+    let profile = try space == "adobe" ? ICCProfile.adobeRGB() : ICCProfile.displayP3()
+    let image = try Self.gradient(format: format)
+    try ImageFile.write(image, to: dir.file("a.png"), bitDepth: format == .rgba16 ? 16 : 8, iccProfile: profile)
+    let (converted, info) = try ImageFile.read(dir.file("a.png"), options: .init(convertToSRGB: true))
+    #expect(info.iccProfile == nil)
+    let want = try Self.reference(image, profile: profile)
+    let got = pixels(converted)
+    let worst = zip(got, want).map { g, w in zip(g, w).map { abs($0 - $1) }.max()! }.max()!
+    #expect(worst <= 1, "\(space) \(format): off by \(worst) levels")
+    #expect(got != pixels(image), "the conversion changed nothing")
+  }
+
+  @Test func adobeRGBToSRGBByHand() throws {
+    // Adobe RGB (1998) → XYZ (its §4.3.4.3 matrix) → linear sRGB (IEC 61966-2-1's
+    // inverse matrix) → the sRGB curve; both white points D65, so no adaptation.
+    let toXYZ: [[Double]] = [[0.57667, 0.18556, 0.18823], [0.29734, 0.62736, 0.07529], [0.02703, 0.07069, 0.99134]]
+    let toSRGB: [[Double]] = [[3.2406, -1.5372, -0.4986], [-0.9689, 1.8758, 0.0415], [0.0557, -0.2040, 1.0570]]
+    func encode(_ v: Double) -> Int {
+      let c = Swift.min(Swift.max(v, 0), 1)
+      return Int(((c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055) * 255).rounded())
+    }
+    let colors: [[Int]] = [[128, 128, 128], [200, 60, 40], [30, 150, 90], [90, 90, 220], [250, 240, 200]]
+    let image = try makeImage(width: colors.count, height: 1, format: .rgba8) { x, _ in colors[x] + [255] }
+    let dir = try TemporaryDirectory()
+    try ImageFile.write(image, to: dir.file("a.png"), iccProfile: try .adobeRGB())
+    let (converted, _) = try ImageFile.read(dir.file("a.png"), options: .init(convertToSRGB: true))
+    for (x, c) in colors.enumerated() {
+      let linear = c.map { pow(Double($0) / 255, 563.0 / 256) }
+      let xyz = toXYZ.map { row in zip(row, linear).map(*).reduce(0, +) }
+      let want = toSRGB.map { row in encode(zip(row, xyz).map(*).reduce(0, +)) }
+      let got = Array(pixel(converted, x, 0)[0..<3])
+      #expect(zip(got, want).allSatisfy { abs($0 - $1) <= 2 }, "\(c): \(got) ≠ \(want)")
+    }
+  }
+
+  @Test func alphaIsKeptByTheConversion() throws {
+    let image = try makeImage(width: 4, height: 1, format: .rgba8) { x, _ in [200, 100, 50, x * 80] }
+    let dir = try TemporaryDirectory()
+    try ImageFile.write(image, to: dir.file("a.png"), iccProfile: try .displayP3())
+    let (converted, _) = try ImageFile.read(dir.file("a.png"), options: .init(convertToSRGB: true))
+    #expect((0..<4).map { pixel(converted, $0, 0)[3] } == [0, 80, 160, 240])
+  }
+
+  /// A JPEG with one APP2 ICC_PROFILE segment holding `profile`, after SOI.
+  private func jpeg(_ name: String, withProfile profile: [UInt8]) throws -> [UInt8] {
+    let data = try bytes(of: fixture(name))
+    let body = Array("ICC_PROFILE".utf8) + [0, 1, 1] + profile
+    let segment: [UInt8] = [0xFF, 0xE2, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+    return Array(data[..<2]) + segment + Array(data[2...])
+  }
+
+  @Test func aCorruptProfileIsAWarningAndThePixelsAreRead() throws {
+    let dir = try TemporaryDirectory()
+    try writeBytes(try jpeg("color_dc.jpg", withProfile: [UInt8](repeating: 0x5A, count: 600)), to: dir.file("bad.jpg"))
+    let (image, info) = try ImageFile.read(dir.file("bad.jpg"))
+    let (plain, _) = try ImageFile.read(fixture("color_dc.jpg"))
+    #expect(info.iccProfile == nil)
+    #expect(info.warnings.count == 1 && info.warnings[0].contains("ICC profile is corrupt"), "\(info.warnings)")
+    #expect(pixels(image) == pixels(plain))
+  }
+
+  @Test func anRGBProfileOnAGrayJPEGIsAWarning() throws {
+    let dir = try TemporaryDirectory()
+    try writeBytes(try jpeg("gray_dc.jpg", withProfile: try ICCProfile.adobeRGB().data), to: dir.file("g.jpg"))
+    let (_, info) = try ImageFile.read(dir.file("g.jpg"))
+    #expect(info.iccProfile == nil)
+    #expect(info.warnings.count == 1 && info.warnings[0].contains("rgb profile, which cannot describe a gray image"), "\(info.warnings)")
+  }
+
+  @Test func aProfileThatDoesNotFitTheStoredLayoutIsNotWritten() throws {
+    let dir = try TemporaryDirectory()
+    #expect(throws: ImageFileError.self) {
+      try ImageFile.write(try Self.gradient(), to: dir.file("g.png"), layout: .gray, iccProfile: try .adobeRGB())
+    }
+    #expect(try dir.contents() == [])
+  }
+
+  @Test func cmykJPEGWithoutAProfileIsConvertedByThePostScriptFormula() throws {
+    // cmyk_dc.jpg stores C, M, Y, K = 10, 20, 30, 40 (no Adobe marker: ink
+    // amounts, not inverted). R = (255 − 10)(255 − 40)/255 = 206.6, G = 198.1, B = 189.7.
+    let (image, info) = try ImageFile.read(fixture("cmyk_dc.jpg"))
+    #expect(info.layout == .rgb && info.iccProfile == nil)
+    #expect(Set(pixels(image)) == [[207, 198, 190, 255]])
+  }
+}
