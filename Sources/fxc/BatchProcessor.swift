@@ -18,12 +18,22 @@ struct LoadedImage {
     let (image, info) = try ImageFile.read(path)
     var loaded = LoadedImage(image: image, info: info, orientation: nil, fileBytes: nil)
     var s = stat()
-    if stat(path, &s) == 0 { loaded.fileBytes = Int(s.st_size) }
-    if info.format == .jpeg, !keepOrientation, let o = ExifOrientation.read(path: path), o != 1 {
+    if PathBytes.withCString(path, { stat($0, &s) }) == 0 { loaded.fileBytes = Int(s.st_size) }
+    if info.format == .jpeg, !keepOrientation, let o = orientation(of: path), o != 1 {
       loaded.image = try ExifOrientation.apply(o, to: image)
       loaded.orientation = o
     }
     return loaded
+  }
+
+  /// The EXIF orientation of the JPEG at `path`, from its first bytes, opened
+  /// through ``PathBytes`` so that any name is read (``ExifOrientation/read(path:)``
+  /// passes the `String` to `open` as UTF-8).
+  private static func orientation(of path: String) -> Int? {
+    let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+    guard fd >= 0 else { return nil }
+    let head = try? FileHandle(fileDescriptor: fd, closeOnDealloc: true).read(upToCount: ExifOrientation.headBytes)
+    return head.flatMap { ExifOrientation.parse(jpeg: [UInt8]($0)[...]) }
   }
 }
 
@@ -62,7 +72,9 @@ final class BatchProcessor: @unchecked Sendable {
     var formats: [PixelFormat]
     var opaque: Set<Int>
   }
-  private var directories = Set<String>()
+  /// Output directories known to exist, by their bytes (``PathBytes``):
+  /// `é` and `e` + U+0301 are two directories, though equal as `String`s.
+  private var directories = Set<[UInt8]>()
 
   init(pipeline: Pipeline, options: Options, inputCount: Int, second: LoadedImage?, shared: LoadedImage?) {
     self.pipeline = pipeline
@@ -175,7 +187,7 @@ final class BatchProcessor: @unchecked Sendable {
         jpegQuality: options.quality, pngCompressionLevel: options.compression)
     }
     var s = stat()
-    if stat(job.destination, &s) == 0 { r.outputBytes = Int(s.st_size) }
+    if PathBytes.withCString(job.destination, { stat($0, &s) }) == 0 { r.outputBytes = Int(s.st_size) }
     r.status = .ok
 
     let mpix = Double(image.width * image.height) / 1e6
@@ -192,25 +204,30 @@ final class BatchProcessor: @unchecked Sendable {
   private func makeDirectory(_ directory: String) throws {
     lock.lock()
     defer { lock.unlock() }
-    guard !directories.contains(directory) else { return }
-    if FileKind.of(directory) != .directory {
-      do {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      } catch {
-        // Name the part of the path in the way, rather than Foundation's wording.
-        var prefix = directory.hasPrefix("/") ? "" : "."
-        for part in directory.split(separator: "/") {
-          prefix += "/" + part
-          let kind = FileKind.of(prefix)
-          if kind == .missing { break }
-          if kind != .directory {
-            throw ImageFileError(path: directory, reason: "cannot create the output directory: \"\(prefix)\" is a file, not a directory")
-          }
-        }
-        throw ImageFileError(path: directory, reason: "cannot create the output directory: \(error.localizedDescription)")
+    let key = PathBytes.bytes(of: directory)
+    guard !directories.contains(key) else { return }
+    if FileKind.of(directory) != .directory { try Self.createDirectories(directory) }
+    directories.insert(key)
+  }
+
+  /// `mkdir -p` through ``PathBytes`` (so the directories of any input name
+  /// are mirrored): makes each missing directory along `directory`, and names
+  /// the part of the path in the way when one is not a directory.
+  private static func createDirectories(_ directory: String) throws {
+    var prefix = InputListing.isAbsolute(directory) ? "" : "."
+    for part in InputListing.components(directory) {
+      prefix += "/" + part
+      switch FileKind.of(prefix) {
+      case .directory: continue
+      case .missing:
+        // EEXIST: another shard made it meanwhile.
+        if PathBytes.withCString(prefix, { mkdir($0, 0o777) }) == 0 || errno == EEXIST { continue }
+        let reason = String(cString: strerror(errno)).lowercased()
+        throw ImageFileError(path: directory, reason: "cannot create the output directory \"\(prefix)\": \(reason)")
+      default:
+        throw ImageFileError(path: directory, reason: "cannot create the output directory: \"\(prefix)\" is a file, not a directory")
       }
     }
-    directories.insert(directory)
   }
 
   /// `--check`: the largest difference from the staged interpreter, within one step of the output format.
