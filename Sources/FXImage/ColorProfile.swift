@@ -96,7 +96,8 @@ public struct ICCProfile: Sendable, Equatable {
   /// (`white`, then red, green, blue) and a tone curve for all channels: a
   /// parametric one of ICC type 1 (`[γ]`) or type 4 (`[γ, a, b, c, d]`, the
   /// sRGB form), or with `curveType` 0 a table of `curve.count` values in
-  /// 0…1. For tests and tools that need a profile to embed.
+  /// 0…1. The same parameters give the same bytes (the header's creation
+  /// date is fixed). For tests and tools that need a profile to embed.
   /// - Throws: ``ImageFileError`` when LittleCMS refuses the parameters.
   public static func makeRGB(white: SIMD2<Double>, red: SIMD2<Double>, green: SIMD2<Double>, blue: SIMD2<Double>, curveType: Int, curve: [Double])
     throws -> ICCProfile
@@ -108,7 +109,12 @@ public struct ICCProfile: Sendable, Equatable {
     let status = fx_icc_make_rgb(w, p, Int32(curveType), curve, curve.count, &out, &size)
     guard status == 0, let out else { throw ImageFileError(path: "", reason: "LittleCMS cannot make this RGB profile") }
     defer { free(out) }
-    return try ICCProfile(data: Array(UnsafeRawBufferPointer(start: out, count: size)))
+    var data = Array(UnsafeRawBufferPointer(start: out, count: size))
+    // The header's creation date (bytes 24..<36: year, month, day, hour,
+    // minute, second, big-endian) is fixed, so the same parameters give the same bytes.
+    let date: [UInt16] = [2026, 1, 1, 0, 0, 0]
+    for (i, v) in date.enumerated() { (data[24 + 2 * i], data[25 + 2 * i]) = (UInt8(v >> 8), UInt8(v & 0xFF)) }
+    return try ICCProfile(data: data)
   }
 
   /// Adobe RGB (1998): D65 white, its primaries and γ = 563/256 (Adobe RGB

@@ -6,6 +6,7 @@
 
 /// The POSIX file operations behind ``ImageFile``: whole-file reads and
 /// atomic replacement. Failures are ``ImageFileFailure``s in plain words.
+/// Paths are ``PathBytes`` strings: every call is given their bytes.
 enum FileSystem {
   /// The whole contents of the image file at `path`. Reads until end of file
   /// rather than trusting the size `fstat` reports (0 for /proc files).
@@ -18,7 +19,7 @@ enum FileSystem {
   /// once. A file of more than `maxBytes` is refused from its size, and the
   /// memory for it is allocated failably: no read traps.
   static func readAll(_ path: String, maxBytes: Int) throws -> MallocBytes {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
     guard fd >= 0 else { throw ImageFileFailure("cannot open the file: \(describe(errno))") }
     defer { close(fd) }
     var info = stat()
@@ -86,10 +87,10 @@ enum FileSystem {
   ) throws {
     let (directory, name) = split(path)
     guard !name.isEmpty else { throw ImageFileFailure("cannot write: the path names a directory") }
-    var template = Array("\(directory)/.\(name).tmp-XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    // The temporary file's name stays bytes: mkstemp fills in its X's.
+    var temporary = PathBytes.bytes(of: "\(directory)/.\(name).tmp-XXXXXX").map { CChar(bitPattern: $0) } + [0]
+    let fd = temporary.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { throw ImageFileFailure(cannotCreate(in: directory, errno: errno)) }
-    let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     var isOpen = true
     var committed = false
     defer {
@@ -98,7 +99,7 @@ enum FileSystem {
     }
 
     var existing = stat()
-    let replacing = stat(path, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
+    let replacing = PathBytes.withCString(path) { stat($0, &existing) } == 0 && existing.st_mode & S_IFMT == S_IFREG
     _ = fchmod(fd, replacing ? existing.st_mode & 0o7777 : 0o644)
     var done = 0
     while done < bytes.count {
@@ -113,7 +114,7 @@ enum FileSystem {
     isOpen = false
     guard close(fd) == 0 else { throw ImageFileFailure("cannot write: \(describe(errno))") }
     try beforeRename()
-    guard rename(temporary, path) == 0 else {
+    guard PathBytes.withCString(path, { rename(temporary, $0) }) == 0 else {
       let e = errno
       throw ImageFileFailure(
         e == EISDIR || e == ENOTEMPTY || e == EEXIST
@@ -123,11 +124,13 @@ enum FileSystem {
     committed = true
   }
 
-  /// The directory part (`.` when there is none) and the last component.
+  /// The directory part (`.` when there is none) and the last component,
+  /// split at the last `/` code point (a combining mark after it must not hide it).
   static func split(_ path: String) -> (directory: String, name: String) {
-    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-    let directory = String(path[..<slash])
-    return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    let scalars = path.unicodeScalars
+    guard let slash = scalars.lastIndex(of: "/") else { return (".", path) }
+    let directory = String(scalars[..<slash])
+    return (directory.isEmpty ? "/" : directory, String(scalars[scalars.index(after: slash)...]))
   }
 
   private static func cannotCreate(in directory: String, errno e: Int32) -> String {
@@ -146,7 +149,7 @@ enum FileSystem {
 
   static func isDirectory(_ path: String) -> Bool {
     var s = stat()
-    return stat(path, &s) == 0 && (s.st_mode & S_IFMT) == S_IFDIR
+    return PathBytes.withCString(path) { stat($0, &s) } == 0 && (s.st_mode & S_IFMT) == S_IFDIR
   }
 
   /// An errno in plain lower-case words.

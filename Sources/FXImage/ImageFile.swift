@@ -30,7 +30,10 @@ public enum ImageFile {
   /// - The EXIF orientation is reported, not applied (``ImageFileInfo/orientation``).
   ///
   /// - Parameters:
-  ///   - path: the file to read.
+  ///   - path: the file to read. Its bytes are ``PathBytes/bytes(of:)``: for a
+  ///     name that is not valid UTF-8 (`lat\xE9n.png`, in Latin-1), pass
+  ///     ``PathBytes/string(fromBytes:)`` of its bytes, or a name read from
+  ///     the system through ``PathBytes``.
   ///   - options: the pixel limit and the sRGB conversion.
   /// - Returns: the image (rows top to bottom) and what the file stores.
   /// - Throws: ``ImageFileError`` when the file is missing, unreadable, a
@@ -125,7 +128,9 @@ public enum ImageFile {
   ///     DESIGN §1 (NaN → 0, clamp to 0…1, round to nearest), after
   ///     un-premultiplying in float. 8-bit sources written at 16 bits are
   ///     scaled by 257 (exact); 16-bit sources written at 8 bits are rounded.
-  ///   - path: where to write. Its directory must exist.
+  ///   - path: where to write. Its directory must exist. As for ``read(_:)``,
+  ///     its bytes are ``PathBytes/bytes(of:)``: a name that is not valid
+  ///     UTF-8 is ``PathBytes/string(fromBytes:)`` of its bytes.
   ///   - format: the file format; `nil` takes it from the extension of `path`
   ///     (`png`, `jpg`, `jpeg`, any case).
   ///   - layout: the channels stored. ``ChannelLayout/gray`` and the gray of

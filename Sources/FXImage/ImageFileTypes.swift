@@ -126,7 +126,8 @@ public struct ImageReadOptions: Sendable, Equatable {
 /// The one error ``ImageFile`` throws: which file, and what went wrong with
 /// it in plain words (for example `"photo.png: truncated PNG file: …"`).
 public struct ImageFileError: Error, CustomStringConvertible, Equatable {
-  /// The path as the caller passed it.
+  /// The path as the caller passed it (a ``PathBytes`` string: a name that is
+  /// not UTF-8 keeps its bytes, escaped).
   public var path: String
   /// Why the operation failed, without the path.
   public var reason: String
@@ -137,8 +138,9 @@ public struct ImageFileError: Error, CustomStringConvertible, Equatable {
     self.reason = reason
   }
 
-  /// `"<path>: <reason>"`.
-  public var description: String { "\(path): \(reason)" }
+  /// `"<path>: <reason>"`, in the ``PathBytes/display(_:)`` form: a byte of
+  /// a name that is not UTF-8 shows as `\xE9`.
+  public var description: String { PathBytes.display("\(path): \(reason)") }
 }
 
 /// A failure inside the image-file code before the path is attached; the

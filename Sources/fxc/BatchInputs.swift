@@ -35,6 +35,11 @@ struct BatchInput: Equatable {
 ///   directories in the output; any other path keeps only its name.
 ///
 /// The same file listed twice (by the same spelling) is processed once.
+///
+/// Names are bytes (``PathBytes``): every name a directory holds is listed,
+/// UTF-8 or not, directories and globs sort by the names' bytes, and two
+/// names are the same only when their bytes are (Swift's `String` equality
+/// would take `é` and `e` + U+0301, two files, for one).
 struct InputListing {
   var recursive: Bool
   /// A directory a walk leaves out (the output directory, when it lies inside
@@ -48,8 +53,8 @@ struct InputListing {
     var found: [BatchInput] = []
     for argument in arguments { try expand(argument, into: &found) }
     if let manifest { found += try Self.readManifest(manifest) }
-    var seen = Set<String>()
-    return found.filter { seen.insert(Self.normalized($0.path)).inserted }
+    var seen = Set<[UInt8]>()
+    return found.filter { seen.insert(PathBytes.bytes(of: Self.normalized($0.path))).inserted }
   }
 
   private func expand(_ argument: String, into found: inout [BatchInput]) throws {
@@ -69,11 +74,11 @@ struct InputListing {
   private func walk(_ directory: String, relative: String, into found: inout [BatchInput], descend: Bool) throws {
     let entries: [String]
     do {
-      entries = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+      entries = try Directory.names(directory)
     } catch {
-      throw CommandFailure(description: "error: cannot list the directory \(directory): \(error.localizedDescription)")
+      throw CommandFailure(description: "error: cannot list the directory \(directory): \(error)")
     }
-    for entry in entries where !entry.hasPrefix(".") {
+    for entry in entries where !Self.isHidden(entry) {
       let path = Self.join(directory, entry), rel = relative.isEmpty ? entry : relative + "/" + entry
       switch FileKind.of(path, followLinks: false) {
       case .directory:
@@ -86,12 +91,14 @@ struct InputListing {
     }
   }
 
-  /// Whether `directory` is ``skipping`` (compared after resolving `.`, `..` and links).
+  /// Whether `directory` is ``skipping`` (the same file, however named: `.`, `..` and links do not fool it).
   func isSkipped(_ directory: String) -> Bool {
-    guard let skipping else { return false }
-    func resolved(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
-    return resolved(directory) == resolved(skipping)
+    guard let skipping, let skipped = FileIdentity(skipping) else { return false }
+    return FileIdentity(directory) == skipped
   }
+
+  /// A name starting with a `.` byte (a `.` followed by a combining mark is one Character, but still hidden).
+  static func isHidden(_ name: String) -> Bool { name.utf8.first == UInt8(ascii: ".") }
 
   static func isImageName(_ name: String) -> Bool {
     guard let dot = name.lastIndex(of: ".") else { return false }
@@ -100,12 +107,12 @@ struct InputListing {
 
   // MARK: Globs
 
-  static func isGlob(_ text: String) -> Bool { text.contains(where: { "*?[".contains($0) }) }
+  static func isGlob(_ text: String) -> Bool { text.unicodeScalars.contains { "*?[".unicodeScalars.contains($0) } }
 
   /// The files matching `pattern`, sorted; the fixed leading directories are the root.
   static func glob(_ pattern: String) throws -> [BatchInput] {
-    let absolute = pattern.hasPrefix("/")
-    let components = pattern.split(separator: "/").map(String.init)
+    let absolute = isAbsolute(pattern)
+    let components = Self.components(pattern)
     let fixed = components.prefix { !isGlob($0) }
     let root = (absolute ? "/" : "") + fixed.joined(separator: "/")
     var matches: [BatchInput] = []
@@ -117,12 +124,12 @@ struct InputListing {
   /// Matches the remaining pattern components below `directory`; paths are relative to the root.
   private static func match(_ rest: [String], in directory: String, relative: String, into matches: inout [BatchInput]) {
     guard let head = rest.first else { return }
-    let entries = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+    let entries = (try? Directory.names(directory)) ?? []
     let tail = Array(rest.dropFirst())
     if head == "**" {
       // Zero directories, then each visible subdirectory in turn.
       match(tail, in: directory, relative: relative, into: &matches)
-      for entry in entries where !entry.hasPrefix(".") {
+      for entry in entries where !isHidden(entry) {
         let path = join(directory, entry)
         if FileKind.of(path, followLinks: false) == .directory {
           match(rest, in: path, relative: relative.isEmpty ? entry : relative + "/" + entry, into: &matches)
@@ -130,7 +137,7 @@ struct InputListing {
       }
       return
     }
-    for entry in entries where fnmatch(head, entry, FNM_PERIOD) == 0 {
+    for entry in entries where nameMatches(entry, head) {
       let path = join(directory, entry), rel = relative.isEmpty ? entry : relative + "/" + entry
       let kind = FileKind.of(path)
       if tail.isEmpty {
@@ -141,39 +148,55 @@ struct InputListing {
     }
   }
 
+  /// Whether the name `entry` matches the glob component `pattern`, byte by byte (`fnmatch` in the C locale).
+  private static func nameMatches(_ entry: String, _ pattern: String) -> Bool {
+    PathBytes.withCString(pattern) { pattern in PathBytes.withCString(entry) { fnmatch(pattern, $0, FNM_PERIOD) } } == 0
+  }
+
   // MARK: Manifests
 
+  /// The lines of a manifest, split at `\n` bytes (a `\r` before it is
+  /// dropped), each decoded by ``PathBytes``, so any name can be listed.
   static func readManifest(_ source: String) throws -> [BatchInput] {
     let data: Data
     if source == "-" {
       data = FileHandle.standardInput.readDataToEndOfFile()
     } else {
-      guard let read = FileManager.default.contents(atPath: source) else {
-        throw CommandFailure(description: "error: cannot read the manifest \(source)")
-      }
+      let fd = PathBytes.withCString(source) { open($0, O_RDONLY | O_CLOEXEC) }
+      let read = fd < 0 ? nil : try? FileHandle(fileDescriptor: fd, closeOnDealloc: true).readToEnd() ?? Data()
+      guard let read else { throw CommandFailure(description: "error: cannot read the manifest \(source)") }
       data = read
     }
-    return String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).compactMap {
-      let line = String($0.hasSuffix("\r") ? $0.dropLast() : $0)
+    return [UInt8](data).split(separator: UInt8(ascii: "\n")).compactMap {
+      let line = PathBytes.string(fromBytes: $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0)
       guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
       let clean = normalized(line)
-      let keepsTree = !line.hasPrefix("/") && !clean.split(separator: "/").contains("..")
+      let keepsTree = !isAbsolute(line) && !components(clean).contains("..")
       return BatchInput(path: line, relativePath: keepsTree ? clean : name(of: line))
     }
   }
 
   // MARK: Paths
 
+  /// The parts of `path` between its slashes, empty ones left out. Split by
+  /// code point, not by Character: a combining mark after a `/` makes one
+  /// Character of the two, and must not hide the slash.
+  static func components(_ path: String) -> [String] {
+    path.unicodeScalars.split(separator: "/").map(String.init)
+  }
+
   /// `a/./b//c` → `a/b/c`, without touching the file system (`..` is kept).
   static func normalized(_ path: String) -> String {
-    let parts = path.split(separator: "/").filter { $0 != "." }
-    let joined = parts.joined(separator: "/")
-    if path.hasPrefix("/") { return "/" + joined }
+    let joined = components(path).filter { $0 != "." }.joined(separator: "/")
+    if isAbsolute(path) { return "/" + joined }
     return joined.isEmpty ? "." : joined
   }
 
+  /// Whether `path` starts with a `/` byte (a `/` followed by a combining mark is one Character).
+  static func isAbsolute(_ path: String) -> Bool { path.utf8.first == UInt8(ascii: "/") }
+
   static func name(of path: String) -> String {
-    path.split(separator: "/").last.map(String.init) ?? path
+    components(path).last ?? path
   }
 
   static func join(_ directory: String, _ name: String) -> String {
@@ -189,10 +212,10 @@ enum FileKind: Equatable {
 
   static func of(_ path: String, followLinks: Bool = true) -> FileKind {
     var info = stat()
-    var status = followLinks ? stat(path, &info) : lstat(path, &info)
+    var status = PathBytes.withCString(path) { followLinks ? stat($0, &info) : lstat($0, &info) }
     // A link is judged by what it points to, except that a walk does not enter linked directories.
     if status == 0, !followLinks, info.st_mode & S_IFMT == S_IFLNK {
-      status = stat(path, &info)
+      status = PathBytes.withCString(path) { stat($0, &info) }
       if status == 0 && info.st_mode & S_IFMT == S_IFDIR { return .other }
     }
     guard status == 0 else { return .missing }
@@ -202,5 +225,31 @@ enum FileKind: Equatable {
     case S_IFIFO, S_IFCHR, S_IFBLK, S_IFSOCK: return .special
     default: return .other
     }
+  }
+}
+
+/// Directory listings, by the names' bytes.
+enum Directory {
+  /// Why a directory cannot be listed: an errno, described in plain words.
+  struct Failure: Error, CustomStringConvertible {
+    var code: Int32
+    var description: String { String(cString: strerror(code)).lowercased() }
+  }
+
+  /// The names in `directory` (all but `.` and `..`; hidden ones too),
+  /// sorted by their bytes and decoded by ``PathBytes``: every name the
+  /// directory holds, UTF-8 or not (Foundation's listing leaves out the others).
+  static func names(_ directory: String) throws(Failure) -> [String] {
+    guard let stream = PathBytes.withCString(directory, { opendir($0) }) else { throw Failure(code: errno) }
+    defer { closedir(stream) }
+    var names: [[UInt8]] = []
+    while true {
+      errno = 0
+      guard let entry = readdir(stream) else { break }
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+      if name != Array(".".utf8) && name != Array("..".utf8) { names.append(name) }
+    }
+    if errno != 0 { throw Failure(code: errno) }
+    return names.sorted { $0.lexicographicallyPrecedes($1) }.map { PathBytes.string(fromBytes: $0) }
   }
 }

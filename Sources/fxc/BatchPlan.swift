@@ -56,7 +56,7 @@ struct NameTemplate {
       throw UsageError("with --frames, the output name needs '{frame}' so that frames do not overwrite each other")
     }
     self.pieces = pieces
-    if text.split(separator: "/").contains("..") || text.hasPrefix("/") {
+    if InputListing.components(text).contains("..") || InputListing.isAbsolute(text) {
       throw UsageError("the name template '\(text)' must stay inside the output directory (no '..', no leading '/')")
     }
   }
@@ -130,7 +130,7 @@ struct BatchPlanner {
       let name = InputListing.name(of: input.relativePath)
       let rendered = template.render(
         name: name, ext: outputExtension(for: name), index: number, frame: frame, frameCount: frameCount)
-      let directory = input.relativePath.split(separator: "/").dropLast().joined(separator: "/")
+      let directory = InputListing.components(input.relativePath).dropLast().joined(separator: "/")
       let base = outDir ?? "."
       path = InputListing.join(base, directory.isEmpty ? rendered : directory + "/" + rendered)
     }
@@ -149,9 +149,10 @@ struct BatchPlanner {
   /// Checks the whole batch (every shard) for two inputs that would be written
   /// to the same file; a usage error before anything is written.
   static func checkClashes(_ jobs: [BatchJob]) throws {
-    var claimed: [String: String] = [:]
+    // By bytes: outputs named `é` and `e` + U+0301 are two files.
+    var claimed: [[UInt8]: String] = [:]
     for job in jobs {
-      let key = InputListing.normalized(job.destination)
+      let key = PathBytes.bytes(of: InputListing.normalized(job.destination))
       if let other = claimed[key] {
         throw UsageError("'\(other)' and '\(job.input.path)' would both be written to \(job.destination)")
       }
@@ -181,29 +182,33 @@ struct BatchPlanner {
 
   /// Removes the atomic writer's temporary files (`.NAME.tmp-XXXXXX`) that a
   /// killed run left next to outputs of these jobs; another shard's are left alone.
+  /// The names are compared as bytes (``PathBytes``), so any output name is matched.
   static func removeStaleTemporaries(of jobs: [BatchJob]) {
-    var names: [String: Set<String>] = [:]
+    var names: [[UInt8]: (directory: String, names: Set<[UInt8]>)] = [:]
     for job in jobs {
       let (directory, name) = split(job.destination)
-      names[directory, default: []].insert(name)
+      names[PathBytes.bytes(of: directory), default: (directory, [])].names.insert(PathBytes.bytes(of: name))
     }
-    for (directory, mine) in names {
-      guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
-      for entry in entries where entry.hasPrefix(".") {
-        guard let range = entry.range(of: ".tmp-", options: .backwards),
-          entry.distance(from: range.upperBound, to: entry.endIndex) == 6
-        else { continue }
-        if mine.contains(String(entry[entry.index(after: entry.startIndex)..<range.lowerBound])) {
-          unlink(InputListing.join(directory, entry))
+    let marker = Array(".tmp-".utf8)  // then mkstemp's six characters
+    for (directory, mine) in names.values {
+      guard let entries = try? Directory.names(directory) else { continue }
+      for entry in entries where InputListing.isHidden(entry) {
+        let bytes = PathBytes.bytes(of: entry), end = bytes.count - marker.count - 6
+        guard end >= 1, bytes[end..<(end + marker.count)].elementsEqual(marker) else { continue }
+        if mine.contains(Array(bytes[1..<end])) {
+          PathBytes.withCString(InputListing.join(directory, entry)) { _ = unlink($0) }
         }
       }
     }
   }
 
+  /// The directory part (`.` when there is none) and the last component,
+  /// split at the last `/` code point (a combining mark after it must not hide it).
   static func split(_ path: String) -> (directory: String, name: String) {
-    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-    let directory = String(path[..<slash])
-    return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    let scalars = path.unicodeScalars
+    guard let slash = scalars.lastIndex(of: "/") else { return (".", path) }
+    let directory = String(scalars[..<slash])
+    return (directory.isEmpty ? "/" : directory, String(scalars[scalars.index(after: slash)...]))
   }
 }
 
@@ -214,7 +219,7 @@ struct FileIdentity: Hashable {
 
   init?(_ path: String) {
     var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
+    guard PathBytes.withCString(path, { stat($0, &info) }) == 0 else { return nil }
     device = UInt64(info.st_dev)
     inode = UInt64(info.st_ino)
   }

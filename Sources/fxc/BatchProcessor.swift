@@ -19,7 +19,7 @@ struct LoadedImage {
     let (image, info) = try ImageFile.read(path, options: read)
     var loaded = LoadedImage(image: image, info: info, orientation: nil, fileBytes: nil)
     var s = stat()
-    if stat(path, &s) == 0 { loaded.fileBytes = Int(s.st_size) }
+    if PathBytes.withCString(path, { stat($0, &s) }) == 0 { loaded.fileBytes = Int(s.st_size) }
     if !keepOrientation, info.orientation != 1 {
       loaded.image = try image.oriented(info.orientation)
       loaded.orientation = info.orientation
@@ -65,7 +65,9 @@ final class BatchProcessor: @unchecked Sendable {
     var formats: [PixelFormat]
     var opaque: Set<Int>
   }
-  private var directories = Set<String>()
+  /// Output directories known to exist, by their bytes (``PathBytes``):
+  /// `é` and `e` + U+0301 are two directories, though equal as `String`s.
+  private var directories = Set<[UInt8]>()
 
   init(pipeline: Pipeline, options: Options, inputCount: Int, second: LoadedImage?, shared: LoadedImage?) {
     self.pipeline = pipeline
@@ -180,7 +182,7 @@ final class BatchProcessor: @unchecked Sendable {
         jpegQuality: options.quality, pngCompressionLevel: options.compression, iccProfile: profile)
     }
     var s = stat()
-    if stat(job.destination, &s) == 0 { r.outputBytes = Int(s.st_size) }
+    if PathBytes.withCString(job.destination, { stat($0, &s) }) == 0 { r.outputBytes = Int(s.st_size) }
     r.status = .ok
 
     let mpix = Double(image.width * image.height) / 1e6
@@ -217,25 +219,30 @@ final class BatchProcessor: @unchecked Sendable {
   private func makeDirectory(_ directory: String) throws {
     lock.lock()
     defer { lock.unlock() }
-    guard !directories.contains(directory) else { return }
-    if FileKind.of(directory) != .directory {
-      do {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      } catch {
-        // Name the part of the path in the way, rather than Foundation's wording.
-        var prefix = directory.hasPrefix("/") ? "" : "."
-        for part in directory.split(separator: "/") {
-          prefix += "/" + part
-          let kind = FileKind.of(prefix)
-          if kind == .missing { break }
-          if kind != .directory {
-            throw ImageFileError(path: directory, reason: "cannot create the output directory: \"\(prefix)\" is a file, not a directory")
-          }
-        }
-        throw ImageFileError(path: directory, reason: "cannot create the output directory: \(error.localizedDescription)")
+    let key = PathBytes.bytes(of: directory)
+    guard !directories.contains(key) else { return }
+    if FileKind.of(directory) != .directory { try Self.createDirectories(directory) }
+    directories.insert(key)
+  }
+
+  /// `mkdir -p` through ``PathBytes`` (so the directories of any input name
+  /// are mirrored): makes each missing directory along `directory`, and names
+  /// the part of the path in the way when one is not a directory.
+  private static func createDirectories(_ directory: String) throws {
+    var prefix = InputListing.isAbsolute(directory) ? "" : "."
+    for part in InputListing.components(directory) {
+      prefix += "/" + part
+      switch FileKind.of(prefix) {
+      case .directory: continue
+      case .missing:
+        // EEXIST: another shard made it meanwhile.
+        if PathBytes.withCString(prefix, { mkdir($0, 0o777) }) == 0 || errno == EEXIST { continue }
+        let reason = String(cString: strerror(errno)).lowercased()
+        throw ImageFileError(path: directory, reason: "cannot create the output directory \"\(prefix)\": \(reason)")
+      default:
+        throw ImageFileError(path: directory, reason: "cannot create the output directory: \"\(prefix)\" is a file, not a directory")
       }
     }
-    directories.insert(directory)
   }
 
   /// `--check`: the largest difference from the staged interpreter, within one step of the output format.

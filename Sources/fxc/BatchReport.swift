@@ -60,32 +60,40 @@ struct BatchCounts {
 ///     {"chain": "...", "shard": "0/4", "threads": 2,
 ///      "files": [{"input": "a.jpg", "output": "out/a.jpg", "status": "ok", "width": 640, ...}, ...],
 ///      "summary": {"total": 500, "ok": 498, "failed": 2, ..., "files_per_second": 41.2}}
+///
+/// The report is UTF-8 JSON, whatever the file names. Every string is the
+/// ``PathBytes/display(_:)`` form, which shows a byte that is not UTF-8 as
+/// `\xE9`; for an input or output whose bytes the display form does not give
+/// back (a name that is not valid UTF-8: ``PathBytes/hasEscapes(_:)``),
+/// `input_path_base64` / `output_path_base64` hold the path's exact bytes, in
+/// base64 (RFC 4648, with padding):
+///
+///     {"input": "in/lat\\xE9n.png", "input_path_base64": "aW4vbGF06W4ucG5n", ...}
 final class BatchReport {
   let path: String
-  private let temporary: String
+  /// The temporary file's path, as bytes with a NUL at the end.
+  private let temporary: [CChar]
   private let handle: FileHandle
   private var first = true
 
   init(path: String, chain: String, shard: Shard?, threads: Int) throws {
     self.path = path
     let (directory, name) = BatchPlanner.split(path)
-    var template = Array("\(directory)/.\(name).tmp-XXXXXX".utf8CString)
+    var template = PathBytes.bytes(of: "\(directory)/.\(name).tmp-XXXXXX").map { CChar(bitPattern: $0) } + [0]
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else {
       throw CommandFailure(description: "error: cannot write the report \(path): \(String(cString: strerror(errno)))")
     }
     fchmod(fd, 0o644)
-    temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    temporary = template
     handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     let shardText = shard.map { Self.string($0.description) } ?? "null"
     emit("{\"chain\": \(Self.string(chain)), \"shard\": \(shardText), \"threads\": \(threads),\n\"files\": [\n")
   }
 
   func add(_ r: FileResult) {
-    var fields: [(String, String)] = [
-      ("input", Self.string(r.job.input.path)), ("output", Self.string(r.job.destination)),
-      ("status", Self.string(r.status.rawValue)),
-    ]
+    var fields = Self.path("input", r.job.input.path) + Self.path("output", r.job.destination)
+    fields.append(("status", Self.string(r.status.rawValue)))
     if let error = r.error { fields.append(("error", Self.string(error))) }
     if let frame = r.job.frame { fields.append(("frame", String(frame))) }
     if !r.job.uniforms.isEmpty {
@@ -121,7 +129,7 @@ final class BatchReport {
     emit("\n],\n\"summary\": {" + summary.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}}\n")
     try handle.synchronize()
     try handle.close()
-    guard rename(temporary, path) == 0 else {
+    guard PathBytes.withCString(path, { rename(temporary, $0) }) == 0 else {
       let reason = String(cString: strerror(errno))
       unlink(temporary)
       throw CommandFailure(description: "error: cannot write the report \(path): \(reason)")
@@ -136,8 +144,15 @@ final class BatchReport {
 
   private func emit(_ text: String) { handle.write(Data(text.utf8)) }
 
-  /// A JSON string literal (``jsonString(_:)``).
-  static func string(_ s: String) -> String { jsonString(s) }
+  /// A JSON string literal of the display form (``jsonString(_:)``).
+  static func string(_ s: String) -> String { jsonString(PathBytes.display(s)) }
+
+  /// The field `name` for a path, and `name_path_base64` with its bytes when
+  /// the display form does not name it.
+  static func path(_ name: String, _ path: String) -> [(String, String)] {
+    guard PathBytes.hasEscapes(path) else { return [(name, string(path))] }
+    return [(name, string(path)), (name + "_path_base64", string(Data(PathBytes.bytes(of: path)).base64EncodedString()))]
+  }
 
   static func number(_ v: Double) -> String { v.isFinite ? String(format: "%.3f", v) : "null" }
 }

@@ -46,8 +46,8 @@ final class BatchRunner: @unchecked Sendable {
   private var counts = BatchCounts()
   private var stoppedBy: String?
   private var signal: Int32?
-  /// Destinations being written now, for the second signal's clean-up.
-  private var writing = Set<String>()
+  /// Destinations being written now (by their bytes), for the second signal's clean-up.
+  private var writing = Set<[UInt8]>()
   private let progress: ProgressBar?
   private let start = DispatchTime.now().uptimeNanoseconds
 
@@ -108,7 +108,8 @@ final class BatchRunner: @unchecked Sendable {
         job, threads: kernelThreads, stopping: { self.locked { self.stoppedBy != nil } },
         writing: { started in
           self.locked {
-            if started { self.writing.insert(job.destination) } else { self.writing.remove(job.destination) }
+            let key = PathBytes.bytes(of: job.destination)
+            if started { self.writing.insert(key) } else { self.writing.remove(key) }
           }
         })
       let trim: Bool = locked {
@@ -144,7 +145,7 @@ final class BatchRunner: @unchecked Sendable {
     report?.add(result)
     if result.status == .failed, let error = result.error {
       progress?.clear()
-      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      FXC.printError("error: \(error)")
       if settings.failFast && stoppedBy == nil { stoppedBy = "--fail-fast" }
     }
     if !result.warnings.isEmpty {
@@ -154,7 +155,7 @@ final class BatchRunner: @unchecked Sendable {
     }
     if let line, settings.verbose || jobs.count == 1 {
       progress?.clear()
-      FileHandle.standardOutput.write(Data((line + "\n").utf8))
+      say(line)
     }
     progress?.draw(counts, elapsed: elapsed, force: result.status == .failed)
   }
@@ -184,7 +185,7 @@ final class BatchRunner: @unchecked Sendable {
     // Second signal: leave at once, without the temporary files of writes in progress.
     locked {
       BatchPlanner.removeStaleTemporaries(
-        of: jobs.filter { writing.contains($0.destination) })
+        of: jobs.filter { writing.contains(PathBytes.bytes(of: $0.destination)) })
       report?.abandon()
     }
     _exit(128 + signo)

@@ -104,7 +104,7 @@ struct BenchCommand: Command {
 
   func execute() throws {
     let path = image ?? bundledPhoto()
-    guard FileManager.default.fileExists(atPath: path) else {
+    guard FileKind.of(path) != .missing else {
       throw CommandFailure(description: "error: \(path) not found; give an image with --image FILE")
     }
     let (input, _) = try ImageFile.read(path)
@@ -114,7 +114,7 @@ struct BenchCommand: Command {
     if !json {
       let alpha = options.opaqueInputs.isEmpty ? "" : ", opaque: alpha folded"
       print(
-        "image: \(path) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Target.host.summary)\(target.name == "host" ? "" : "; target: " + target.summary); clock: \(clock.rawValue)"
+        "image: \(PathBytes.display(path)) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Target.host.summary)\(target.name == "host" ? "" : "; target: " + target.summary); clock: \(clock.rawValue)"
       )
     }
     let pipelines = try chains.map { try pipeline(chain: $0).0 }  // every chain checked before any timing

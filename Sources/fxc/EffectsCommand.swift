@@ -46,18 +46,18 @@ struct EffectsCommand: Command {
       print(effectsListing())
       return
     }
-    if !overwrite && FileManager.default.fileExists(atPath: sheet) {
+    if !overwrite && FileKind.of(sheet) != .missing {
       throw CommandFailure(description: "error: \(sheet) exists (use --overwrite to replace it)")
     }
     let path = image ?? bundledPhoto()
-    guard FileManager.default.fileExists(atPath: path) else {
+    guard FileKind.of(path) != .missing else {
       throw CommandFailure(description: "error: \(path) not found; give a photo with --image FILE")
     }
     let (photo, _) = try ImageFile.read(path)
     let renderer = ContactSheet(photo: photo, cellWidth: cellWidth, columns: columns)
     let result = try renderer.render(Catalogue.effects)
     try ImageFile.write(result, to: sheet, format: .png, layout: .rgb)
-    print("\(sheet): \(Catalogue.effects.count) effects on \(path), \(result.width)×\(result.height)")
+    say("\(sheet): \(Catalogue.effects.count) effects on \(path), \(result.width)×\(result.height)")
   }
 }
 

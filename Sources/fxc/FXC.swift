@@ -100,8 +100,9 @@ enum FXC {
     return CommandFailure(description: "error: unknown \(isOption ? "option" : "command") '\(name)'\(hint)\n\n\(help)", status: 2)
   }
 
+  /// A line on standard error; paths in it show escaped bytes as `\xE9` (``PathBytes/display(_:)``).
   static func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((PathBytes.display(text) + "\n").utf8))
   }
 }
 

@@ -317,7 +317,7 @@ struct RunCommand: Command {
         uniqueKeysWithValues: resolved.uniforms.values.map { u, s in (u.param, Float(s.from + ((s.to ?? s.from) - s.from) * t)) })
       let (destination, format) = try planner.destination(of: input, number: 1, frame: frame, frameCount: frames)
       // A frame's place in the tree is its own name, so --shard splits frames too.
-      let relative = String(destination.split(separator: "/").last ?? "")
+      let relative = InputListing.components(destination).last ?? ""
       return BatchJob(
         number: frame, input: BatchInput(path: input.path, relativePath: relative), destination: destination, format: format,
         frame: frame, uniforms: uniforms)
@@ -330,7 +330,7 @@ struct RunCommand: Command {
   private func checkWritable(_ jobs: [BatchJob], _ planner: BatchPlanner) throws {
     guard jobs.contains(where: { $0.disposition == .process }) else { return }
     let directory = planner.outDir ?? BatchPlanner.split(planner.output ?? ".").directory
-    guard FileKind.of(directory) == .directory, access(directory, W_OK | X_OK) != 0 else { return }
+    guard FileKind.of(directory) == .directory, PathBytes.withCString(directory, { access($0, W_OK | X_OK) }) != 0 else { return }
     let reason = errno == EROFS ? "read-only file system" : "permission denied"
     throw CommandFailure(description: "error: cannot write to the output directory \(directory): \(reason); nothing was written")
   }
@@ -364,7 +364,8 @@ struct RunCommand: Command {
 }
 
 /// A line on standard output, unbuffered like the workers' lines, so that the order holds in a pipe.
-func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+/// Paths in it show escaped bytes as `\xE9` (``PathBytes/display(_:)``).
+func say(_ line: String) { FileHandle.standardOutput.write(Data((PathBytes.display(line) + "\n").utf8)) }
 
 extension RunCommand {
   /// Refuses a `--report` path that names an input or an output of the run
@@ -373,18 +374,23 @@ extension RunCommand {
   /// never allows an input or output).
   /// - Throws: ``UsageError`` naming the path and what it would replace.
   static func checkReport(_ report: String, inputs: [String], outputs: [String], overwrite: Bool) throws {
-    let target = realPath(report)
-    if inputs.contains(where: { realPath($0) == target }) {
+    // By bytes: `String` equality would take `é` and `e` + U+0301 for one file.
+    func resolved(_ path: String) -> [UInt8] { PathBytes.bytes(of: realPath(path)) }
+    let target = resolved(report)
+    if inputs.contains(where: { resolved($0) == target }) {
       throw UsageError("the report \(report) is an input of this run; fxc never overwrites an input")
     }
-    if outputs.contains(where: { realPath($0) == target }) {
+    if outputs.contains(where: { resolved($0) == target }) {
       throw UsageError("the report \(report) would overwrite an output of this run")
     }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: report, isDirectory: &isDirectory) else { return }
-    if isDirectory.boolValue { throw UsageError("the report \(report) is a directory") }
+    switch FileKind.of(report) {
+    case .missing: return
+    case .directory: throw UsageError("the report \(report) is a directory")
+    default: break
+    }
     guard !overwrite else { return }
-    let head = FileHandle(forReadingAtPath: report).flatMap { try? $0.read(upToCount: 10) } ?? Data()
+    let fd = PathBytes.withCString(report) { open($0, O_RDONLY | O_CLOEXEC) }
+    let head = fd < 0 ? Data() : (try? FileHandle(fileDescriptor: fd, closeOnDealloc: true).read(upToCount: 10)) ?? Data()
     if head != Data("{\"chain\": ".utf8) {
       throw UsageError("the report \(report) exists and is not an fxc report; give --overwrite to replace it")
     }
@@ -393,13 +399,13 @@ extension RunCommand {
   /// The path with symbolic links and `.`/`..` resolved; for a file that
   /// does not exist yet, its resolved directory and its name.
   static func realPath(_ path: String) -> String {
-    if let resolved = realpath(path, nil) {
+    if let resolved = PathBytes.withCString(path, { realpath($0, nil) }) {
       defer { free(resolved) }
-      return String(cString: resolved)
+      return PathBytes.string(fromCString: resolved)
     }
     let (directory, name) = BatchPlanner.split(path)
-    guard let resolved = realpath(directory, nil) else { return InputListing.normalized(path) }
+    guard let resolved = PathBytes.withCString(directory, { realpath($0, nil) }) else { return InputListing.normalized(path) }
     defer { free(resolved) }
-    return String(cString: resolved) + "/" + name
+    return PathBytes.string(fromCString: resolved) + "/" + name
   }
 }

@@ -33,12 +33,13 @@ struct Shard: Equatable, CustomStringConvertible {
     Int(Self.stableHash(relativePath) % UInt64(count)) == index
   }
 
-  /// FNV-1a over the UTF-8 bytes, then the SplitMix64 finaliser so that nearby
+  /// FNV-1a over the path's bytes (``PathBytes``: its UTF-8, unless it is
+  /// a name that is not UTF-8), then the SplitMix64 finaliser so that nearby
   /// names spread evenly. Fixed forever: changing it would move files between
   /// shards of a batch half done.
   static func stableHash(_ text: String) -> UInt64 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 {
+    for byte in PathBytes.bytes(of: text) {
       h ^= UInt64(byte)
       h = h &* 0x0000_0100_0000_01b3
     }
