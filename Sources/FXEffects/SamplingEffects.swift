@@ -125,10 +125,15 @@ func gaussianPass(_ name: String, _ s: Expr, _ r: Expr, _ limit: Int, horizontal
   }
 }
 
-/// Unsharp mask: `c + amount·(c − gaussianBlur(sigma)(c))` on every
-/// premultiplied channel (a two-input graph: the original and its blur).
-/// `sigma` 0…200 px (default 2; constant or uniform; 0 or non-finite =
-/// unchanged), `amount` 0…10 (default 1). A flat image stays flat.
+/// Unsharp mask: the premultiplied colour `c.rgb + amount·(c.rgb − b.rgb)`,
+/// `b = gaussianBlur(sigma)(c)`, clamped to `0…c.a`, with the alpha of `c`
+/// unchanged (a two-input graph: the original and its blur). The clamp keeps
+/// the result valid premultiplied data (colour never above alpha) on images
+/// with transparency; on opaque ones it is the clamp to 0…1 that every
+/// integer store applies anyway. `sigma` 0…200 px (default 2; constant or
+/// uniform; 0 or non-finite = unchanged), `amount` 0…10 (default 1). A flat
+/// image stays flat. (The classic darkroom technique; as in ImageMagick's
+/// `-unsharp` and Core Image's CIUnsharpMask, less their thresholds.)
 public func unsharpMask(sigma: Expr = 2, amount: Expr = 1) -> Effect {
   let name = "unsharpMask(sigma: \(Argument.text(sigma)), amount: \(Argument.text(amount)))"
   guard let k = Argument.checked(amount, 0...10), sigma.constantValue.map({ $0.isFinite && $0 > 0 }) ?? true else {
@@ -139,7 +144,8 @@ public func unsharpMask(sigma: Expr = 2, amount: Expr = 1) -> Effect {
     Image.combine(name, [input, blur(input)], sampler: .nearest) { p, layers in
       let c = layers[0].sample(p), b = layers[1].sample(p)
       let gain = Argument.allFinite([amount]).map { select($0, k, 0) } ?? k
-      return c + gain * (c - b)
+      let sharpened = clamp(c.rgb + gain * (c.rgb - b.rgb), Expr(Float(0)), c.a)
+      return float4(sharpened, c.a)
     }
   }
 }

@@ -12,17 +12,23 @@ import Foundation
 struct FuzzCommand: Command {
   static let spec = CommandSpec(
     name: "fuzz", abstract: "random graphs, interpreter vs lowered vs JIT",
-    usage: ["[--graphs N] [--seed S] [--no-jit | --jit-only] [--keep-going] [options]", "--case SEED [--print]"],
+    usage: [
+      "[--graphs N] [--seed S] [--no-jit | --jit-only] [--keep-going] [options]", "--case SEED [--print]",
+      "--catalogue [--seed S] [--no-jit | --jit-only]",
+    ],
     discussion: """
       Every graph is evaluated by the staged interpreter (the oracle), by the interpreter on the \
       lowered kernel with each schedule, and by the JIT; a disagreement is shrunk to a small \
       reproducer, printed as Swift source. Exit status 1 when any graph disagrees. A crash prints \
-      the seeds being run, for --case.
+      the seeds being run, for --case. --catalogue instead runs every catalogue effect with its \
+      parameters at the ends of their ranges, next to them, at 0, −0 and subnormals, and at random \
+      values between, as constants and as uniforms, and also requires a finite output.
       """,
     options: [
       .option("-n", "--graphs", value: "N", help: "how many random graphs", default: "1000"),
       .option("--seed", value: "S", help: "the seed the graphs' own seeds derive from, decimal or 0x hex", default: "1"),
       .option("--case", value: "SEED", help: "check one case by its own seed (as printed) instead: print, check, shrink"),
+      .flag("--catalogue", help: "every catalogue effect at the edges of its parameters' ranges, instead of random graphs"),
       .threads(help: "worker threads", default: "all cores"),
       .flag("--no-jit", help: "the interpreters only"),
       .flag("--jit-only", help: "the JIT only, against the staged interpreter"),
@@ -46,6 +52,8 @@ struct FuzzCommand: Command {
   var shrinkAttempts: Int
   var largeOffsets: Bool
   var maxReports: Int
+  /// `--catalogue`: the catalogue's effects at their parameters' edges.
+  var catalogue: Bool
   /// `--target`: the CPU the JIT compiles for.
   var target: Target
   /// `--float`: the JIT's float semantics (relaxed: checked within DESIGN §4's tolerance, as strict is).
@@ -61,6 +69,7 @@ struct FuzzCommand: Command {
     jitOnly = args.flag("--jit-only")
     keepGoing = args.flag("--keep-going")
     showCase = args.flag("--print")
+    catalogue = args.flag("--catalogue")
     largeOffsets = !args.flag("--no-large-offsets")
     target = try parseTarget(args.option("--target"))
     floatMode = try parseFloatMode(&args)
@@ -90,6 +99,7 @@ struct FuzzCommand: Command {
   func execute() throws {
     CrashReport.install()
     if let single { return try runSingle(single) }
+    if catalogue { return try runCatalogue() }
     print(
       "fxc fuzz: \(graphs) graphs, seed \(seed), \(jobs) job\(jobs == 1 ? "" : "s"), "
         + (jit ? "JIT on \(target.summary)" : "interpreter only"))
@@ -152,6 +162,24 @@ struct FuzzCommand: Command {
     }
     fflush(stdout)
     throw CommandFailure(description: "fxc fuzz: \(failures.count) of \(done) graphs disagree with the staged interpreter")
+  }
+
+  /// `--catalogue`: every case of ``CatalogueFuzz/cases(seed:random:effects:)``, on all threads.
+  func runCatalogue() throws {
+    let cases = CatalogueFuzz.cases(seed: seed)
+    let inputs = CatalogueFuzz.inputs(seed: seed)
+    print("fxc fuzz --catalogue: \(cases.count) cases of \(Catalogue.effects.count) effects, seed \(seed), \(jobs) jobs")
+    let lock = NSLock()
+    var findings: [(Int, String)] = []
+    let start = DispatchTime.now().uptimeNanoseconds
+    DispatchQueue.concurrentPerform(iterations: cases.count) { i in
+      guard let problem = CatalogueFuzz.check(cases[i], inputs: inputs, evaluations: evaluations, target: target) else { return }
+      lock.withLock { findings.append((i, "\(cases[i]): \(problem)")) }
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    for (_, text) in findings.sorted(by: { $0.0 < $1.0 }) { print(text) }
+    print("fxc fuzz --catalogue: \(cases.count) cases in \(fixed(seconds))s, \(findings.count) failing")
+    if !findings.isEmpty { throw CommandFailure(description: "fxc fuzz: \(findings.count) catalogue cases fail") }
   }
 
   func runSingle(_ caseSeed: UInt64) throws {

@@ -584,7 +584,7 @@ private func swatch(_ extra: SIMD4<Float> = SIMD4(1, 1, 1, 1)) -> ImageBuffer {
     //   out(5) = 0.2 + 1·(0.2 − 0.380285) = 0.019715      (undershoot by 0.180285 on the dark side)
     //   blur(6) = 0.8 − 0.6·0.300475 = 0.619715
     //   out(6) = 0.8 + 1·(0.8 − 0.619715) = 0.980285      (overshoot by 0.180285 on the light side)
-    //   amount 2: out(6) = 0.8 + 2·0.180285 = 1.160570    (not clamped: only integer stores clamp)
+    //   amount 2: out(6) = 0.8 + 2·0.180285 = 1.160570, clamped to alpha 1; out(5) = −0.160570, clamped to 0
     //   x = 2: the nearest light pixel is 4 away > r = 3 → blur = 0.2, out = 0.2.
     let w = gaussian(sigma: 1)
     let tail = Float(w[4] + w[5] + w[6])
@@ -602,8 +602,8 @@ private func swatch(_ extra: SIMD4<Float> = SIMD4(1, 1, 1, 1)) -> ImageBuffer {
       expectPixel(out[5, 0], gray(0.019715), "\(label) hand value")
     }
     for (label, out) in try outputs(unsharpMask(sigma: 1, amount: 2), img) {
-      expectPixel(out[6, 2], gray(1.160570), "\(label) amount 2 overshoot is not clamped")
-      expectPixel(out[5, 2], gray(-0.160570), "\(label) amount 2 undershoot is not clamped")
+      expectPixel(out[6, 2], gray(1), "\(label) amount 2 overshoot is clamped to alpha")
+      expectPixel(out[5, 2], gray(0), "\(label) amount 2 undershoot is clamped to 0")
       // x = 4: the light side is reached by offsets a ≥ 2: Σ = 0.054005 + 0.004433 = 0.058438;
       //   blur = 0.2 + 0.6·0.058438 = 0.235063; out = 0.2 + 2·(0.2 − 0.235063) = 0.129874.
       expectPixel(out[4, 2], gray(0.2 - 2 * 0.6 * Float(w[5] + w[6])), "\(label) (4, 2)")
@@ -623,6 +623,25 @@ private func swatch(_ extra: SIMD4<Float> = SIMD4(1, 1, 1, 1)) -> ImageBuffer {
     let step = makeImage(12, 5) { x, _ in x < 6 ? SIMD4(0.2, 0.2, 0.2, 1) : SIMD4(0.8, 0.8, 0.8, 1) }
     for (label, out) in try outputs(effect, step, uniforms: [1]) {
       expectPixel(out[6, 2], SIMD4(0.980285, 0.980285, 0.980285, 1), "\(label) uniform amount 1")
+    }
+  }
+
+  /// Issue 16: on an image with transparency the gain used to apply to alpha
+  /// too, unclamped, so colour could exceed alpha (invalid premultiplied data).
+  @Test func unsharpKeepsPremultipliedDataValid() throws {
+    // A translucent step: alpha 0.4 with colour 0.05 for x < 6, alpha 0.9 with colour 0.85 for x ≥ 6.
+    let img = makeImage(12, 5) { x, _ in x < 6 ? SIMD4(0.05, 0.05, 0.05, 0.4) : SIMD4(0.85, 0.85, 0.85, 0.9) }
+    for (label, out) in try outputs(unsharpMask(sigma: 1, amount: 10), img) {
+      for y in 0..<5 {
+        for x in 0..<12 {
+          let p = out[x, y], a = img[x, y].w
+          #expect(p.w == a, "\(label) (\(x), \(y)): alpha \(p.w) changed from \(a)")
+          #expect(p.x >= 0 && p.x <= p.w && p.y <= p.w && p.z <= p.w, "\(label) (\(x), \(y)): \(p) is not premultiplied")
+        }
+      }
+      // The light side next to the edge is sharpened up to its alpha; the dark side down to 0.
+      expectPixel(out[6, 2], SIMD4(0.9, 0.9, 0.9, 0.9), "\(label) light side clamped to alpha")
+      expectPixel(out[5, 2], SIMD4(0, 0, 0, 0.4), "\(label) dark side clamped to 0")
     }
   }
 
