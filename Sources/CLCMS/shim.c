@@ -22,6 +22,9 @@ static cmsHPROFILE open_profile(const void *icc, size_t size) {
   return cmsOpenProfileFromMem(icc, (cmsUInt32Number)size);
 }
 
+static const cmsUInt32Number rel = INTENT_RELATIVE_COLORIMETRIC;
+static const cmsUInt32Number flags = cmsFLAGS_BLACKPOINTCOMPENSATION;
+
 fx_icc_space fx_icc_color_space(const void *icc, size_t size) {
   cmsHPROFILE profile = open_profile(icc, size);
   if (profile == NULL) return FX_ICC_INVALID;
@@ -32,16 +35,21 @@ fx_icc_space fx_icc_color_space(const void *icc, size_t size) {
     case cmsSigCmykData: space = FX_ICC_CMYK; break;
     default: space = FX_ICC_OTHER; break;
   }
-  // A profile that cannot be the source of a transform is as good as none.
-  if (space != FX_ICC_OTHER &&
-      !cmsIsIntentSupported(profile, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT))
-    space = FX_ICC_INVALID;
+  // A profile that cannot be the source of a transform to sRGB is as good
+  // as none. (A trial transform, not cmsIsIntentSupported: LittleCMS falls
+  // back to a profile's A2B0 table when the intent's own is missing.)
+  if (space != FX_ICC_OTHER) {
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+    cmsUInt32Number format = space == FX_ICC_GRAY ? TYPE_GRAY_8 : space == FX_ICC_RGB ? TYPE_RGB_8 : TYPE_CMYK_8;
+    cmsHTRANSFORM t = srgb ? cmsCreateTransform(profile, format, srgb, TYPE_RGB_8, rel, flags) : NULL;
+    if (t == NULL) space = FX_ICC_INVALID;
+    if (t != NULL) cmsDeleteTransform(t);
+    if (srgb != NULL) cmsCloseProfile(srgb);
+  }
   cmsCloseProfile(profile);
   return space;
 }
 
-static const cmsUInt32Number rel = INTENT_RELATIVE_COLORIMETRIC;
-static const cmsUInt32Number flags = cmsFLAGS_BLACKPOINTCOMPENSATION;
 
 // One row: gather the colour samples, transform them, scatter RGB back.
 static void convert_row(cmsHTRANSFORM t, unsigned char *row, uint32_t width, fx_icc_space space,
@@ -139,9 +147,12 @@ int fx_icc_make_rgb(const double white[2], const double primaries[6], int curve_
     } else if (table_size >= 2 && table_size <= 65536) {
       cmsUInt16Number *table = malloc(table_size * sizeof *table);
       if (table != NULL) {
-        // Each channel's table differs in its last bit, so none is shared.
-        for (size_t k = 0; k < table_size; k++)
-          table[k] = (cmsUInt16Number)(params[k] * 65535.0 + 0.5) ^ (k + 1 < table_size ? (unsigned)i & 1 : 0);
+        // Channel i's entries after the first are i levels higher (still
+        // non-decreasing), so no two channels share a table.
+        for (size_t k = 0; k < table_size; k++) {
+          unsigned v = (unsigned)(params[k] * 65535.0 + 0.5) + (k > 0 ? (unsigned)i : 0);
+          table[k] = (cmsUInt16Number)(v > 65535 ? 65535 : v);
+        }
         curves[i] = cmsBuildTabulatedToneCurve16(NULL, (cmsUInt32Number)table_size, table);
         free(table);
       }
@@ -181,4 +192,60 @@ int fx_icc_reference_to_srgb(const void *icc, size_t size, const float *in, floa
   cmsCloseProfile(srgb);
   cmsCloseProfile(source);
   return t == NULL;
+}
+
+// The sampler of fx_icc_make_test_cmyk: CMYK (16-bit) → sRGB (swapped
+// formula) → Lab through LittleCMS's sRGB profile, as a 16-bit Lab encoding.
+static int sample_cmyk(const cmsUInt16Number in[], cmsUInt16Number out[], void *cargo) {
+  cmsHTRANSFORM to_lab = cargo;
+  double c = in[0] / 65535.0, m = in[1] / 65535.0, y = in[2] / 65535.0, k = in[3] / 65535.0;
+  cmsUInt16Number rgb[3] = {(cmsUInt16Number)((1 - y) * (1 - k) * 65535 + 0.5),
+                            (cmsUInt16Number)((1 - m) * (1 - k) * 65535 + 0.5),
+                            (cmsUInt16Number)((1 - c) * (1 - k) * 65535 + 0.5)};
+  cmsDoTransform(to_lab, rgb, out, 1);
+  return 1;
+}
+
+int fx_icc_make_test_cmyk(int grid, void **out, size_t *out_size) {
+  *out = NULL;
+  *out_size = 0;
+  if (grid < 2 || grid > 17) return 1;
+  cmsHPROFILE srgb = cmsCreate_sRGBProfile(), lab = cmsCreateLab4Profile(NULL);
+  cmsHTRANSFORM to_lab = srgb && lab ? cmsCreateTransform(srgb, TYPE_RGB_16, lab, TYPE_Lab_16,
+                                                          INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOOPTIMIZE)
+                                     : NULL;
+  cmsHPROFILE profile = cmsCreateProfilePlaceholder(NULL);
+  cmsPipeline *pipeline = cmsPipelineAlloc(NULL, 4, 3);
+  cmsStage *clut = cmsStageAllocCLut16bit(NULL, (cmsUInt32Number)grid, 4, 3, NULL);
+  int status = 1;
+  // A lutAtoBType needs curves around its table: identities.
+  if (to_lab && profile && pipeline && clut && cmsStageSampleCLut16bit(clut, sample_cmyk, to_lab, 0) &&
+      cmsPipelineInsertStage(pipeline, cmsAT_BEGIN, clut) &&
+      cmsPipelineInsertStage(pipeline, cmsAT_BEGIN, cmsStageAllocToneCurves(NULL, 4, NULL)) &&
+      cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocToneCurves(NULL, 3, NULL))) {
+    clut = NULL;  // owned by the pipeline
+    cmsSetProfileVersion(profile, 4.3);
+    cmsSetDeviceClass(profile, cmsSigOutputClass);
+    cmsSetColorSpace(profile, cmsSigCmykData);
+    cmsSetPCS(profile, cmsSigLabData);
+    cmsUInt32Number size = 0;
+    if (cmsWriteTag(profile, cmsSigMediaWhitePointTag, cmsD50_XYZ()) &&
+        cmsWriteTag(profile, cmsSigAToB0Tag, pipeline) && cmsSaveProfileToMem(profile, NULL, &size)) {
+      void *bytes = malloc(size);
+      if (bytes != NULL && cmsSaveProfileToMem(profile, bytes, &size)) {
+        *out = bytes;
+        *out_size = size;
+        status = 0;
+      } else {
+        free(bytes);
+      }
+    }
+  }
+  if (clut) cmsStageFree(clut);
+  if (pipeline) cmsPipelineFree(pipeline);
+  if (profile) cmsCloseProfile(profile);
+  if (to_lab) cmsDeleteTransform(to_lab);
+  if (lab) cmsCloseProfile(lab);
+  if (srgb) cmsCloseProfile(srgb);
+  return status;
 }

@@ -42,19 +42,20 @@ import Testing
   }
 
   @Test func aProfileLargerThanOneJPEGSegmentIsReassembled() throws {
-    // A tabulated curve of 40,000 entries per channel: a profile of ~240 KB,
-    // four APP2 segments of at most 65,519 bytes.
-    let table = (0..<40_000).map { pow(Double($0) / 39_999, 2.2) }
+    // A tabulated curve of 30,000 entries per channel: a profile of ~180 KB,
+    // three APP2 segments of at most 65,519 bytes (LittleCMS reads curves of
+    // at most 32,767 entries).
+    let table = (0..<30_000).map { pow(Double($0) / 29_999, 2.2) }
     let profile = try ICCProfile.makeRGB(
       white: [0.3127, 0.3290], red: [0.64, 0.33], green: [0.30, 0.60], blue: [0.15, 0.06], curveType: 0, curve: table)
-    #expect(profile.data.count > 3 * 65_519)
+    #expect(profile.data.count > 2 * 65_519)
     let dir = try TemporaryDirectory()
     try ImageFile.write(try Self.gradient(), to: dir.file("big.jpg"), iccProfile: profile)
     let file = try bytes(of: dir.file("big.jpg"))
     let segments = file.indices.dropLast(14).filter {
       file[$0] == 0xFF && file[$0 + 1] == 0xE2 && Array(file[($0 + 4)..<($0 + 15)]) == Array("ICC_PROFILE".utf8)
     }
-    #expect(segments.count == 4)
+    #expect(segments.count == 3)
     let (_, info) = try ImageFile.read(dir.file("big.jpg"))
     #expect(info.iccProfile == profile)
   }
@@ -145,5 +146,36 @@ import Testing
     let (image, info) = try ImageFile.read(fixture("cmyk_dc.jpg"))
     #expect(info.layout == .rgb && info.iccProfile == nil)
     #expect(Set(pixels(image)) == [[207, 198, 190, 255]])
+  }
+
+  @Test func adobeInvertedCMYKWithoutAProfile() throws {
+    // An Adobe APP14 segment (transform 0: CMYK as is) makes libjpeg report
+    // inverted samples: the stored 10, 20, 30, 40 are 255 − ink, so
+    // R = C·K/255 = 10·40/255 = 1.6, G = 3.1, B = 4.7.
+    let data = try bytes(of: fixture("cmyk_dc.jpg"))
+    let body = Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 0]
+    let app14: [UInt8] = [0xFF, 0xEE, 0, UInt8(body.count + 2)] + body
+    let dir = try TemporaryDirectory()
+    try writeBytes(Array(data[..<2]) + app14 + Array(data[2...]), to: dir.file("adobe.jpg"))
+    let (image, _) = try ImageFile.read(dir.file("adobe.jpg"))
+    #expect(Set(pixels(image)) == [[2, 3, 5, 255]])
+  }
+
+  @Test func cmykJPEGIsConvertedThroughItsProfile() throws {
+    // A test profile whose table swaps red and blue against the formula:
+    // R = (255 − Y)(255 − K)/255 = 189.7, G = 198.1, B = (255 − C)(255 − K)/255 = 206.6.
+    var out: UnsafeMutableRawPointer?
+    var size = 0
+    #expect(fx_icc_make_test_cmyk(9, &out, &size) == 0)
+    let icc = Array(UnsafeRawBufferPointer(start: try #require(out), count: size))
+    free(out)
+    #expect(try ICCProfile(data: icc).colorSpace == .cmyk)
+    let dir = try TemporaryDirectory()
+    try writeBytes(try jpeg("cmyk_dc.jpg", withProfile: icc), to: dir.file("p.jpg"))
+    let (image, info) = try ImageFile.read(dir.file("p.jpg"))
+    #expect(info.iccProfile == nil && info.warnings == [] && info.layout == .rgb)
+    for p in Set(pixels(image)) {
+      #expect(zip(p, [190, 198, 207, 255]).allSatisfy { abs($0 - $1) <= 2 }, "\(p)")
+    }
   }
 }

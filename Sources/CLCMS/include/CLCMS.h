@@ -44,11 +44,19 @@ void fx_cmyk_to_rgb_naive(void *pixels, size_t row_bytes, uint32_t width, uint32
 /// curve of ICC type `curve_type` (1: γ, params [γ]; 4: the sRGB-style
 /// curve, params [γ, a, b, c, d]), or for `curve_type` 0 a table of
 /// `table_size` values in 0…1 in `params` (2…65536 entries; the three
-/// channels' tables differ in their last bit, so a large table makes a large
+/// channels' tables differ by a level or two, so a large table makes a large
 /// profile). On success returns 0 and `*out` is a malloc'd buffer of
 /// `*out_size` bytes to release with free(). For tests and tools.
 int fx_icc_make_rgb(const double white[2], const double primaries[6], int curve_type,
                     const double *params, size_t table_size, void **out, size_t *out_size);
+
+/// A CMYK output profile whose A2B0 table (`grid`⁴ points, 2…17) maps ink
+/// amounts C, M, Y, K (0…1) to the Lab of the sRGB colour
+/// R = (1 − Y)(1 − K), G = (1 − M)(1 − K), B = (1 − C)(1 − K) — the
+/// profile-less formula with red and blue swapped, so that a conversion
+/// through it is told apart from one without it. Serialised like
+/// fx_icc_make_rgb. For tests.
+int fx_icc_make_test_cmyk(int grid, void **out, size_t *out_size);
 
 /// LittleCMS's own float transform of `count` RGB triples (0…1) from the
 /// profile `icc` to sRGB, same intent and flags as fx_icc_to_srgb: the
