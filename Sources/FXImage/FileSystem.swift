@@ -35,7 +35,7 @@ enum FileSystem {
     let buffer = try MallocBytes(capacity: 1 << 16)
     var count = try readSome(fd, into: buffer, from: 0, upTo: 16)
     guard count == 0 || ImageFileFormat(sniffing: UnsafeRawBufferPointer(start: buffer.pointer, count: count)) != nil
-    else { throw ImageFileFailure("unsupported format: not a PNG or JPEG file") }
+    else { throw ImageFileFailure(ImageFileFormat.unsupported) }
     if size > maxBytes { throw tooLarge(size, maxBytes) }
     // One byte more than the size, so that one read normally also sees the end.
     if size >= buffer.capacity { try buffer.grow(to: size + 1) }

@@ -72,7 +72,8 @@ public enum ImageFile {
     switch ImageFileFormat(sniffing: bytes) {
     case .png: decoded = try PNGCodec.decode(bytes, maxPixels: options.maxPixels)
     case .jpeg: decoded = try JPEGCodec.decode(bytes, maxPixels: options.maxPixels)
-    case nil: throw ImageFileFailure("unsupported format: not a PNG or JPEG file")
+    case .tiff: decoded = try TIFFCodec.decode(bytes, maxPixels: options.maxPixels)
+    case nil: throw ImageFileFailure(ImageFileFormat.unsupported)
     }
     try applyProfile(&decoded, options: options)
     if let exif = decoded.exif {
@@ -140,17 +141,18 @@ public enum ImageFile {
   ///     color, i.e. the image composited over black. A JPEG stores gray or RGB
   ///     only: ``ChannelLayout/grayAlpha`` writes gray, ``ChannelLayout/rgba``
   ///     (the default) writes RGB, both composited over black.
-  ///   - bitDepth: bits per channel in the file, 8 or 16 (16 for PNG only).
-  ///     16-bit samples are stored big-endian, as PNG requires.
+  ///   - bitDepth: bits per channel in the file, 8 or 16 (16 for PNG and
+  ///     TIFF; PNG stores them big-endian, TIFF in this machine's order).
   ///   - jpegQuality: 1…100 (libjpeg's scale, 4:2:0 chroma subsampling);
   ///     used for JPEG only.
   ///   - pngCompressionLevel: zlib level 0 (none) … 9 (smallest); used for
-  ///     PNG only.
-  ///   - iccProfile: a profile to embed (PNG `iCCP`, JPEG APP2 segments),
+  ///     PNG and TIFF (Deflate with the horizontal predictor; 0 writes an
+  ///     uncompressed TIFF).
+  ///   - iccProfile: a profile to embed (PNG `iCCP`, JPEG APP2 segments, TIFF ICCProfile tag),
   ///     usually the input's ``ImageFileInfo/iccProfile``; nil embeds none
   ///     (the pixels are then read as sRGB).
   /// - Throws: ``ImageFileError`` when the format is unknown (no `format` and
-  ///   an extension other than png/jpg/jpeg), an argument is out of range,
+  ///   an extension other than png/jpg/jpeg/tif/tiff), an argument is out of range,
   ///   the profile does not fit the stored layout (``ICCProfile/fits(_:)``;
   ///   a JPEG's ``ChannelLayout/rgba`` stores RGB),
   ///   the directory is missing, not writable or read-only, a directory
@@ -177,26 +179,36 @@ public enum ImageFile {
       guard bitDepth == 8 || bitDepth == 16 else {
         throw ImageFileFailure("unsupported bit depth \(bitDepth): use 8 or 16")
       }
-      let encoded: MallocBytes
-      switch format {
-      case .png:
-        guard (0...9).contains(pngCompressionLevel) else {
-          throw ImageFileFailure("PNG compression level \(pngCompressionLevel) is out of range 0…9")
-        }
-        try checkProfile(iccProfile, fits: layout)
-        encoded = try PNGCodec.encode(
-          image, layout: layout, bitDepth: bitDepth, compressionLevel: pngCompressionLevel, iccProfile: iccProfile?.data)
-      case .jpeg:
-        guard bitDepth == 8 else {
-          throw ImageFileFailure("JPEG files are 8-bit only (bit depth \(bitDepth) was asked for)")
-        }
-        guard (1...100).contains(jpegQuality) else {
-          throw ImageFileFailure("JPEG quality \(jpegQuality) is out of range 1…100")
-        }
-        try checkProfile(iccProfile, fits: layout.channelCount >= 3 ? .rgb : .gray)
-        encoded = try JPEGCodec.encode(image, layout: layout, quality: jpegQuality, iccProfile: iccProfile?.data)
-      }
+      let encoded = try encode(
+        image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
+        iccProfile: iccProfile)
       try FileSystem.writeAtomically(encoded.bytes, to: path, beforeRename: beforeRename)
+    }
+  }
+
+  /// The file's bytes in `format`, its options checked.
+  private static func encode(
+    _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, quality: Int, level: Int,
+    iccProfile: ICCProfile?
+  ) throws -> MallocBytes {
+    switch format {
+    case .png, .tiff:
+      guard (0...9).contains(level) else {
+        throw ImageFileFailure("\(format == .png ? "PNG" : "TIFF") compression level \(level) is out of range 0…9")
+      }
+      try checkProfile(iccProfile, fits: layout)
+      return format == .png
+        ? try PNGCodec.encode(image, layout: layout, bitDepth: bitDepth, compressionLevel: level, iccProfile: iccProfile?.data)
+        : try TIFFCodec.encode(image, layout: layout, bitDepth: bitDepth, level: level, iccProfile: iccProfile?.data)
+    case .jpeg:
+      guard bitDepth == 8 else {
+        throw ImageFileFailure("JPEG files are 8-bit only (bit depth \(bitDepth) was asked for)")
+      }
+      guard (1...100).contains(quality) else {
+        throw ImageFileFailure("JPEG quality \(quality) is out of range 1…100")
+      }
+      try checkProfile(iccProfile, fits: layout.channelCount >= 3 ? .rgb : .gray)
+      return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data)
     }
   }
 
@@ -212,8 +224,8 @@ public enum ImageFile {
     guard let format = ImageFileFormat(pathExtension: ext) else {
       throw ImageFileFailure(
         ext.isEmpty
-          ? "no file extension to choose the format by: use .png, .jpg or .jpeg, or pass a format"
-          : "unknown file extension \".\(ext)\": use .png, .jpg or .jpeg, or pass a format")
+          ? "no file extension to choose the format by: use \(ImageFileFormat.extensionList), or pass a format"
+          : "unknown file extension \".\(ext)\": use \(ImageFileFormat.extensionList), or pass a format")
     }
     return format
   }

@@ -4,26 +4,41 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
   case png
   /// JPEG (JFIF): lossy, 8 bits per channel, gray or color, no alpha.
   case jpeg
+  /// TIFF (libtiff): 8 or 16 bits per channel, gray or RGB, optional alpha;
+  /// the first page is read. Written Deflate-compressed, unassociated alpha.
+  case tiff
 
   /// The format a file name extension stands for: `png` → ``png``;
-  /// `jpg` or `jpeg` → ``jpeg``. Case-insensitive, without the dot.
-  /// Returns `nil` for any other extension.
+  /// `jpg` or `jpeg` → ``jpeg``; `tif` or `tiff` → ``tiff``.
+  /// Case-insensitive, without the dot. Returns `nil` for any other extension.
   public init?(pathExtension: String) {
     switch pathExtension.lowercased() {
     case "png": self = .png
     case "jpg", "jpeg": self = .jpeg
+    case "tif", "tiff": self = .tiff
     default: return nil
     }
   }
 
-  /// The format announced by the first bytes of a file (the PNG signature,
-  /// or the JPEG start-of-image marker followed by another marker), or `nil`.
+  /// The extensions of the formats, for messages: ".png, .jpg, .jpeg, .tif or .tiff".
+  static let extensionList = ".png, .jpg, .jpeg, .tif or .tiff"
+  /// What the reader says about a file of no format it knows.
+  static let unsupported = "unsupported format: not a PNG, JPEG or TIFF file"
+
+  /// The format announced by the first bytes of a file (the PNG signature;
+  /// the JPEG start-of-image marker followed by another marker; a TIFF or
+  /// BigTIFF byte-order mark and version), or `nil`.
   init?(sniffing bytes: UnsafeRawBufferPointer) {
     let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-    if bytes.count >= png.count && zip(bytes, png).allSatisfy({ $0 == $1 }) {
+    func starts(_ prefix: [UInt8]) -> Bool { bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 } }
+    if starts(png) {
       self = .png
-    } else if bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF {
+    } else if starts([0xFF, 0xD8, 0xFF]) {
       self = .jpeg
+    } else if starts([0x49, 0x49, 0x2A, 0]) || starts([0x4D, 0x4D, 0, 0x2A]) || starts([0x49, 0x49, 0x2B, 0])
+      || starts([0x4D, 0x4D, 0, 0x2B])
+    {
+      self = .tiff
     } else {
       return nil
     }

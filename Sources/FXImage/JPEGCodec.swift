@@ -43,21 +43,21 @@ enum JPEGCodec {
     -> MallocBytes
   {
     let fileLayout: ChannelLayout = layout == .gray || layout == .grayAlpha ? .gray : .rgb
-    let (rows, rowBytes) = Packing.pack(image, layout: fileLayout, bitDepth: 8)
+    let (rows, rowBytes) = try Packing.pack(image, layout: fileLayout, bitDepth: 8)
     var message = CMessage()
     var out: UnsafeMutableRawPointer?
     var size = 0
     let icc = iccProfile ?? []
-    let code = rows.withUnsafeBytes { rows in
-      icc.withUnsafeBytes { icc in
-        message.withBuffer { msg, cap in
-          fx_jpeg_encode(
-            rows.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
-            Int32(fileLayout.channelCount), Int32(quality), icc.isEmpty ? nil : icc.baseAddress, icc.count, &out,
-            &size, msg, cap)
-        }
+    let rowData = rows.bytes
+    let code = icc.withUnsafeBytes { icc in
+      message.withBuffer { msg, cap in
+        fx_jpeg_encode(
+          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
+          Int32(fileLayout.channelCount), Int32(quality), icc.isEmpty ? nil : icc.baseAddress, icc.count, &out,
+          &size, msg, cap)
       }
     }
+    withExtendedLifetime(rows) {}  // rowData points into it
     guard code == FX_JPEG_OK, let out else {
       throw ImageFileFailure("cannot encode JPEG: \(message.text)")
     }

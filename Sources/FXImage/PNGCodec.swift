@@ -45,21 +45,21 @@ enum PNGCodec {
   static func encode(
     _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, compressionLevel: Int, iccProfile: [UInt8]?
   ) throws -> MallocBytes {
-    let (rows, rowBytes) = Packing.pack(image, layout: layout, bitDepth: bitDepth)
+    let (rows, rowBytes) = try Packing.pack(image, layout: layout, bitDepth: bitDepth)
     var message = CMessage()
     var out: UnsafeMutableRawPointer?
     var size = 0
     let icc = iccProfile ?? []
-    let code = rows.withUnsafeBytes { rows in
-      icc.withUnsafeBytes { icc in
-        message.withBuffer { msg, cap in
-          fx_png_encode(
-            rows.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
-            Int32(layout.channelCount), Int32(bitDepth), Int32(compressionLevel), icc.isEmpty ? nil : icc.baseAddress,
-            icc.count, &out, &size, msg, cap)
-        }
+    let rowData = rows.bytes
+    let code = icc.withUnsafeBytes { icc in
+      message.withBuffer { msg, cap in
+        fx_png_encode(
+          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
+          Int32(layout.channelCount), Int32(bitDepth), Int32(compressionLevel), icc.isEmpty ? nil : icc.baseAddress,
+          icc.count, &out, &size, msg, cap)
       }
     }
+    withExtendedLifetime(rows) {}  // rowData points into it
     guard code == FX_PNG_OK, let out else {
       throw ImageFileFailure("cannot encode PNG: \(message.text)")
     }

@@ -73,37 +73,37 @@ enum Packing {
   }
 
   /// The whole image as tightly packed rows of `layout`'s channels, 8 bits or
-  /// 16 bits (big-endian) per sample. Layouts with alpha store straight
-  /// alpha; layouts without store the premultiplied color, i.e. the image
-  /// composited over black.
-  static func pack(_ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int) -> (
-    bytes: [UInt8], rowBytes: Int
+  /// 16 bits (big-endian, as PNG stores them, unless `bigEndian` is false)
+  /// per sample. Layouts with alpha store straight alpha; layouts without
+  /// store the premultiplied color, i.e. the image composited over black.
+  /// - Throws: ``ImageFileFailure`` when there is no memory for the rows.
+  static func pack(_ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, bigEndian: Bool = true) throws -> (
+    bytes: MallocBytes, rowBytes: Int
   ) {
     let channels = layout.channelCount
     let sampleBytes = bitDepth / 8
     let rowBytes = image.width * channels * sampleBytes
-    var bytes = [UInt8](repeating: 0, count: rowBytes * image.height)
-    bytes.withUnsafeMutableBytes { out in
-      let base = out.baseAddress!
-      for y in 0..<image.height {
-        var o = base + y * rowBytes
-        for x in 0..<image.width {
-          let v = sample(image, x, y, bitDepth: bitDepth, straight: layout.hasAlpha)
-          let s: SIMD4<UInt32> =
-            switch layout {
-            case .gray: SIMD4(luma(v), 0, 0, 0)
-            case .grayAlpha: SIMD4(luma(v), v.w, 0, 0)
-            case .rgb, .rgba: v
-            }
-          for k in 0..<channels {
-            if sampleBytes == 1 {
-              o.storeBytes(of: UInt8(truncatingIfNeeded: s[k]), as: UInt8.self)
-            } else {
-              o.storeBytes(
-                of: UInt16(truncatingIfNeeded: s[k]).bigEndian, toByteOffset: 0, as: UInt16.self)
-            }
-            o += sampleBytes
+    let bytes = try MallocBytes(capacity: rowBytes * image.height)
+    bytes.count = rowBytes * image.height
+    let base = bytes.pointer
+    for y in 0..<image.height {
+      var o = base + y * rowBytes
+      for x in 0..<image.width {
+        let v = sample(image, x, y, bitDepth: bitDepth, straight: layout.hasAlpha)
+        let s: SIMD4<UInt32> =
+          switch layout {
+          case .gray: SIMD4(luma(v), 0, 0, 0)
+          case .grayAlpha: SIMD4(luma(v), v.w, 0, 0)
+          case .rgb, .rgba: v
           }
+        for k in 0..<channels {
+          if sampleBytes == 1 {
+            o.storeBytes(of: UInt8(truncatingIfNeeded: s[k]), as: UInt8.self)
+          } else {
+            let sample = UInt16(truncatingIfNeeded: s[k])
+            o.storeBytes(of: bigEndian ? sample.bigEndian : sample, toByteOffset: 0, as: UInt16.self)
+          }
+          o += sampleBytes
         }
       }
     }

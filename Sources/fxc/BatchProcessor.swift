@@ -171,7 +171,7 @@ final class BatchProcessor: @unchecked Sendable {
       }
       throw CommandFailure(description: "\(job.input.path): \(job.destination) exists (use --overwrite to replace it)")
     }
-    let depth = job.format == .png ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
+    let depth = job.format != .jpeg ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
     let layout: ChannelLayout = hasAlpha ? .rgba : .rgb
     let profile = outputProfile(loaded.info, layout: layout, warnings: &r.warnings)
     writing(true)

@@ -1,0 +1,66 @@
+internal import CTIFF
+
+/// TIFF through libtiff (see Sources/CTIFF), read from and written to memory.
+enum TIFFCodec {
+  /// Decodes the first page to `.rgba8` or, for 16-bit files, `.rgba16`,
+  /// straight alpha (associated alpha is divided out), rows as stored; the
+  /// Orientation tag is reported, not applied.
+  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws -> Decoded {
+    var message = CMessage()
+    var header = fx_tiff_header()
+    var reader: OpaquePointer?
+    // libtiff's largest single allocation: a strip or tile of the largest image the limit lets in.
+    let maxAlloc = min(maxPixels, ImageBuffer.maxPixels) * 8 + (64 << 20)
+    let opened = message.withBuffer { msg, cap in
+      fx_tiff_reader_open(bytes.baseAddress, bytes.count, maxAlloc, &reader, &header, msg, cap)
+    }
+    guard opened == FX_TIFF_OK, let reader else { throw failure(opened, message) }
+    defer { fx_tiff_reader_close(reader) }
+    let width = Int(header.width), height = Int(header.height)
+    try checkImageSize(width: width, height: height, maxPixels: maxPixels)
+    let sixteen = header.bits == 16
+    let image = try decodeBuffer(width: width, height: height, format: sixteen ? .rgba16 : .rgba8)
+    let status = message.withBuffer { msg, cap in fx_tiff_reader_decode(reader, image.data, image.rowBytes, msg, cap) }
+    guard status == FX_TIFF_OK else { throw failure(status, message) }
+    let layout: ChannelLayout =
+      header.channels == 1 ? (header.alpha != 0 ? .grayAlpha : .gray) : (header.alpha != 0 ? .rgba : .rgb)
+    var decoded = Decoded(
+      image: image,
+      info: ImageFileInfo(format: .tiff, layout: layout, bitDepth: sixteen ? 16 : 8, width: width, height: height))
+    decoded.info.orientation = Int(header.orientation)
+    decoded.icc = copy { fx_tiff_reader_icc(reader, &$0, &$1) }
+    return decoded
+  }
+
+  /// Encodes as a Deflate-compressed TIFF (`level` 0 = uncompressed), 8 or
+  /// 16 bits, unassociated alpha, in strips or, with `tile`, in tiles.
+  static func encode(
+    _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, level: Int, iccProfile: [UInt8]?, tile: Int = 0
+  ) throws -> MallocBytes {
+    let (rows, rowBytes) = try Packing.pack(image, layout: layout, bitDepth: bitDepth, bigEndian: false)
+    var message = CMessage()
+    var out: UnsafeMutableRawPointer?
+    var size = 0
+    let icc = iccProfile ?? []
+    let rowData = rows.bytes
+    let code = icc.withUnsafeBytes { icc in
+      message.withBuffer { msg, cap in
+        fx_tiff_encode(
+          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes, Int32(layout.channelCount),
+          Int32(bitDepth), Int32(level), Int32(tile), icc.isEmpty ? nil : icc.baseAddress, icc.count, &out, &size, msg,
+          cap)
+      }
+    }
+    withExtendedLifetime(rows) {}  // rowData points into it
+    guard code == FX_TIFF_OK, let out else { throw ImageFileFailure("cannot encode TIFF: \(message.text)") }
+    return MallocBytes(pointer: out, count: size)
+  }
+
+  private static func failure(_ code: fx_tiff_status, _ message: CMessage) -> ImageFileFailure {
+    switch code {
+    case FX_TIFF_ERR_UNSUPPORTED: ImageFileFailure("unsupported TIFF: \(message.text)")
+    case FX_TIFF_ERR_NOMEM: ImageFileFailure("out of memory while decoding the TIFF")
+    default: ImageFileFailure("corrupt or truncated TIFF data: \(message.text)")
+    }
+  }
+}

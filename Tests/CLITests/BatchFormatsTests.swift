@@ -1,0 +1,38 @@
+import FX
+import Foundation
+import Testing
+
+/// Issue 17: the files people have — a folder mixing formats runs through
+/// `fxc run` with one chain, every output checked against the interpreter
+/// on the same decoded pixels (`--check`), the format of each output by its
+/// extension or `--format`.
+@Suite("fxc run: image formats")
+struct BatchFormatsTests {
+  @Test func aFolderOfMixedFormatsRunsAndChecks() throws {
+    let dir = try BatchScratch()
+    try dir.mkdir("in")
+    let image = batchTestImage(width: 33, height: 19)
+    try ImageFile.write(image, to: dir.file("in/a.png"))
+    try ImageFile.write(image, to: dir.file("in/b.jpg"))
+    try ImageFile.write(image, to: dir.file("in/c.tif"))
+    try ImageFile.write(image, to: dir.file("in/d.tiff"), bitDepth: 16)
+    let result = try BatchFXC.run(["run", "-c", "sepia | vignette", "in", "--out-dir", "out", "--check"], in: dir.path)
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stdout.contains("4 written, 0 skipped, 0 failed of 4 files"), "\(result)")
+    #expect(result.stdout.components(separatedBy: "check:").count == 5, "\(result)")
+    #expect(dir.tree("out") == ["a.png", "b.jpg", "c.tif", "d.tiff"])
+    let (sixteen, info) = try ImageFile.read(dir.file("out/d.tiff"))
+    #expect(info.format == .tiff && info.bitDepth == 16 && info.layout == .rgba && sixteen.width == 33)
+  }
+
+  @Test func formatOptionWritesTIFF() throws {
+    let dir = try BatchScratch()
+    try dir.rocket("r.jpg")
+    let result = try BatchFXC.run(["run", "-c", "sepia", "r.jpg", "--out-dir", "out", "--name", "{stem}.tif"], in: dir.path)
+    #expect(result.status == 0, "\(result)")
+    let (_, info) = try ImageFile.read(dir.file("out/r.tif"))
+    #expect(info.format == .tiff && info.layout == .rgb && info.bitDepth == 8)
+    let refused = try BatchFXC.run(["run", "-c", "sepia", "r.jpg", "-o", "x.tif", "--format", "png"], in: dir.path)
+    #expect(refused.status != 0 && refused.stderr.contains("has the extension .tif but --format asks for png"), "\(refused)")
+  }
+}
