@@ -73,6 +73,7 @@ public enum ImageFile {
     case .png: decoded = try PNGCodec.decode(bytes, maxPixels: options.maxPixels)
     case .jpeg: decoded = try JPEGCodec.decode(bytes, maxPixels: options.maxPixels)
     case .tiff: decoded = try TIFFCodec.decode(bytes, maxPixels: options.maxPixels)
+    case .webp: decoded = try WebPCodec.decode(bytes, maxPixels: options.maxPixels)
     case nil: throw ImageFileFailure(ImageFileFormat.unsupported)
     }
     try applyProfile(&decoded, options: options)
@@ -143,16 +144,19 @@ public enum ImageFile {
   ///     (the default) writes RGB, both composited over black.
   ///   - bitDepth: bits per channel in the file, 8 or 16 (16 for PNG and
   ///     TIFF; PNG stores them big-endian, TIFF in this machine's order).
-  ///   - jpegQuality: 1…100 (libjpeg's scale, 4:2:0 chroma subsampling);
-  ///     used for JPEG only.
+  ///   - jpegQuality: 1…100: JPEG's quality (libjpeg's scale, 4:2:0 chroma
+  ///     subsampling) and lossy WebP's (libwebp's scale).
   ///   - pngCompressionLevel: zlib level 0 (none) … 9 (smallest); used for
   ///     PNG and TIFF (Deflate with the horizontal predictor; 0 writes an
   ///     uncompressed TIFF).
   ///   - iccProfile: a profile to embed (PNG `iCCP`, JPEG APP2 segments, TIFF ICCProfile tag),
   ///     usually the input's ``ImageFileInfo/iccProfile``; nil embeds none
   ///     (the pixels are then read as sRGB).
+  ///   - lossless: WebP only: lossless (exact, colour under transparent
+  ///     pixels kept) instead of lossy at `jpegQuality`. PNG and TIFF are
+  ///     always lossless, JPEG never.
   /// - Throws: ``ImageFileError`` when the format is unknown (no `format` and
-  ///   an extension other than png/jpg/jpeg/tif/tiff), an argument is out of range,
+  ///   an extension other than png/jpg/jpeg/tif/tiff/webp), an argument is out of range,
   ///   the profile does not fit the stored layout (``ICCProfile/fits(_:)``;
   ///   a JPEG's ``ChannelLayout/rgba`` stores RGB),
   ///   the directory is missing, not writable or read-only, a directory
@@ -160,18 +164,18 @@ public enum ImageFile {
   public static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat? = nil,
     layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
-    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil
+    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false
   ) throws {
     try write(
       image, to: path, format: format, layout: layout, bitDepth: bitDepth, jpegQuality: jpegQuality,
-      pngCompressionLevel: pngCompressionLevel, iccProfile: iccProfile, beforeRename: {})
+      pngCompressionLevel: pngCompressionLevel, iccProfile: iccProfile, lossless: lossless, beforeRename: {})
   }
 
-  /// ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:)``
+  /// ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:)``
   /// with a hook that runs just before the rename (for tests).
   static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat?, layout: ChannelLayout,
-    bitDepth: Int, jpegQuality: Int, pngCompressionLevel: Int, iccProfile: ICCProfile? = nil,
+    bitDepth: Int, jpegQuality: Int, pngCompressionLevel: Int, iccProfile: ICCProfile? = nil, lossless: Bool = false,
     beforeRename: () throws -> Void
   ) throws {
     try attributing(to: path) {
@@ -181,7 +185,7 @@ public enum ImageFile {
       }
       let encoded = try encode(
         image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
-        iccProfile: iccProfile)
+        lossless: lossless, iccProfile: iccProfile)
       try FileSystem.writeAtomically(encoded.bytes, to: path, beforeRename: beforeRename)
     }
   }
@@ -189,7 +193,7 @@ public enum ImageFile {
   /// The file's bytes in `format`, its options checked.
   private static func encode(
     _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, quality: Int, level: Int,
-    iccProfile: ICCProfile?
+    lossless: Bool, iccProfile: ICCProfile?
   ) throws -> MallocBytes {
     switch format {
     case .png, .tiff:
@@ -209,6 +213,15 @@ public enum ImageFile {
       }
       try checkProfile(iccProfile, fits: layout.channelCount >= 3 ? .rgb : .gray)
       return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data)
+    case .webp:
+      guard bitDepth == 8 else {
+        throw ImageFileFailure("WebP files are 8-bit only (bit depth \(bitDepth) was asked for)")
+      }
+      guard (1...100).contains(quality) else {
+        throw ImageFileFailure("WebP quality \(quality) is out of range 1…100")
+      }
+      try checkProfile(iccProfile, fits: layout.hasAlpha ? .rgba : .rgb)
+      return try WebPCodec.encode(image, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
     }
   }
 

@@ -7,27 +7,31 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
   /// TIFF (libtiff): 8 or 16 bits per channel, gray or RGB, optional alpha;
   /// the first page is read. Written Deflate-compressed, unassociated alpha.
   case tiff
+  /// WebP (libwebp): lossy or lossless, 8 bits per channel, optional alpha;
+  /// an animation's first frame is read. Gray is written as RGB.
+  case webp
 
   /// The format a file name extension stands for: `png` → ``png``;
-  /// `jpg` or `jpeg` → ``jpeg``; `tif` or `tiff` → ``tiff``.
+  /// `jpg` or `jpeg` → ``jpeg``; `tif` or `tiff` → ``tiff``; `webp` → ``webp``.
   /// Case-insensitive, without the dot. Returns `nil` for any other extension.
   public init?(pathExtension: String) {
     switch pathExtension.lowercased() {
     case "png": self = .png
     case "jpg", "jpeg": self = .jpeg
     case "tif", "tiff": self = .tiff
+    case "webp": self = .webp
     default: return nil
     }
   }
 
-  /// The extensions of the formats, for messages: ".png, .jpg, .jpeg, .tif or .tiff".
-  static let extensionList = ".png, .jpg, .jpeg, .tif or .tiff"
+  /// The extensions of the formats, for messages.
+  static let extensionList = ".png, .jpg, .jpeg, .tif, .tiff or .webp"
   /// What the reader says about a file of no format it knows.
-  static let unsupported = "unsupported format: not a PNG, JPEG or TIFF file"
+  static let unsupported = "unsupported format: not a PNG, JPEG, TIFF or WebP file"
 
   /// The format announced by the first bytes of a file (the PNG signature;
   /// the JPEG start-of-image marker followed by another marker; a TIFF or
-  /// BigTIFF byte-order mark and version), or `nil`.
+  /// BigTIFF byte-order mark and version; `RIFF` … `WEBP`), or `nil`.
   init?(sniffing bytes: UnsafeRawBufferPointer) {
     let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     func starts(_ prefix: [UInt8]) -> Bool { bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 } }
@@ -39,6 +43,8 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
       || starts([0x4D, 0x4D, 0, 0x2B])
     {
       self = .tiff
+    } else if starts(Array("RIFF".utf8)) && bytes.count >= 12 && Array(bytes[8..<12]) == Array("WEBP".utf8) {
+      self = .webp
     } else {
       return nil
     }

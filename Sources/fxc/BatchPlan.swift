@@ -141,7 +141,7 @@ struct BatchPlanner {
     }
     guard let chosen = format ?? byExtension else {
       throw UsageError(
-        "cannot tell the output format of '\(path)' from its extension; use .png, .jpg, .tif or --format png|jpeg|tiff")
+        "cannot tell the output format of '\(path)' from its extension; use .png, .jpg, .tif, .webp or --format png|jpeg|tiff|webp")
     }
     return (path, chosen)
   }

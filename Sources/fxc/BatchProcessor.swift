@@ -43,6 +43,8 @@ final class BatchProcessor: @unchecked Sendable {
     var skipExisting = false
     var check = false
     var quality = 90
+    /// `--lossless`: WebP outputs lossless (a JPEG output gets a warning).
+    var lossless = false
     var compression = 6
     /// `--depth`: PNG bits per channel; `nil` keeps the input's (16-bit stays 16-bit).
     var depth: Int? = nil
@@ -171,7 +173,11 @@ final class BatchProcessor: @unchecked Sendable {
       }
       throw CommandFailure(description: "\(job.input.path): \(job.destination) exists (use --overwrite to replace it)")
     }
-    let depth = job.format != .jpeg ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
+    if options.lossless && job.format == .jpeg {
+      r.warnings.append("--lossless cannot apply to the JPEG output \(job.destination), which is lossy")
+    }
+    let sixteen = job.format == .png || job.format == .tiff
+    let depth = sixteen ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
     let layout: ChannelLayout = hasAlpha ? .rgba : .rgb
     let profile = outputProfile(loaded.info, layout: layout, warnings: &r.warnings)
     writing(true)
@@ -179,7 +185,8 @@ final class BatchProcessor: @unchecked Sendable {
     r.encodeSeconds = try seconds {
       try ImageFile.write(
         result, to: job.destination, format: job.format, layout: layout, bitDepth: depth,
-        jpegQuality: options.quality, pngCompressionLevel: options.compression, iccProfile: profile)
+        jpegQuality: options.quality, pngCompressionLevel: options.compression, iccProfile: profile,
+        lossless: options.lossless)
     }
     var s = stat()
     if PathBytes.withCString(job.destination, { stat($0, &s) }) == 0 { r.outputBytes = Int(s.st_size) }

@@ -28,7 +28,7 @@ struct RunCommand: Command {
             "-c", "--chain", value: "CHAIN", help: "the effects to apply, left to right: 'sepia | vignette(intensity: 0.8)' (see 'fxc effects')"),
           .positional(
             "FILE | DIR | 'GLOB'",
-            help: "files; directories (their PNG/JPEG/TIFF files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg')"),
+            help: "files; directories (their PNG/JPEG/TIFF/WebP files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg')"),
           .flag("-r", "--recursive", help: "walk directories to any depth"),
           .option("--manifest", value: "FILE|-", help: "one input path per line ('-', or '-' as an input: standard input)"),
           .option(
@@ -45,8 +45,9 @@ struct RunCommand: Command {
           .option(
             "--name", value: "TEMPLATE", help: "output name: {name} {stem} {ext} {index} ({index:4}: zero-padded to 4) [{frame}]",
             default: "{stem}.{ext}"),
-          .option("--format", value: "png|jpeg|tiff", help: "output format", default: "by extension"),
-          .option("--quality", value: "1…100", help: "JPEG quality", default: "90"),
+          .option("--format", value: "png|jpeg|tiff|webp", help: "output format", default: "by extension"),
+          .option("--quality", value: "1…100", help: "JPEG and lossy WebP quality", default: "90"),
+          .flag("--lossless", help: "WebP outputs lossless (PNG and TIFF always are; JPEG cannot be)"),
           .option("--compression", value: "0…9", help: "PNG and TIFF zlib level (TIFF: 0 = uncompressed)", default: "6"),
           .option("--depth", value: "8|16", help: "PNG and TIFF bits per channel; JPEG is always 8", default: "the input's"),
           .flag("--overwrite", help: "replace existing outputs (never an input)"),
@@ -125,10 +126,11 @@ struct RunCommand: Command {
     options.backend = b
     options.floatMode = try parseFloatMode(&args)
     if let f = try args.option("--format") {
-      guard let parsed = ImageFileFormat(pathExtension: f) else { throw UsageError("unknown format '\(f)' (valid: png, jpeg, tiff)") }
+      guard let parsed = ImageFileFormat(pathExtension: f) else { throw UsageError("unknown format '\(f)' (valid: png, jpeg, tiff, webp)") }
       format = parsed
     }
     options.quality = try args.intOption("--quality", range: 1...100) ?? 90
+    options.lossless = args.flag("--lossless")
     options.compression = try args.intOption("--compression", range: 0...9) ?? 6
     options.depth = try args.intOption("--depth", range: 8...16)
     if let d = options.depth, d != 8 && d != 16 { throw UsageError("option '--depth' expects 8 or 16, got '\(d)'") }

@@ -1,0 +1,64 @@
+internal import CWEBP
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// WebP through libwebp (see Sources/CWEBP): lossy and lossless, alpha, the
+/// first frame of an animation, ICC and EXIF chunks.
+enum WebPCodec {
+  /// Decodes to `.rgba8`, straight alpha (an animation: its first frame on its canvas).
+  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws -> Decoded {
+    var message = CMessage()
+    var header = fx_webp_header()
+    let read = message.withBuffer { fx_webp_header_read(bytes.baseAddress, bytes.count, &header, $0, $1) }
+    guard read == FX_WEBP_OK else { throw ImageFileFailure("corrupt WebP data: \(message.text)") }
+    let width = Int(header.width), height = Int(header.height)
+    try checkImageSize(width: width, height: height, maxPixels: maxPixels)
+    let image = try decodeBuffer(width: width, height: height, format: .rgba8)
+    let status = message.withBuffer { msg, cap in
+      fx_webp_decode(bytes.baseAddress, bytes.count, image.data, image.rowBytes, &header, msg, cap)
+    }
+    guard status == FX_WEBP_OK else { throw ImageFileFailure("corrupt WebP data: \(message.text)") }
+    var decoded = Decoded(
+      image: image,
+      info: ImageFileInfo(format: .webp, layout: header.has_alpha != 0 ? .rgba : .rgb, bitDepth: 8, width: width, height: height))
+    decoded.icc = chunk("ICCP", bytes)
+    // A WebP EXIF chunk holds the TIFF structure, sometimes after an "Exif\0\0" prefix.
+    if var exif = chunk("EXIF", bytes) {
+      if exif.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) { exif.removeFirst(6) }
+      decoded.exif = exif
+    }
+    return decoded
+  }
+
+  private static func chunk(_ fourcc: String, _ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+    var out: UnsafeMutableRawPointer?
+    var size = 0
+    guard fx_webp_chunk(bytes.baseAddress, bytes.count, fourcc, &out, &size) != 0, let out else { return nil }
+    defer { free(out) }
+    return Array(UnsafeRawBufferPointer(start: out, count: size))
+  }
+
+  /// Encodes 8-bit rows (gray layouts as RGB with R = G = B), lossless or at `quality`.
+  static func encode(
+    _ image: ImageBuffer, layout: ChannelLayout, lossless: Bool, quality: Int, iccProfile: [UInt8]?
+  ) throws -> MallocBytes {
+    let (rows, rowBytes) = try Packing.pack(image, layout: layout, bitDepth: 8)
+    var message = CMessage()
+    var out: UnsafeMutableRawPointer?
+    var size = 0
+    let icc = iccProfile ?? []
+    let rowData = rows.bytes
+    let code = icc.withUnsafeBytes { icc in
+      message.withBuffer { msg, cap in
+        fx_webp_encode(
+          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes, Int32(layout.channelCount),
+          lossless ? 1 : 0, Int32(quality), icc.isEmpty ? nil : icc.baseAddress, icc.count, &out, &size, msg, cap)
+      }
+    }
+    withExtendedLifetime(rows) {}  // rowData points into it
+    guard code == FX_WEBP_OK, let out else { throw ImageFileFailure("cannot encode WebP: \(message.text)") }
+    return MallocBytes(pointer: out, count: size)
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+@testable import FXImage
+
+/// Issue 17: WebP through libwebp — lossless round trips exactly (alpha and
+/// colour under transparency included), lossy stays close, gray is written as
+/// RGB, profiles travel, bad files are refused.
+@Suite struct WebPFiles {
+  static func image(opaque: Bool) throws -> ImageBuffer {
+    try makeImage(width: 41, height: 23, format: .rgba8) { x, y in
+      [x * 6, y * 11, (x * y) % 256, opaque ? 255 : [255, 128, 40, 0, 255][(x + 2 * y) % 5]]
+    }
+  }
+
+  @Test(arguments: [ChannelLayout.rgb, .rgba])
+  func losslessRoundTripsExactly(layout: ChannelLayout) throws {
+    let dir = try TemporaryDirectory()
+    let image = try Self.image(opaque: layout == .rgb)
+    try ImageFile.write(image, to: dir.file("a.webp"), layout: layout, lossless: true)
+    let (read, info) = try ImageFile.read(dir.file("a.webp"))
+    #expect(info.format == .webp && info.layout == layout && info.bitDepth == 8)
+    #expect(pixels(read) == pixels(image))
+  }
+
+  @Test func grayIsStoredAsEqualRGB() throws {
+    let dir = try TemporaryDirectory()
+    let image = try Self.image(opaque: true)
+    try ImageFile.write(image, to: dir.file("g.webp"), layout: .gray, lossless: true)
+    try ImageFile.write(image, to: dir.file("g.png"), layout: .gray)
+    let (webp, _) = try ImageFile.read(dir.file("g.webp"))
+    let (png, _) = try ImageFile.read(dir.file("g.png"))
+    #expect(pixels(webp) == pixels(png))
+  }
+
+  @Test func lossyIsClose() throws {
+    let dir = try TemporaryDirectory()
+    let image = try makeImage(width: 64, height: 48, format: .rgba8) { x, y in [x * 4, y * 5, 128, 255] }
+    try ImageFile.write(image, to: dir.file("a.webp"), jpegQuality: 95)
+    let (read, info) = try ImageFile.read(dir.file("a.webp"))
+    #expect(info.layout == .rgb)
+    let worst = zip(pixels(read), pixels(image)).map { a, b in zip(a, b).map { abs($0 - $1) }.max()! }.max()!
+    #expect(worst <= 12 && worst > 0, "lossy WebP at quality 95 is off by \(worst)")
+  }
+
+  @Test func profileIsCarried() throws {
+    let dir = try TemporaryDirectory()
+    let profile = try ICCProfile.displayP3()
+    try ImageFile.write(try Self.image(opaque: false), to: dir.file("p.webp"), iccProfile: profile, lossless: true)
+    #expect(try ImageFile.read(dir.file("p.webp")).1.iccProfile == profile)
+  }
+
+  @Test func sixteenBitsAreRefused() throws {
+    let dir = try TemporaryDirectory()
+    #expect(throws: ImageFileError.self) { try ImageFile.write(try Self.image(opaque: true), to: dir.file("a.webp"), bitDepth: 16) }
+    #expect(try dir.contents() == [])
+  }
+
+  @Test func everyPrefixIsRefused() throws {
+    let dir = try TemporaryDirectory()
+    for lossless in [true, false] {
+      try ImageFile.write(try Self.image(opaque: false), to: dir.file("a.webp"), lossless: lossless)
+      let data = try bytes(of: dir.file("a.webp"))
+      var accepted: [Int] = []
+      for length in stride(from: 1, to: data.count, by: 7) {
+        do {
+          _ = try ImageFile.decode(Array(data[..<length]))
+          accepted.append(length)
+        } catch {
+          #expect(error is ImageFileFailure)
+        }
+      }
+      #expect(accepted == [], "lossless \(lossless): prefixes decoded as images")
+    }
+  }
+}
