@@ -74,6 +74,7 @@ public enum ImageFile {
     case .jpeg: decoded = try JPEGCodec.decode(bytes, maxPixels: options.maxPixels)
     case .tiff: decoded = try TIFFCodec.decode(bytes, maxPixels: options.maxPixels)
     case .webp: decoded = try WebPCodec.decode(bytes, maxPixels: options.maxPixels)
+    case .gif: decoded = try GIFCodec.decode(bytes, maxPixels: options.maxPixels)
     case nil: throw ImageFileFailure(ImageFileFormat.unsupported)
     }
     try applyProfile(&decoded, options: options)
@@ -156,7 +157,8 @@ public enum ImageFile {
   ///     pixels kept) instead of lossy at `jpegQuality`. PNG and TIFF are
   ///     always lossless, JPEG never.
   /// - Throws: ``ImageFileError`` when the format is unknown (no `format` and
-  ///   an extension other than png/jpg/jpeg/tif/tiff/webp), an argument is out of range,
+  ///   an extension other than png/jpg/jpeg/tif/tiff/webp), the format is
+  ///   GIF (read only), an argument is out of range,
   ///   the profile does not fit the stored layout (``ICCProfile/fits(_:)``;
   ///   a JPEG's ``ChannelLayout/rgba`` stores RGB),
   ///   the directory is missing, not writable or read-only, a directory
@@ -222,6 +224,8 @@ public enum ImageFile {
       }
       try checkProfile(iccProfile, fits: layout.hasAlpha ? .rgba : .rgb)
       return try WebPCodec.encode(image, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
+    case .gif:
+      throw ImageFileFailure("GIF files are read, not written: write PNG or WebP instead")
     }
   }
 

@@ -10,9 +10,13 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
   /// WebP (libwebp): lossy or lossless, 8 bits per channel, optional alpha;
   /// an animation's first frame is read. Gray is written as RGB.
   case webp
+  /// GIF (giflib), read only: the first frame on its canvas, its transparent
+  /// colour as alpha. Written as nothing: ``ImageFile`` refuses to write it.
+  case gif
 
   /// The format a file name extension stands for: `png` → ``png``;
-  /// `jpg` or `jpeg` → ``jpeg``; `tif` or `tiff` → ``tiff``; `webp` → ``webp``.
+  /// `jpg` or `jpeg` → ``jpeg``; `tif` or `tiff` → ``tiff``; `webp` → ``webp``;
+  /// `gif` → ``gif``.
   /// Case-insensitive, without the dot. Returns `nil` for any other extension.
   public init?(pathExtension: String) {
     switch pathExtension.lowercased() {
@@ -20,6 +24,7 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
     case "jpg", "jpeg": self = .jpeg
     case "tif", "tiff": self = .tiff
     case "webp": self = .webp
+    case "gif": self = .gif
     default: return nil
     }
   }
@@ -27,11 +32,26 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
   /// The extensions of the formats, for messages.
   static let extensionList = ".png, .jpg, .jpeg, .tif, .tiff or .webp"
   /// What the reader says about a file of no format it knows.
-  static let unsupported = "unsupported format: not a PNG, JPEG, TIFF or WebP file"
+  static let unsupported = "unsupported format: not a PNG, JPEG, TIFF, WebP or GIF file"
+
+  /// Whether ``ImageFile`` writes the format (all but GIF).
+  public var isWritable: Bool { self != .gif }
+
+  /// The usual file name extension: `png`, `jpg`, `tif`, `webp`, `gif`.
+  public var preferredExtension: String {
+    switch self {
+    case .png: "png"
+    case .jpeg: "jpg"
+    case .tiff: "tif"
+    case .webp: "webp"
+    case .gif: "gif"
+    }
+  }
 
   /// The format announced by the first bytes of a file (the PNG signature;
   /// the JPEG start-of-image marker followed by another marker; a TIFF or
-  /// BigTIFF byte-order mark and version; `RIFF` … `WEBP`), or `nil`.
+  /// BigTIFF byte-order mark and version; `RIFF` … `WEBP`; `GIF87a` or
+  /// `GIF89a`), or `nil`.
   init?(sniffing bytes: UnsafeRawBufferPointer) {
     let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     func starts(_ prefix: [UInt8]) -> Bool { bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 } }
@@ -45,6 +65,8 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
       self = .tiff
     } else if starts(Array("RIFF".utf8)) && bytes.count >= 12 && Array(bytes[8..<12]) == Array("WEBP".utf8) {
       self = .webp
+    } else if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) {
+      self = .gif
     } else {
       return nil
     }

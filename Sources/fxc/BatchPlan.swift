@@ -111,12 +111,13 @@ struct BatchPlanner {
   var skipExisting: Bool
 
   /// The output extension for an input called `name`: its own when it names
-  /// the format asked for (or none was asked for), else the format's usual one.
+  /// the format asked for (or none was asked for), else the format's usual
+  /// one. A GIF input (a format fxc reads but does not write) becomes PNG.
   func outputExtension(for name: String) -> String {
     let own = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
-    guard let format else { return own }
+    guard let format else { return ImageFileFormat(pathExtension: own) == .gif ? "png" : own }
     if ImageFileFormat(pathExtension: own) == format { return own }
-    return format == .png ? "png" : "jpg"
+    return format.preferredExtension
   }
 
   /// The destination of `input` (or of one of its frames) and its format.
@@ -138,6 +139,9 @@ struct BatchPlanner {
     let byExtension = ImageFileFormat(pathExtension: ext)
     if let format, let byExtension, byExtension != format {
       throw UsageError("the output '\(path)' has the extension .\(ext) but --format asks for \(format.rawValue)")
+    }
+    if let byExtension, format == nil, !byExtension.isWritable {
+      throw UsageError("cannot write '\(path)': fxc reads GIF files but does not write them; use .png or .webp")
     }
     guard let chosen = format ?? byExtension else {
       throw UsageError(

@@ -28,7 +28,7 @@ struct RunCommand: Command {
             "-c", "--chain", value: "CHAIN", help: "the effects to apply, left to right: 'sepia | vignette(intensity: 0.8)' (see 'fxc effects')"),
           .positional(
             "FILE | DIR | 'GLOB'",
-            help: "files; directories (their PNG/JPEG/TIFF/WebP files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg')"),
+            help: "files; directories (their PNG/JPEG/TIFF/WebP/GIF files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg')"),
           .flag("-r", "--recursive", help: "walk directories to any depth"),
           .option("--manifest", value: "FILE|-", help: "one input path per line ('-', or '-' as an input: standard input)"),
           .option(
@@ -126,7 +126,9 @@ struct RunCommand: Command {
     options.backend = b
     options.floatMode = try parseFloatMode(&args)
     if let f = try args.option("--format") {
-      guard let parsed = ImageFileFormat(pathExtension: f) else { throw UsageError("unknown format '\(f)' (valid: png, jpeg, tiff, webp)") }
+      guard let parsed = ImageFileFormat(pathExtension: f), parsed.isWritable else {
+        throw UsageError("unknown format '\(f)' (valid: png, jpeg, tiff, webp)")
+      }
       format = parsed
     }
     options.quality = try args.intOption("--quality", range: 1...100) ?? 90

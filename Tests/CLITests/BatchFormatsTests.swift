@@ -40,4 +40,23 @@ struct BatchFormatsTests {
     let refused = try BatchFXC.run(["run", "-c", "sepia", "r.jpg", "-o", "x.tif", "--format", "png"], in: dir.path)
     #expect(refused.status != 0 && refused.stderr.contains("has the extension .tif but --format asks for png"), "\(refused)")
   }
+
+  @Test func aGIFIsReadAndWrittenAsPNG() throws {
+    let dir = try BatchScratch()
+    // GIF89a, 1×1, a 2-colour table (red, black), a Graphics Control
+    // Extension, one frame whose LZW codes (2-bit minimum) are clear, 0, end.
+    let gif: [UInt8] = [
+      0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0x80, 0, 0, 0xFF, 0, 0, 0, 0, 0,
+      0x21, 0xF9, 4, 0, 0, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0, 0x3B,
+    ]
+    try dir.mkdir("in")
+    try dir.write(Data(gif), to: "in/red.gif")
+    let result = try BatchFXC.run(["run", "-c", "brightness", "in", "--out-dir", "out", "--check"], in: dir.path)
+    #expect(result.status == 0, "\(result)")
+    #expect(dir.tree("out") == ["red.png"])
+    let (image, info) = try ImageFile.read(dir.file("out/red.png"))
+    #expect(info.layout == .rgb && image[stored: 0, 0] == SIMD4(1, 0, 0, 1))
+    let refused = try BatchFXC.run(["run", "-c", "sepia", "in/red.gif", "-o", "x.gif"], in: dir.path)
+    #expect(refused.status != 0 && refused.stderr.contains("fxc reads GIF files but does not write them"), "\(refused)")
+  }
 }
