@@ -15,13 +15,14 @@ let package = Package(
   ],
   targets: [
     // C modules over Debian's llvm-19-dev, libpng-dev, libjpeg62-turbo-dev,
-    // libtiff-dev, libwebp-dev, libgif-dev, liblcms2-dev (ICC profiles) and libexif-dev (EXIF orientation).
+    // libtiff-dev, libwebp-dev, libgif-dev, libheif-dev, liblcms2-dev (ICC profiles) and libexif-dev (EXIF orientation).
     .target(name: "CLLVM"),
     .target(name: "CPNG"),
     .target(name: "CJPEG"),
     .target(name: "CTIFF"),
     .target(name: "CWEBP"),
     .target(name: "CGIF"),
+    .target(name: "CHEIF"),
     .target(name: "CLCMS"),
     .target(name: "CEXIF"),
 
@@ -29,7 +30,7 @@ let package = Package(
     // The Swift front end: Expr, Effect, Image and the shader built-ins,
     // lowered to an EffectGraph (a Metal front end would sit beside it).
     .target(name: "FXDSL", dependencies: ["FXIR"]),
-    .target(name: "FXImage", dependencies: ["CPNG", "CJPEG", "CTIFF", "CWEBP", "CGIF", "CLCMS", "CEXIF"], linkerSettings: [.linkedLibrary("m")]),
+    .target(name: "FXImage", dependencies: ["CPNG", "CJPEG", "CTIFF", "CWEBP", "CGIF", "CHEIF", "CLCMS", "CEXIF"], linkerSettings: [.linkedLibrary("m")]),
     .target(name: "FXPasses", dependencies: ["FXIR"]),
     .target(name: "FXInterpreter", dependencies: ["FXIR", "FXPasses", "FXImage"]),
     // The LLVM wrapper, the only module that imports CLLVM: modules, the JIT,

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages fxc builds against, if any is missing:
-# LLVM 19 (C API, ORC JIT), libpng, libjpeg-turbo, libwebp, libtiff, giflib,
+# LLVM 19 (C API, ORC JIT), libpng, libjpeg-turbo, libwebp, libtiff, giflib, libheif,
 # LittleCMS 2 (colour profiles) and libexif (EXIF orientation). Needs root or sudo.
 set -euo pipefail
-packages=(llvm-19-dev libpng-dev libjpeg62-turbo-dev liblcms2-dev libexif-dev libwebp-dev libtiff-dev libgif-dev)
+packages=(llvm-19-dev libpng-dev libjpeg62-turbo-dev liblcms2-dev libexif-dev libwebp-dev libtiff-dev libgif-dev libheif-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

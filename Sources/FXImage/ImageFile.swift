@@ -69,12 +69,14 @@ public enum ImageFile {
   ) {
     guard !bytes.isEmpty else { throw ImageFileFailure("empty file (0 bytes)") }
     var decoded: Decoded
-    switch ImageFileFormat(sniffing: bytes) {
+    let format = ImageFileFormat(sniffing: bytes)
+    switch format {
     case .png: decoded = try PNGCodec.decode(bytes, maxPixels: options.maxPixels)
     case .jpeg: decoded = try JPEGCodec.decode(bytes, maxPixels: options.maxPixels)
     case .tiff: decoded = try TIFFCodec.decode(bytes, maxPixels: options.maxPixels)
     case .webp: decoded = try WebPCodec.decode(bytes, maxPixels: options.maxPixels)
     case .gif: decoded = try GIFCodec.decode(bytes, maxPixels: options.maxPixels)
+    case .heic?, .avif?: decoded = try HEIFCodec.decode(bytes, format: format!, maxPixels: options.maxPixels)
     case nil: throw ImageFileFailure(ImageFileFormat.unsupported)
     }
     try applyProfile(&decoded, options: options)
@@ -215,14 +217,19 @@ public enum ImageFile {
       }
       try checkProfile(iccProfile, fits: layout.channelCount >= 3 ? .rgb : .gray)
       return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data)
-    case .webp:
+    case .webp, .heic, .avif:
+      let name = format == .webp ? "WebP" : format == .heic ? "HEIC" : "AVIF"
       guard bitDepth == 8 else {
-        throw ImageFileFailure("WebP files are 8-bit only (bit depth \(bitDepth) was asked for)")
+        throw ImageFileFailure("\(name) files are written 8-bit (bit depth \(bitDepth) was asked for)")
       }
       guard (1...100).contains(quality) else {
-        throw ImageFileFailure("WebP quality \(quality) is out of range 1…100")
+        throw ImageFileFailure("\(name) quality \(quality) is out of range 1…100")
       }
       try checkProfile(iccProfile, fits: layout.hasAlpha ? .rgba : .rgb)
+      if format != .webp {
+        return try HEIFCodec.encode(
+          image, format: format, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
+      }
       return try WebPCodec.encode(image, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
     case .gif:
       throw ImageFileFailure("GIF files are read, not written: write PNG or WebP instead")

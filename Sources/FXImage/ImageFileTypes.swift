@@ -13,10 +13,15 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
   /// GIF (giflib), read only: the first frame on its canvas, its transparent
   /// colour as alpha. Written as nothing: ``ImageFile`` refuses to write it.
   case gif
+  /// HEIC (libheif, HEVC): 8 bits written, more read as 16; optional
+  /// alpha; the primary image, upright. Gray is written as RGB.
+  case heic
+  /// AVIF (libheif, AV1): as ``heic``, with AV1 instead of HEVC.
+  case avif
 
   /// The format a file name extension stands for: `png` → ``png``;
   /// `jpg` or `jpeg` → ``jpeg``; `tif` or `tiff` → ``tiff``; `webp` → ``webp``;
-  /// `gif` → ``gif``.
+  /// `gif` → ``gif``; `heic` or `heif` → ``heic``; `avif` → ``avif``.
   /// Case-insensitive, without the dot. Returns `nil` for any other extension.
   public init?(pathExtension: String) {
     switch pathExtension.lowercased() {
@@ -25,19 +30,21 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
     case "tif", "tiff": self = .tiff
     case "webp": self = .webp
     case "gif": self = .gif
+    case "heic", "heif": self = .heic
+    case "avif": self = .avif
     default: return nil
     }
   }
 
   /// The extensions of the formats, for messages.
-  static let extensionList = ".png, .jpg, .jpeg, .tif, .tiff or .webp"
+  static let extensionList = ".png, .jpg, .jpeg, .tif, .tiff, .webp, .heic or .avif"
   /// What the reader says about a file of no format it knows.
-  static let unsupported = "unsupported format: not a PNG, JPEG, TIFF, WebP or GIF file"
+  static let unsupported = "unsupported format: not a PNG, JPEG, TIFF, WebP, GIF, HEIC or AVIF file"
 
   /// Whether ``ImageFile`` writes the format (all but GIF).
   public var isWritable: Bool { self != .gif }
 
-  /// The usual file name extension: `png`, `jpg`, `tif`, `webp`, `gif`.
+  /// The usual file name extension: `png`, `jpg`, `tif`, `webp`, `gif`, `heic`, `avif`.
   public var preferredExtension: String {
     switch self {
     case .png: "png"
@@ -45,13 +52,15 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
     case .tiff: "tif"
     case .webp: "webp"
     case .gif: "gif"
+    case .heic: "heic"
+    case .avif: "avif"
     }
   }
 
   /// The format announced by the first bytes of a file (the PNG signature;
   /// the JPEG start-of-image marker followed by another marker; a TIFF or
   /// BigTIFF byte-order mark and version; `RIFF` … `WEBP`; `GIF87a` or
-  /// `GIF89a`), or `nil`.
+  /// `GIF89a`; a HEIF `ftyp` box, ``HEIFCodec/sniff(_:)``), or `nil`.
   init?(sniffing bytes: UnsafeRawBufferPointer) {
     let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     func starts(_ prefix: [UInt8]) -> Bool { bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 } }
@@ -67,6 +76,8 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
       self = .webp
     } else if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) {
       self = .gif
+    } else if let heif = HEIFCodec.sniff(bytes) {
+      self = heif
     } else {
       return nil
     }

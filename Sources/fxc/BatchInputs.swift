@@ -47,7 +47,7 @@ struct InputListing {
   var skipping: String? = nil
 
   /// Extensions a directory walk picks up.
-  static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "tif", "tiff", "webp", "gif"]
+  static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "tif", "tiff", "webp", "gif", "heic", "heif", "avif"]
 
   func list(_ arguments: [String], manifest: String?) throws -> [BatchInput] {
     var found: [BatchInput] = []

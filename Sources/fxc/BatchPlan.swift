@@ -145,7 +145,7 @@ struct BatchPlanner {
     }
     guard let chosen = format ?? byExtension else {
       throw UsageError(
-        "cannot tell the output format of '\(path)' from its extension; use .png, .jpg, .tif, .webp or --format png|jpeg|tiff|webp")
+        "cannot tell the output format of '\(path)' from its extension; use .png, .jpg, .tif, .webp, .heic, .avif or --format")
     }
     return (path, chosen)
   }

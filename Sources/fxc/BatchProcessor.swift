@@ -43,7 +43,7 @@ final class BatchProcessor: @unchecked Sendable {
     var skipExisting = false
     var check = false
     var quality = 90
-    /// `--lossless`: WebP outputs lossless (a JPEG output gets a warning).
+    /// `--lossless`: WebP, HEIC and AVIF outputs lossless (a JPEG output gets a warning).
     var lossless = false
     var compression = 6
     /// `--depth`: PNG bits per channel; `nil` keeps the input's (16-bit stays 16-bit).

@@ -28,7 +28,9 @@ struct RunCommand: Command {
             "-c", "--chain", value: "CHAIN", help: "the effects to apply, left to right: 'sepia | vignette(intensity: 0.8)' (see 'fxc effects')"),
           .positional(
             "FILE | DIR | 'GLOB'",
-            help: "files; directories (their PNG/JPEG/TIFF/WebP/GIF files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg')"),
+            help:
+              "files; directories (their PNG/JPEG/TIFF/WebP/GIF/HEIC/AVIF files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg')"
+          ),
           .flag("-r", "--recursive", help: "walk directories to any depth"),
           .option("--manifest", value: "FILE|-", help: "one input path per line ('-', or '-' as an input: standard input)"),
           .option(
@@ -45,9 +47,9 @@ struct RunCommand: Command {
           .option(
             "--name", value: "TEMPLATE", help: "output name: {name} {stem} {ext} {index} ({index:4}: zero-padded to 4) [{frame}]",
             default: "{stem}.{ext}"),
-          .option("--format", value: "png|jpeg|tiff|webp", help: "output format", default: "by extension"),
-          .option("--quality", value: "1…100", help: "JPEG and lossy WebP quality", default: "90"),
-          .flag("--lossless", help: "WebP outputs lossless (PNG and TIFF always are; JPEG cannot be)"),
+          .option("--format", value: "png|jpeg|tiff|webp|heic|avif", help: "output format", default: "by extension"),
+          .option("--quality", value: "1…100", help: "JPEG, WebP, HEIC and AVIF quality", default: "90"),
+          .flag("--lossless", help: "WebP, HEIC and AVIF outputs lossless (PNG and TIFF always are; JPEG cannot be)"),
           .option("--compression", value: "0…9", help: "PNG and TIFF zlib level (TIFF: 0 = uncompressed)", default: "6"),
           .option("--depth", value: "8|16", help: "PNG and TIFF bits per channel; JPEG is always 8", default: "the input's"),
           .flag("--overwrite", help: "replace existing outputs (never an input)"),
@@ -127,7 +129,7 @@ struct RunCommand: Command {
     options.floatMode = try parseFloatMode(&args)
     if let f = try args.option("--format") {
       guard let parsed = ImageFileFormat(pathExtension: f), parsed.isWritable else {
-        throw UsageError("unknown format '\(f)' (valid: png, jpeg, tiff, webp)")
+        throw UsageError("unknown format '\(f)' (valid: png, jpeg, tiff, webp, heic, avif)")
       }
       format = parsed
     }

@@ -1,0 +1,94 @@
+internal import CHEIF
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// HEIC (HEVC) and AVIF (AV1) through libheif (see Sources/CHEIF): the
+/// primary image, upright, with its ICC profile.
+enum HEIFCodec {
+  /// Decodes the primary image to `.rgba8` or, beyond 8 bits, `.rgba16`,
+  /// straight alpha. libheif applies the file's rotation and mirroring, so
+  /// the orientation reported is 1 (an EXIF orientation in the file is
+  /// informative only, ISO/IEC 23008-12 §6.5.10).
+  static func decode(_ bytes: UnsafeRawBufferPointer, format: ImageFileFormat, maxPixels: Int) throws -> Decoded {
+    var message = CMessage()
+    var header = fx_heif_header()
+    var reader: OpaquePointer?
+    let opened = message.withBuffer { msg, cap in
+      fx_heif_reader_open(bytes.baseAddress, bytes.count, Int32(ImageBuffer.maxDimension), &reader, &header, msg, cap)
+    }
+    guard opened == FX_HEIF_OK, let reader else { throw failure(opened, message, format) }
+    defer { fx_heif_reader_close(reader) }
+    let width = Int(header.width), height = Int(header.height)
+    try checkImageSize(width: width, height: height, maxPixels: maxPixels)
+    let sixteen = header.bits == 16
+    let image = try decodeBuffer(width: width, height: height, format: sixteen ? .rgba16 : .rgba8)
+    let status = message.withBuffer { fx_heif_reader_decode(reader, image.data, image.rowBytes, $0, $1) }
+    guard status == FX_HEIF_OK else { throw failure(status, message, format) }
+    let info = ImageFileInfo(
+      format: format, layout: header.has_alpha != 0 ? .rgba : .rgb, bitDepth: sixteen ? 16 : 8, width: width,
+      height: height)
+    var decoded = Decoded(image: image, info: info)
+    var icc: UnsafeMutableRawPointer?
+    var size = 0
+    if fx_heif_reader_icc(reader, &icc, &size) != 0, let icc {
+      decoded.icc = Array(UnsafeRawBufferPointer(start: icc, count: size))
+      free(icc)
+    }
+    return decoded
+  }
+
+  /// Encodes 8-bit RGB or RGBA (gray layouts as RGB) as HEIC or AVIF.
+  static func encode(
+    _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout, lossless: Bool, quality: Int,
+    iccProfile: [UInt8]?
+  ) throws -> MallocBytes {
+    let stored: ChannelLayout = layout.hasAlpha ? .rgba : .rgb
+    let (rows, rowBytes) = try Packing.pack(image, layout: stored, bitDepth: 8)
+    var message = CMessage()
+    var out: UnsafeMutableRawPointer?
+    var size = 0
+    let icc = iccProfile ?? []
+    let rowData = rows.bytes
+    let code = icc.withUnsafeBytes { icc in
+      message.withBuffer { msg, cap in
+        fx_heif_encode(
+          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes, stored.hasAlpha ? 1 : 0,
+          format == .avif ? 1 : 0, lossless ? 1 : 0, Int32(quality), icc.isEmpty ? nil : icc.baseAddress, icc.count,
+          &out, &size, msg, cap)
+      }
+    }
+    withExtendedLifetime(rows) {}  // rowData points into it
+    guard code == FX_HEIF_OK, let out else {
+      throw ImageFileFailure("cannot encode \(format == .avif ? "AVIF" : "HEIC"): \(message.text)")
+    }
+    return MallocBytes(pointer: out, count: size)
+  }
+
+  private static func failure(_ code: fx_heif_status, _ message: CMessage, _ format: ImageFileFormat) -> ImageFileFailure {
+    let name = format == .avif ? "AVIF" : "HEIC"
+    return switch code {
+    case FX_HEIF_ERR_UNSUPPORTED: ImageFileFailure("unsupported \(name): \(message.text)")
+    case FX_HEIF_ERR_NOMEM: ImageFileFailure("out of memory while decoding the \(name)")
+    default: ImageFileFailure("corrupt or truncated \(name) data: \(message.text)")
+    }
+  }
+
+  /// The HEIF brand of a file's `ftyp` box: ``ImageFileFormat/avif`` for
+  /// `avif`/`avis` (also as a compatible brand of `mif1`/`msf1`),
+  /// ``ImageFileFormat/heic`` for the HEVC brands and other `mif1` files; nil
+  /// when the bytes are not a HEIF file.
+  static func sniff(_ bytes: UnsafeRawBufferPointer) -> ImageFileFormat? {
+    guard bytes.count >= 16, Array(bytes[4..<8]) == Array("ftyp".utf8) else { return nil }
+    func brand(_ at: Int) -> String { String(decoding: bytes[at..<(at + 4)], as: UTF8.self) }
+    let major = brand(8)
+    if ["avif", "avis"].contains(major) { return .avif }
+    if ["heic", "heix", "heim", "heis", "hevc", "hevx"].contains(major) { return .heic }
+    guard ["mif1", "msf1"].contains(major) else { return nil }
+    let boxSize = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+    let end = min(boxSize, bytes.count)
+    let compatible = stride(from: 16, to: end - 3, by: 4).map(brand)
+    return compatible.contains("avif") || compatible.contains("avis") ? .avif : .heic
+  }
+}
