@@ -30,7 +30,9 @@ let package = Package(
     // The Swift front end: Expr, Effect, Image and the shader built-ins,
     // lowered to an EffectGraph (a Metal front end would sit beside it).
     .target(name: "FXDSL", dependencies: ["FXIR"]),
-    .target(name: "FXImage", dependencies: ["CPNG", "CJPEG", "CTIFF", "CWEBP", "CGIF", "CHEIF", "CLCMS", "CEXIF"], linkerSettings: [.linkedLibrary("m")]),
+    .target(
+      name: "FXImage", dependencies: ["CPNG", "CJPEG", "CTIFF", "CWEBP", "CGIF", "CHEIF", "CLCMS", "CEXIF"],
+      linkerSettings: [.linkedLibrary("m")]),
     .target(name: "FXPasses", dependencies: ["FXIR"]),
     .target(name: "FXInterpreter", dependencies: ["FXIR", "FXPasses", "FXImage"]),
     // The LLVM wrapper, the only module that imports CLLVM: modules, the JIT,
