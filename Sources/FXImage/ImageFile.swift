@@ -36,6 +36,19 @@ public enum ImageFile {
     try attributing(to: path) { try decode(FileSystem.readAll(path)) }
   }
 
+  /// Decodes a PNG or JPEG file held in memory: ``read(_:)`` for bytes that
+  /// did not come from a path (a download, an archive member, a fuzzer).
+  ///
+  /// - Parameters:
+  ///   - bytes: the whole file. The format is sniffed from its first bytes.
+  ///   - name: how errors name the data (``ImageFileError/path``).
+  /// - Returns: as ``read(_:)``.
+  /// - Throws: ``ImageFileError`` as ``read(_:)`` does, for every reason but
+  ///   the file system's.
+  public static func read(bytes: [UInt8], name: String = "(memory)") throws -> (ImageBuffer, ImageFileInfo) {
+    try attributing(to: name) { try decode(bytes) }
+  }
+
   /// Decodes the contents of a PNG or JPEG file; throws ``ImageFileFailure``.
   static func decode(_ bytes: [UInt8]) throws -> (ImageBuffer, ImageFileInfo) {
     guard !bytes.isEmpty else { throw ImageFileFailure("empty file (0 bytes)") }
