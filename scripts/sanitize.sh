@@ -2,11 +2,12 @@
 # Builds fxc and its tests with AddressSanitizer (with LeakSanitizer; Swift
 # and C) and UndefinedBehaviorSanitizer (the C shims: Swift has no UBSan and
 # traps on overflow and bad indices itself) into .build/sanitize, leaving the
-# normal build alone, and runs the image-file, kernel/JIT and batch tests
-# under them. JIT-compiled kernels are not instrumented.
+# normal build alone, and runs the image-file, kernel/JIT, loop and batch
+# tests under them, and `fxc fuzz`'s crash report (whose replay must exit
+# cleanly). JIT-compiled kernels are not instrumented.
 #
-#   scripts/sanitize.sh           the file, kernel and batch tests (~5 min)
-#   scripts/sanitize.sh --all     the whole suite
+#   scripts/sanitize.sh           the file, kernel, batch and fuzz-report tests (~3 min once built)
+#   scripts/sanitize.sh --all     the whole suite (~20 min once built)
 #   scripts/sanitize.sh REGEX     the tests `swift test --filter REGEX` selects
 #
 # Every sanitizer report, in the test process or in an `fxc` it starts, goes
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
 subset='FXImageTests|FXLLVMTests|FXIRTests\.LoopLifetimeTests|FXTests\.(JITTests|KernelCacheTests|PipelineApplyTests|LoopTests)'
-subset+='|CLITests\.(Batch|SpecialInput)'
+subset+='|CLITests\.(Batch|SpecialInput|FuzzCrashReport)'
 filter=(--filter "$subset")
 case "${1:-}" in
   "") ;;
