@@ -4,6 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # Formatting and lint rules of .swift-format (swift-format ships with the toolchain).
-swift format lint --strict --recursive Sources Tests Plugins Package.swift
+swift format lint --strict --recursive Sources Tests Plugins Package.swift Fuzz
 swift build --build-tests
 swift test --skip-build --parallel

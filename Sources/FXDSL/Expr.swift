@@ -19,8 +19,8 @@ final class ExprNode {
     /// An ill-typed construction; carries the first error.
     case invalid(GraphError)
     /// A loop's index and accumulator `k` (only inside its body), and its final accumulator `k`.
-    case loopIndex(LoopNode)
-    case loopAccumulator(LoopNode, Int)
+    case loopIndex(LoopLink)
+    case loopAccumulator(LoopLink, Int)
     case foldResult(LoopNode, Int)
   }
 

@@ -160,9 +160,9 @@ struct StageLowering {
     if let d = dependence[key] { return d }
     let children: [ExprNode]
     switch e.kind {
-    case .loopIndex(let l), .loopAccumulator(let l, _):
-      dependence[key] = l === loop
-      return l === loop
+    case .loopIndex(let link), .loopAccumulator(let link, _):
+      dependence[key] = link.loop === loop
+      return link.loop === loop
     case .vector(let parts): children = parts
     case .swizzle(let v, _): children = [v]
     case .lanewise(_, let args): children = args

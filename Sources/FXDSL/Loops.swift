@@ -23,6 +23,17 @@ final class LoopNode {
   }
 }
 
+/// A placeholder's link to its loop. It is weak because the loop holds its
+/// placeholders: with strong links both ways every fold was a reference
+/// cycle, and nothing a loop reached was ever freed (LeakSanitizer, issue 16).
+/// A placeholder that outlives its loop belongs to no loop, so lowering
+/// reports it as used outside its body.
+struct LoopLink {
+  weak var loop: LoopNode?
+
+  init(_ loop: LoopNode) { self.loop = loop }
+}
+
 extension Expr {
   /// A fold over the integers `lo ..< hi` (DESIGN §2's loop; the IR's ``Loop``):
   /// `acc = initial; for i in lo..<hi { acc = body(i, acc) }`, in ascending
@@ -49,8 +60,8 @@ extension Expr {
       return initial.map { _ in .invalid("fold: limit \(limit) is outside 0…\(Loop.maxLimit)", location) }
     }
     let loop = LoopNode(lo: FXDSL.int(lo).node, hi: FXDSL.int(hi).node, limit: Int32(limit), initial: initial.map(\.node))
-    loop.index = ExprNode(.loopIndex(loop), .int)
-    loop.accumulators = initial.enumerated().map { ExprNode(.loopAccumulator(loop, $0.offset), $0.element.type) }
+    loop.index = ExprNode(.loopIndex(LoopLink(loop)), .int)
+    loop.accumulators = initial.enumerated().map { ExprNode(.loopAccumulator(LoopLink(loop), $0.offset), $0.element.type) }
     let next = body(Expr(loop.index), loop.accumulators.map(Expr.init))
     guard next.count == initial.count else {
       return initial.map { _ in .invalid("fold: the body returns \(next.count) values for \(initial.count) accumulators", location) }
@@ -75,12 +86,12 @@ extension Expr {
     if let e = [lo, hi].lazy.compactMap(\.node.error).first { return Expr(.invalid(e), .float) }
     guard (0...Int(Loop.maxLimit)).contains(limit) else { return .invalid("sum: limit \(limit) is outside 0…\(Loop.maxLimit)", location) }
     let loop = LoopNode(lo: FXDSL.int(lo).node, hi: FXDSL.int(hi).node, limit: Int32(limit), initial: [])
-    loop.index = ExprNode(.loopIndex(loop), .int)
+    loop.index = ExprNode(.loopIndex(LoopLink(loop)), .int)
     let term = body(Expr(loop.index))
     if let e = term.node.error { return Expr(.invalid(e), .float) }
     let zero = term.type.scalar == .int ? Expr.int(0) : Expr(Float(0))
     let zeros = term.type.lanes == 1 ? zero : Expr(.vector(Array(repeating: zero.node, count: term.type.lanes)), term.type)
-    let accumulator = ExprNode(.loopAccumulator(loop, 0), term.type)
+    let accumulator = ExprNode(.loopAccumulator(LoopLink(loop), 0), term.type)
     let next = Expr(accumulator) + term
     if let e = next.node.error { return Expr(.invalid(e), .float) }
     loop.initial = [zeros.node]

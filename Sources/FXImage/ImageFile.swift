@@ -57,6 +57,22 @@ public enum ImageFile {
   /// blocks) and 64 MiB of other chunks.
   static func maxFileBytes(_ maxPixels: Int) -> Int { min(maxPixels, ImageBuffer.maxPixels) * 9 + (64 << 20) }
 
+  /// Decodes an image file held in memory: ``read(_:options:)`` for bytes
+  /// that did not come from a path (a download, an archive member, a fuzzer).
+  ///
+  /// - Parameters:
+  ///   - bytes: the whole file. The format is sniffed from its first bytes.
+  ///   - name: how errors name the data (``ImageFileError/path``).
+  ///   - options: the pixel limit and the sRGB conversion.
+  /// - Returns: as ``read(_:options:)``.
+  /// - Throws: ``ImageFileError`` as ``read(_:options:)`` does, for every
+  ///   reason but the file system's.
+  public static func read(bytes: [UInt8], name: String = "(memory)", options: ImageReadOptions = ImageReadOptions())
+    throws -> (ImageBuffer, ImageFileInfo)
+  {
+    try attributing(to: name) { try decode(bytes, options: options) }
+  }
+
   /// Decodes the contents of a PNG or JPEG file; throws ``ImageFileFailure``.
   static func decode(_ bytes: [UInt8], options: ImageReadOptions = ImageReadOptions()) throws -> (
     ImageBuffer, ImageFileInfo
