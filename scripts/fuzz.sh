@@ -3,12 +3,13 @@
 # build never sees it) with `--sanitize fuzzer --sanitize address`, and runs
 # it for a fixed time.
 #
-#   scripts/fuzz.sh image [SECONDS] [FLAGS…]  PNG and JPEG decoding (ImageFile.read(bytes:))
+#   scripts/fuzz.sh image [SECONDS] [FLAGS…]  image decoding, every format (ImageFile.read(bytes:))
 #   scripts/fuzz.sh chain [SECONDS] [FLAGS…]  --chain text: parse, resolve, lower, interpret
 #
 # SECONDS defaults to 600; FLAGS go to libFuzzer (`-help=1` lists them). The
 # corpus is kept in .build/fuzz/corpus/TARGET and grows from run to run; the
-# seeds are made afresh each run (image: the test fixtures and examples/;
+# seeds are made afresh each run (image: the test fixtures, examples/ and a
+# small file of each other format;
 # chain: the catalogue's examples and extreme arguments, and a dictionary of
 # its names). A crash, leak, timeout or out-of-memory input is written to
 # .build/fuzz/crashes/TARGET/ and fails the run; it then belongs in the test
@@ -49,6 +50,8 @@ case "$target" in
   image)
     cp Tests/FXImageTests/Fixtures/*.png Tests/FXImageTests/Fixtures/*.jpg "$seeds/"
     find examples -maxdepth 1 \( -name '*.png' -o -name '*.jpg' -o -name '*.jpeg' \) -exec cp {} "$seeds/" \;
+    # Small TIFF, WebP, HEIC, AVIF and GIF files, written by the target itself.
+    FXC_FUZZ_SEEDS=$seeds "$binary" -runs=0 >/dev/null 2>&1
     # The fixtures are under 4 KiB; examples/ holds a 110 KiB photo, which is
     # decoded whole as a seed, and fuzzed in its first 32 KiB (truncated).
     flags+=(-max_len=32768)

@@ -306,7 +306,7 @@ struct CommandLineTests {
         switch self {
         case .missing: "no such file"
         case .empty: "empty"
-        case .randomBytes: "not a PNG or JPEG"
+        case .randomBytes: "unsupported format: not a PNG, JPEG"
         case .pngSignatureThenGarbage: "PNG"
         case .truncatedPNG, .truncatedJPEG: "truncated"
         }

@@ -165,6 +165,9 @@ import Testing
   #expect(ImageFileFormat(pathExtension: "PNG") == .png)
   #expect(ImageFileFormat(pathExtension: "jpg") == .jpeg)
   #expect(ImageFileFormat(pathExtension: "JPeG") == .jpeg)
-  #expect(ImageFileFormat(pathExtension: "gif") == nil)
+  #expect(ImageFileFormat(pathExtension: "TIF") == .tiff && ImageFileFormat(pathExtension: "tiff") == .tiff)
+  #expect(ImageFileFormat(pathExtension: "webp") == .webp && ImageFileFormat(pathExtension: "gif") == .gif)
+  #expect(ImageFileFormat(pathExtension: "HEIF") == .heic && ImageFileFormat(pathExtension: "avif") == .avif)
+  #expect(ImageFileFormat(pathExtension: "bmp") == nil)
   #expect(ImageFileFormat(pathExtension: "") == nil)
 }
