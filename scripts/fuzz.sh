@@ -32,6 +32,8 @@ seconds=${1:-600}
 [ $# -gt 0 ] && shift
 [[ "$seconds" =~ ^[0-9]+$ ]] || usage
 scripts/install-deps.sh
+# Leaks in libraries that are not fxc's (x265's encoder) are suppressed.
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0"
 
 # Release: the optimised code runs far more inputs a second, and Swift keeps
 # its overflow, bounds and precondition checks at -O.

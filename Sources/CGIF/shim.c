@@ -119,8 +119,12 @@ fx_gif_status fx_gif_reader_decode(fx_gif_reader *r, void *pixels, size_t row_by
   GifRecordType type;
   while (DGifGetRecordType(gif, &type) == GIF_OK) {
     if (type == IMAGE_DESC_RECORD_TYPE) {
-      *transparent = transparent_index != NO_TRANSPARENT_COLOR;
-      return read_frame(r, transparent_index, pixels, row_bytes, msg, msg_cap);
+      fx_gif_status s = read_frame(r, transparent_index, pixels, row_bytes, msg, msg_cap);
+      // Transparent pixels: the frame's transparent colour, or canvas the frame does not cover.
+      GifImageDesc *d = &gif->Image;
+      int covers = d->Left <= 0 && d->Top <= 0 && d->Left + d->Width >= gif->SWidth && d->Top + d->Height >= gif->SHeight;
+      *transparent = transparent_index != NO_TRANSPARENT_COLOR || !covers;
+      return s;
     }
     if (type == TERMINATE_RECORD_TYPE) break;
     if (type == EXTENSION_RECORD_TYPE) {

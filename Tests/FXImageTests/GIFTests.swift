@@ -105,7 +105,7 @@ struct GIFWriter {
     var gif = GIFWriter(width: 8, height: 6, palette: Self.palette)
     gif.frames = [.init(left: 3, top: 2, width: 4, height: 3, indices: Array(0..<12).map(UInt8.init))]
     let (image, info) = try read(gif)
-    #expect(info.layout == .rgb)
+    #expect(info.layout == .rgba)  // the canvas around the frame is transparent
     for y in 0..<6 {
       for x in 0..<8 {
         let inside = (3..<7).contains(x) && (2..<5).contains(y)
@@ -113,6 +113,21 @@ struct GIFWriter {
         #expect(pixel(image, x, y) == want, "(\(x), \(y))")
       }
     }
+  }
+
+  @Test func aFrameOutsideTheCanvasLeavesItTransparent() throws {
+    // Found by scripts/fuzz.sh image: a 1×1 canvas whose only frame starts at
+    // x = 251 was reported as RGB (no alpha) with a transparent pixel.
+    let crash: [UInt8] = [
+      0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xFF, 0x00, 0x2B,
+      0x04, 0x00, 0x00, 0x21, 0xF9, 0x04, 0xA8, 0x00, 0x00, 0x01, 0x00, 0x2C, 0xFB, 0x00, 0x00, 0x00,
+      0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B,
+    ]
+    let (image, info) = try ImageFile.decode(crash)
+    #expect(info.layout == .rgba && pixels(image) == [[0, 0, 0, 0]])
+    var gif = GIFWriter(width: 4, height: 4, palette: Self.palette)
+    gif.frames = [.init(width: 4, height: 4, indices: [UInt8](repeating: 3, count: 16))]
+    #expect(try read(gif).1.layout == .rgb)  // a frame that covers the canvas, no transparent colour
   }
 
   @Test func everyPrefixIsRefused() throws {

@@ -24,7 +24,8 @@ fx_gif_status fx_gif_reader_open(const void *bytes, size_t size, fx_gif_reader *
 /// the frame's colours from its local or the global colour table, its
 /// transparent index (Graphics Control Extension) and the canvas outside the
 /// frame transparent; interlaced frames de-interlaced. Only the records up
-/// to the first frame are read.
+/// to the first frame are read. `*transparent` is set when any pixel may be
+/// transparent: the frame has a transparent colour or leaves canvas uncovered.
 fx_gif_status fx_gif_reader_decode(fx_gif_reader *reader, void *pixels, size_t row_bytes, int *transparent,
                                    char *msg, size_t msg_cap);
 
