@@ -113,8 +113,6 @@ static fx_gif_status read_frame(fx_gif_reader *r, int transparent_index, unsigne
 fx_gif_status fx_gif_reader_decode(fx_gif_reader *r, void *pixels, size_t row_bytes, int *transparent,
                                    char *msg, size_t msg_cap) {
   GifFileType *gif = r->gif;
-  for (uint32_t y = 0; y < (uint32_t)gif->SHeight; y++)
-    memset((unsigned char *)pixels + y * row_bytes, 0, (size_t)gif->SWidth * 4);
   int transparent_index = NO_TRANSPARENT_COLOR;
   GifRecordType type;
   while (DGifGetRecordType(gif, &type) == GIF_OK) {

@@ -20,9 +20,9 @@ func checkImageSize(width: Int, height: Int, maxPixels: Int) throws {
 
 /// The buffer a decoder fills, its failure to allocate a message that names
 /// the size: "not enough memory for 46340×46340 px (8.6 GB)".
-func decodeBuffer(width: Int, height: Int, format: PixelFormat) throws -> ImageBuffer {
+func decodeBuffer(width: Int, height: Int, format: PixelFormat, zeroFilled: Bool = false) throws -> ImageBuffer {
   do {
-    return try ImageBuffer(width: width, height: height, format: format, zeroFilled: false)
+    return try ImageBuffer(width: width, height: height, format: format, zeroFilled: zeroFilled)
   } catch ImageBufferError.outOfMemory {
     let gigabytes = Double(width * height * format.bytesPerPixel) / 1e9
     let size = gigabytes >= 0.1 ? "\((gigabytes * 10).rounded() / 10) GB" : "\(Int((gigabytes * 1000).rounded())) MB"

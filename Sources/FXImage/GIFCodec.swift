@@ -12,7 +12,9 @@ enum GIFCodec {
     defer { fx_gif_reader_close(reader) }
     let w = Int(width), h = Int(height)
     try checkImageSize(width: w, height: h, maxPixels: maxPixels)
-    let image = try decodeBuffer(width: w, height: h, format: .rgba8)
+    // Zero-filled (free for fresh memory, which is zero already): a file that
+    // declares a large canvas and then has no frame touches none of it.
+    let image = try decodeBuffer(width: w, height: h, format: .rgba8, zeroFilled: true)
     var transparent: Int32 = 0
     let status = message.withBuffer { fx_gif_reader_decode(reader, image.data, image.rowBytes, &transparent, $0, $1) }
     guard status == FX_GIF_OK else { throw ImageFileFailure("corrupt or truncated GIF data: \(message.text)") }

@@ -130,6 +130,23 @@ struct GIFWriter {
     #expect(try read(gif).1.layout == .rgb)  // a frame that covers the canvas, no transparent colour
   }
 
+  @Test func aLargeCanvasWithoutAFrameIsRefusedUntouched() throws {
+    // Found by scripts/fuzz.sh image (out of memory): 50 bytes declaring an
+    // 11051×11051 canvas (122 MP, inside the pixel limit) and no frame. The
+    // decoder cleared the whole 488 MB canvas before finding that out; the
+    // canvas now comes zero from the pool (free for fresh memory).
+    let oom: [UInt8] =
+      Array("GIF89a".utf8) + [UInt8](repeating: 0x2B, count: 6) + [0x2A] + [UInt8](repeating: 0x2B, count: 24)
+      + [0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x01, 0x00]
+    #expect(oom.count == 50)
+    do {
+      _ = try ImageFile.decode(oom)
+      Issue.record("decoded a GIF without a frame")
+    } catch let failure as ImageFileFailure {
+      #expect(failure.reason.hasPrefix("corrupt or truncated GIF data"), "\(failure.reason)")
+    }
+  }
+
   @Test func everyPrefixIsRefused() throws {
     var gif = GIFWriter(width: 30, height: 20, palette: Self.palette)
     gif.frames = [.init(width: 30, height: 20, indices: (0..<600).map { UInt8($0 % 200) })]

@@ -20,7 +20,8 @@ typedef struct fx_gif_reader fx_gif_reader;
 fx_gif_status fx_gif_reader_open(const void *bytes, size_t size, fx_gif_reader **out, uint32_t *width,
                                  uint32_t *height, char *msg, size_t msg_cap);
 
-/// Decodes the first frame onto the canvas as 8-bit RGBA, straight alpha:
+/// Decodes the first frame onto the canvas — `pixels`, which must be zero
+/// (transparent) already — as 8-bit RGBA, straight alpha:
 /// the frame's colours from its local or the global colour table, its
 /// transparent index (Graphics Control Extension) and the canvas outside the
 /// frame transparent; interlaced frames de-interlaced. Only the records up
