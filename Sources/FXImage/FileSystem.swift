@@ -14,7 +14,7 @@ enum FileSystem {
   /// Only a regular file is read — a FIFO, device or socket is refused
   /// before any read (opened without blocking, so a FIFO with no writer does
   /// not hang), so `/dev/zero` named as an input cannot fill memory — and the
-  /// first bytes must be a PNG or JPEG signature before the rest is read, so a
+  /// first bytes must be an image signature fxc knows before the rest is read, so a
   /// huge file that is not an image (a sparse 30 GB `a.png`) is refused at
   /// once. A file of more than `maxBytes` is refused from its size, and the
   /// memory for it is allocated failably: no read traps.

@@ -1,7 +1,10 @@
 internal import CEXIF
 
-/// Reading and writing PNG and JPEG files (DESIGN §1), through libpng and
-/// libjpeg-turbo; ICC profiles through LittleCMS, EXIF through libexif.
+/// Reading and writing image files (DESIGN §1) through Debian's libraries:
+/// PNG (libpng), JPEG (libjpeg-turbo), TIFF (libtiff), WebP (libwebp), GIF
+/// (giflib, read only), HEIC and AVIF (libheif); ICC profiles through
+/// LittleCMS, EXIF through libexif. Files are decoded from memory and
+/// written atomically.
 ///
 /// ``PixelFormat/rgba8`` and ``PixelFormat/rgba16`` buffers hold straight
 /// alpha, as files do, so a read and a write of the same layout and depth
@@ -12,22 +15,25 @@ internal import CEXIF
 ///
 /// Every failure is an ``ImageFileError`` naming the file; nothing is printed.
 public enum ImageFile {
-  /// Reads a PNG or JPEG file. The format is sniffed from the file's first
-  /// bytes, not from its extension.
+  /// Reads an image file. The format is sniffed from the file's first
+  /// bytes (``ImageFileFormat/init(sniffing:)``), not from its extension.
   ///
-  /// - 8-bit and lower-depth files (and all JPEGs) become ``PixelFormat/rgba8``;
-  ///   16-bit PNGs become ``PixelFormat/rgba16``.
+  /// - 16-bit PNGs and TIFFs, and HEIC/AVIF files of more than 8 bits, become
+  ///   ``PixelFormat/rgba16``; everything else ``PixelFormat/rgba8``.
   /// - Gray, gray+alpha, RGB and palette images are expanded to RGBA (gray is
-  ///   copied to R, G and B; a missing alpha is opaque; a tRNS chunk becomes
-  ///   alpha); alpha stays straight, as the file stores it.
-  /// - Interlaced PNGs and progressive JPEGs are supported. CMYK and YCCK
-  ///   JPEGs are converted to RGB: through their ICC profile when they carry
-  ///   a usable one (LittleCMS), else with ``ICCProfile`` 's profile-less formula.
+  ///   copied to R, G and B; a missing alpha is opaque; a tRNS chunk or a
+  ///   GIF's transparent colour becomes alpha); alpha is straight, as most
+  ///   files store it (a TIFF's or HEIF's associated alpha is divided out).
+  /// - Interlaced PNGs and GIFs, progressive JPEGs, tiled TIFFs are read;
+  ///   of a multi-page TIFF, an animated GIF or WebP, and a HEIF collection,
+  ///   the first page, frame or primary image. CMYK and YCCK JPEGs are
+  ///   converted to RGB: through their ICC profile when they carry a usable
+  ///   one (LittleCMS), else with ``ICCProfile`` 's profile-less formula.
   /// - An embedded ICC profile is checked with LittleCMS and reported in
   ///   ``ImageFileInfo/iccProfile`` (the pixels stay in it), or applied when
   ///   `options.convertToSRGB`; an unusable or mismatched one is dropped with a
   ///   warning in ``ImageFileInfo/warnings``, and the pixels are taken as sRGB.
-  /// - The EXIF orientation is reported, not applied (``ImageFileInfo/orientation``).
+  /// - The orientation is reported, not applied (``ImageFileInfo/orientation``).
   ///
   /// - Parameters:
   ///   - path: the file to read. Its bytes are ``PathBytes/bytes(of:)``: for a
@@ -37,7 +43,7 @@ public enum ImageFile {
   ///   - options: the pixel limit and the sRGB conversion.
   /// - Returns: the image (rows top to bottom) and what the file stores.
   /// - Throws: ``ImageFileError`` when the file is missing, unreadable, a
-  ///   directory or other non-regular file, empty, neither PNG nor JPEG,
+  ///   directory or other non-regular file, empty, of no format fxc reads,
   ///   corrupt or truncated (a file that ends before its pixels do is never
   ///   returned as a partial image), declares more than
   ///   ``ImageReadOptions/maxPixels`` or ``ImageBuffer/maxDimension`` per
@@ -73,7 +79,7 @@ public enum ImageFile {
     try attributing(to: name) { try decode(bytes, options: options) }
   }
 
-  /// Decodes the contents of a PNG or JPEG file; throws ``ImageFileFailure``.
+  /// Decodes the contents of an image file; throws ``ImageFileFailure``.
   static func decode(_ bytes: [UInt8], options: ImageReadOptions = ImageReadOptions()) throws -> (
     ImageBuffer, ImageFileInfo
   ) {
@@ -137,7 +143,7 @@ public enum ImageFile {
       + "it is ignored and the pixels are taken as sRGB"
   }
 
-  /// Writes `image` as a PNG or JPEG file, atomically: the file is written
+  /// Writes `image` as an image file (any format but GIF), atomically: the file is written
   /// to a temporary file in the same directory, flushed, then renamed into
   /// place. On any failure the temporary file is removed, and `path` is as it
   /// was (an existing file keeps its old contents; nothing new appears).

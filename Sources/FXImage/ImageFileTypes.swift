@@ -118,8 +118,9 @@ public struct ImageFileInfo: Sendable, Equatable {
   /// or RGB PNG with tRNS reports ``ChannelLayout/rgba``, a gray PNG with
   /// tRNS reports ``ChannelLayout/grayAlpha``. A JPEG is gray or rgb.
   public var layout: ChannelLayout
-  /// Bits per channel after decoding: 16 for 16-bit PNGs, otherwise 8
-  /// (1-, 2- and 4-bit PNGs and palettes are expanded to 8).
+  /// Bits per channel after decoding: 16 for 16-bit PNGs and TIFFs and for
+  /// HEIC/AVIF files of more than 8 bits, otherwise 8 (1-, 2- and 4-bit
+  /// images and palettes are expanded to 8).
   public var bitDepth: Int
   /// Width in pixels.
   public var width: Int
@@ -129,9 +130,11 @@ public struct ImageFileInfo: Sendable, Equatable {
   /// unusable (see ``warnings``), or converted away
   /// (``ImageReadOptions/convertToSRGB``, and always for CMYK files).
   public var iccProfile: ICCProfile?
-  /// The EXIF orientation (1…8, as TIFF/EXIF number them; 1 is upright), read
-  /// with libexif from a JPEG's APP1 segment or a PNG's eXIf chunk wherever
-  /// the tag is, SHORT or LONG; 1 when there is none. The pixels are as
+  /// The orientation (1…8, as TIFF/EXIF number them; 1 is upright): EXIF's,
+  /// read with libexif from a JPEG's APP1 segment, a PNG's eXIf chunk or a
+  /// WebP's EXIF chunk wherever the tag is, SHORT or LONG; a TIFF's
+  /// Orientation tag; 1 for HEIC/AVIF (libheif turns them upright) and when
+  /// there is none. The pixels are as
   /// stored: ``ImageBuffer/oriented(_:)`` turns them upright.
   public var orientation: Int
   /// What was wrong but did not stop the read, in plain words (an unusable

@@ -19,7 +19,7 @@ struct BatchInput: Equatable {
 /// Turns the command line's inputs into a list of files, in a deterministic
 /// order: arguments in the order given, each directory and glob sorted by name.
 ///
-/// - A directory gives the PNG and JPEG files in it (by extension, any case);
+/// - A directory gives the image files in it (by extension, any case: ``imageExtensions``);
 ///   with `recursive`, also those in its subdirectories, at any depth. Hidden
 ///   files and directories (and so the atomic writer's temporary files) are
 ///   left out, and symbolic links to directories are not followed. A
