@@ -20,9 +20,12 @@ enum WebPCodec {
       fx_webp_decode(bytes.baseAddress, bytes.count, image.data, image.rowBytes, &header, msg, cap)
     }
     guard status == FX_WEBP_OK else { throw ImageFileFailure("corrupt WebP data: \(message.text)") }
+    // A lossless file's alpha flag is a hint only (WebP Lossless Bitstream
+    // §3.2): the pixels decide whether the image has alpha.
+    let alpha = header.has_alpha != 0 || !image.isOpaque
     var decoded = Decoded(
       image: image,
-      info: ImageFileInfo(format: .webp, layout: header.has_alpha != 0 ? .rgba : .rgb, bitDepth: 8, width: width, height: height))
+      info: ImageFileInfo(format: .webp, layout: alpha ? .rgba : .rgb, bitDepth: 8, width: width, height: height))
     decoded.icc = chunk("ICCP", bytes)
     // A WebP EXIF chunk holds the TIFF structure, sometimes after an "Exif\0\0" prefix.
     if var exif = chunk("EXIF", bytes) {
