@@ -41,7 +41,7 @@ struct SpecialInputTests {
     let dir = try BatchScratch()
     try dir.rocket("in/one.jpg")
     try dir.rocket("in/two.jpg")
-    // 46340×46340 px declared in a 77-byte PNG (8.6 GB of pixels).
+    // 46340×46340 px declared in a 65-byte PNG (8.6 GB of pixels).
     func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
       let typed = Array(type.utf8) + body
       var crc: UInt32 = 0xFFFF_FFFF

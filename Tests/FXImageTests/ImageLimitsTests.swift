@@ -26,7 +26,7 @@ import Testing
   }
 
   @Test func decompressionBombIsRefusedFromItsHeader() throws {
-    // 46340² px: 8.6 GB of RGBA8 from a 77-byte file, under the 2³¹ hard limit.
+    // 46340² px: 8.6 GB of RGBA8 from a 65-byte file, under the 2³¹ hard limit.
     let reason = try readError(bomb(width: 46340, height: 46340))
     #expect(reason.contains("46340×46340 px is 2147395600 pixels, over the limit of 268402689"), "\(reason)")
   }
