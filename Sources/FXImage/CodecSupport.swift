@@ -109,3 +109,41 @@ func copy(_ getter: (inout UnsafeRawPointer?, inout Int) -> Int32) -> [UInt8]? {
   guard getter(&pointer, &size) != 0, let pointer, size > 0 else { return nil }
   return Array(UnsafeRawBufferPointer(start: pointer, count: size))
 }
+
+/// What a C encoder is handed: the packed rows, their stride, and the ICC
+/// profile to embed (nil and 0 for none).
+struct EncoderInput {
+  var rows: UnsafeRawPointer?
+  var rowBytes: Int
+  var icc: UnsafeRawPointer?
+  var iccCount: Int
+}
+
+/// Packs `image` into `layout`'s rows (``Packing/pack(_:layout:bitDepth:bigEndian:)``)
+/// and runs a C encoder on them: `encode` gets the input, the pointer and size
+/// it sets to its malloc'd file, and a message buffer, and returns whether it
+/// succeeded.
+/// - Throws: ``ImageFileFailure`` "cannot encode `name`: …" when it fails.
+func encodeRows(
+  _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, bigEndian: Bool = true, iccProfile: [UInt8]?,
+  name: String,
+  _ encode: (EncoderInput, inout UnsafeMutableRawPointer?, inout Int, UnsafeMutablePointer<CChar>, Int) -> Bool
+) throws -> MallocBytes {
+  let (rows, rowBytes) = try Packing.pack(image, layout: layout, bitDepth: bitDepth, bigEndian: bigEndian)
+  var message = CMessage()
+  var out: UnsafeMutableRawPointer?
+  var size = 0
+  let icc = iccProfile ?? []
+  let ok = withExtendedLifetime(rows) {
+    icc.withUnsafeBytes { icc in
+      message.withBuffer { msg, cap in
+        let input = EncoderInput(
+          rows: UnsafeRawPointer(rows.pointer), rowBytes: rowBytes, icc: icc.isEmpty ? nil : icc.baseAddress,
+          iccCount: icc.count)
+        return encode(input, &out, &size, msg, cap)
+      }
+    }
+  }
+  guard ok, let out else { throw ImageFileFailure("cannot encode \(name): \(message.text)") }
+  return MallocBytes(pointer: out, count: size)
+}

@@ -45,25 +45,13 @@ enum HEIFCodec {
     iccProfile: [UInt8]?
   ) throws -> MallocBytes {
     let stored: ChannelLayout = layout.hasAlpha ? .rgba : .rgb
-    let (rows, rowBytes) = try Packing.pack(image, layout: stored, bitDepth: 8)
-    var message = CMessage()
-    var out: UnsafeMutableRawPointer?
-    var size = 0
-    let icc = iccProfile ?? []
-    let rowData = rows.bytes
-    let code = icc.withUnsafeBytes { icc in
-      message.withBuffer { msg, cap in
-        fx_heif_encode(
-          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes, stored.hasAlpha ? 1 : 0,
-          format == .avif ? 1 : 0, lossless ? 1 : 0, Int32(quality), icc.isEmpty ? nil : icc.baseAddress, icc.count,
-          &out, &size, msg, cap)
-      }
+    return try encodeRows(image, layout: stored, bitDepth: 8, iccProfile: iccProfile, name: format == .avif ? "AVIF" : "HEIC") {
+      input, out, size, msg, cap in
+      fx_heif_encode(
+        input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, stored.hasAlpha ? 1 : 0,
+        format == .avif ? 1 : 0, lossless ? 1 : 0, Int32(quality), input.icc, input.iccCount, &out, &size, msg, cap)
+        == FX_HEIF_OK
     }
-    withExtendedLifetime(rows) {}  // rowData points into it
-    guard code == FX_HEIF_OK, let out else {
-      throw ImageFileFailure("cannot encode \(format == .avif ? "AVIF" : "HEIC"): \(message.text)")
-    }
-    return MallocBytes(pointer: out, count: size)
   }
 
   private static func failure(_ code: fx_heif_status, _ message: CMessage, _ format: ImageFileFormat) -> ImageFileFailure {

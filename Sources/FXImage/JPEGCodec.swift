@@ -43,25 +43,12 @@ enum JPEGCodec {
     -> MallocBytes
   {
     let fileLayout: ChannelLayout = layout == .gray || layout == .grayAlpha ? .gray : .rgb
-    let (rows, rowBytes) = try Packing.pack(image, layout: fileLayout, bitDepth: 8)
-    var message = CMessage()
-    var out: UnsafeMutableRawPointer?
-    var size = 0
-    let icc = iccProfile ?? []
-    let rowData = rows.bytes
-    let code = icc.withUnsafeBytes { icc in
-      message.withBuffer { msg, cap in
-        fx_jpeg_encode(
-          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
-          Int32(fileLayout.channelCount), Int32(quality), icc.isEmpty ? nil : icc.baseAddress, icc.count, &out,
-          &size, msg, cap)
-      }
+    return try encodeRows(image, layout: fileLayout, bitDepth: 8, iccProfile: iccProfile, name: "JPEG") {
+      input, out, size, msg, cap in
+      fx_jpeg_encode(
+        input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(fileLayout.channelCount),
+        Int32(quality), input.icc, input.iccCount, &out, &size, msg, cap) == FX_JPEG_OK
     }
-    withExtendedLifetime(rows) {}  // rowData points into it
-    guard code == FX_JPEG_OK, let out else {
-      throw ImageFileFailure("cannot encode JPEG: \(message.text)")
-    }
-    return MallocBytes(pointer: out, count: size)
   }
 
   private static func failure(_ code: fx_jpeg_status, _ message: CMessage) -> ImageFileFailure {

@@ -41,29 +41,16 @@ enum PNGCodec {
     return decoded
   }
 
-  /// Encodes packed rows (see ``Packing/pack(_:layout:bitDepth:)``).
+  /// Encodes packed rows (``encodeRows(_:layout:bitDepth:bigEndian:iccProfile:name:_:)``).
   static func encode(
     _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, compressionLevel: Int, iccProfile: [UInt8]?
   ) throws -> MallocBytes {
-    let (rows, rowBytes) = try Packing.pack(image, layout: layout, bitDepth: bitDepth)
-    var message = CMessage()
-    var out: UnsafeMutableRawPointer?
-    var size = 0
-    let icc = iccProfile ?? []
-    let rowData = rows.bytes
-    let code = icc.withUnsafeBytes { icc in
-      message.withBuffer { msg, cap in
-        fx_png_encode(
-          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes,
-          Int32(layout.channelCount), Int32(bitDepth), Int32(compressionLevel), icc.isEmpty ? nil : icc.baseAddress,
-          icc.count, &out, &size, msg, cap)
-      }
+    try encodeRows(image, layout: layout, bitDepth: bitDepth, iccProfile: iccProfile, name: "PNG") {
+      input, out, size, msg, cap in
+      fx_png_encode(
+        input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(layout.channelCount),
+        Int32(bitDepth), Int32(compressionLevel), input.icc, input.iccCount, &out, &size, msg, cap) == FX_PNG_OK
     }
-    withExtendedLifetime(rows) {}  // rowData points into it
-    guard code == FX_PNG_OK, let out else {
-      throw ImageFileFailure("cannot encode PNG: \(message.text)")
-    }
-    return MallocBytes(pointer: out, count: size)
   }
 
   /// The layout a file carries; tRNS transparency counts as alpha.

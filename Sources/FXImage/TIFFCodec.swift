@@ -37,23 +37,12 @@ enum TIFFCodec {
   static func encode(
     _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, level: Int, iccProfile: [UInt8]?, tile: Int = 0
   ) throws -> MallocBytes {
-    let (rows, rowBytes) = try Packing.pack(image, layout: layout, bitDepth: bitDepth, bigEndian: false)
-    var message = CMessage()
-    var out: UnsafeMutableRawPointer?
-    var size = 0
-    let icc = iccProfile ?? []
-    let rowData = rows.bytes
-    let code = icc.withUnsafeBytes { icc in
-      message.withBuffer { msg, cap in
-        fx_tiff_encode(
-          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes, Int32(layout.channelCount),
-          Int32(bitDepth), Int32(level), Int32(tile), icc.isEmpty ? nil : icc.baseAddress, icc.count, &out, &size, msg,
-          cap)
-      }
+    try encodeRows(image, layout: layout, bitDepth: bitDepth, bigEndian: false, iccProfile: iccProfile, name: "TIFF") {
+      input, out, size, msg, cap in
+      fx_tiff_encode(
+        input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(layout.channelCount),
+        Int32(bitDepth), Int32(level), Int32(tile), input.icc, input.iccCount, &out, &size, msg, cap) == FX_TIFF_OK
     }
-    withExtendedLifetime(rows) {}  // rowData points into it
-    guard code == FX_TIFF_OK, let out else { throw ImageFileFailure("cannot encode TIFF: \(message.text)") }
-    return MallocBytes(pointer: out, count: size)
   }
 
   private static func failure(_ code: fx_tiff_status, _ message: CMessage) -> ImageFileFailure {

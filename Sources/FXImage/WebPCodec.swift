@@ -21,8 +21,9 @@ enum WebPCodec {
     }
     guard status == FX_WEBP_OK else { throw ImageFileFailure("corrupt WebP data: \(message.text)") }
     // A lossless file's alpha flag is a hint only (WebP Lossless Bitstream
-    // §3.2): the pixels decide whether the image has alpha.
-    let alpha = header.has_alpha != 0 || !image.isOpaque
+    // §3.2): its pixels decide whether it has alpha. A lossy image without an
+    // ALPH chunk is opaque, and is not scanned.
+    let alpha = header.has_alpha != 0 || (header.lossless != 0 && !image.isOpaque)
     var decoded = Decoded(
       image: image,
       info: ImageFileInfo(format: .webp, layout: alpha ? .rgba : .rgb, bitDepth: 8, width: width, height: height))
@@ -47,21 +48,11 @@ enum WebPCodec {
   static func encode(
     _ image: ImageBuffer, layout: ChannelLayout, lossless: Bool, quality: Int, iccProfile: [UInt8]?
   ) throws -> MallocBytes {
-    let (rows, rowBytes) = try Packing.pack(image, layout: layout, bitDepth: 8)
-    var message = CMessage()
-    var out: UnsafeMutableRawPointer?
-    var size = 0
-    let icc = iccProfile ?? []
-    let rowData = rows.bytes
-    let code = icc.withUnsafeBytes { icc in
-      message.withBuffer { msg, cap in
-        fx_webp_encode(
-          rowData.baseAddress, UInt32(image.width), UInt32(image.height), rowBytes, Int32(layout.channelCount),
-          lossless ? 1 : 0, Int32(quality), icc.isEmpty ? nil : icc.baseAddress, icc.count, &out, &size, msg, cap)
-      }
+    try encodeRows(image, layout: layout, bitDepth: 8, iccProfile: iccProfile, name: "WebP") {
+      input, out, size, msg, cap in
+      fx_webp_encode(
+        input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(layout.channelCount),
+        lossless ? 1 : 0, Int32(quality), input.icc, input.iccCount, &out, &size, msg, cap) == FX_WEBP_OK
     }
-    withExtendedLifetime(rows) {}  // rowData points into it
-    guard code == FX_WEBP_OK, let out else { throw ImageFileFailure("cannot encode WebP: \(message.text)") }
-    return MallocBytes(pointer: out, count: size)
   }
 }

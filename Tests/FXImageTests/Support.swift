@@ -115,3 +115,20 @@ func isFileError(_ error: any Error, path: String, mentioning words: String) -> 
   return e.path == path && e.description.hasPrefix(path + ": ")
     && e.reason.localizedCaseInsensitiveContains(words)
 }
+
+/// The lengths among `lengths` at which the first bytes of `data` decode as
+/// an image — none, for a decoder that never returns a partial file. A
+/// prefix that fails with anything but an ``ImageFileFailure`` is an issue.
+func decodablePrefixes(of data: [UInt8], lengths: some Sequence<Int>, sourceLocation: SourceLocation = #_sourceLocation)
+  -> [Int]
+{
+  lengths.filter { length in
+    do {
+      _ = try ImageFile.decode(Array(data[..<length]))
+      return true
+    } catch {
+      #expect(error is ImageFileFailure, "\(length) bytes: \(error)", sourceLocation: sourceLocation)
+      return false
+    }
+  }
+}
