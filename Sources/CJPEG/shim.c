@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jerror.h>
 
@@ -72,11 +73,13 @@ struct fx_jpeg_reader {
   int created;
   JOCTET *icc;  // from jpeg_read_icc_profile (malloc'd)
   unsigned int icc_size;
+  FILE *file;  // when reading a file (a dup of the caller's descriptor)
 };
 
-fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, size_t max_memory,
-                        fx_jpeg_reader **out, fx_jpeg_header *header, char *msg,
-                        size_t msg_cap) {
+// Opens a reader on `bytes` or, when `fd` >= 0, on the file `fd`.
+static fx_jpeg_status reader_open(const void *bytes, size_t size, int fd, size_t max_memory,
+                                  fx_jpeg_reader **out, fx_jpeg_header *header, char *msg,
+                                  size_t msg_cap) {
   *out = NULL;
   fx_jpeg_reader *r = calloc(1, sizeof *r);
   if (r == NULL) {
@@ -96,7 +99,19 @@ fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, size_t max_me
   // libjpeg's own limit on what it allocates for one image (the coefficient
   // buffers of a progressive file); going over it is an error, not a trap.
   r->cinfo.mem->max_memory_to_use = (long)max_memory;
-  jpeg_mem_src(&r->cinfo, bytes, (unsigned long)size);
+  if (fd >= 0) {
+    int copy = dup(fd);
+    r->file = copy >= 0 ? fdopen(copy, "rb") : NULL;
+    if (r->file == NULL) {
+      if (copy >= 0) close(copy);
+      put_msg(msg, msg_cap, "cannot read the file");
+      fx_jpeg_reader_close(r);
+      return FX_JPEG_ERR_CORRUPT;
+    }
+    jpeg_stdio_src(&r->cinfo, r->file);
+  } else {
+    jpeg_mem_src(&r->cinfo, bytes, (unsigned long)size);
+  }
   jpeg_save_markers(&r->cinfo, JPEG_APP0 + 1, 0xFFFF);  // EXIF
   jpeg_save_markers(&r->cinfo, JPEG_APP0 + 2, 0xFFFF);  // ICC profile segments
   jpeg_read_header(&r->cinfo, TRUE);
@@ -116,12 +131,23 @@ fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, size_t max_me
   header->components = r->cinfo.num_components;
   header->cmyk = cmyk;
   header->adobe_inverted = cmyk && r->cinfo.saw_Adobe_marker;
+  header->progressive = jpeg_has_multiple_scans(&r->cinfo);
   *out = r;
   return FX_JPEG_OK;
 }
 
-fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *r, void *pixels, size_t row_bytes, char *msg,
-                          size_t msg_cap) {
+fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, size_t max_memory,
+                        fx_jpeg_reader **out, fx_jpeg_header *header, char *msg,
+                        size_t msg_cap) {
+  return reader_open(bytes, size, -1, max_memory, out, header, msg, msg_cap);
+}
+
+fx_jpeg_status fx_jpeg_reader_open_fd(int fd, size_t max_memory, fx_jpeg_reader **out,
+                                      fx_jpeg_header *header, char *msg, size_t msg_cap) {
+  return reader_open(NULL, 0, fd, max_memory, out, header, msg, msg_cap);
+}
+
+fx_jpeg_status fx_jpeg_reader_start(fx_jpeg_reader *r, char *msg, size_t msg_cap) {
   if (setjmp(r->err.jump)) {
     put_msg(msg, msg_cap, r->err.text);
     return r->err.code;
@@ -129,14 +155,41 @@ fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *r, void *pixels, size_t row
   int cmyk = r->cinfo.jpeg_color_space == JCS_CMYK || r->cinfo.jpeg_color_space == JCS_YCCK;
   r->cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
   jpeg_start_decompress(&r->cinfo);
-  if (r->cinfo.output_components != 4 || (size_t)r->cinfo.output_width * 4 > row_bytes)
-    ERREXIT(&r->cinfo, JERR_CONVERSION_NOTIMPL);
-  while (r->cinfo.output_scanline < r->cinfo.output_height) {
-    JSAMPROW row = (JSAMPROW)pixels + (size_t)r->cinfo.output_scanline * row_bytes;
-    jpeg_read_scanlines(&r->cinfo, &row, 1);
+  if (r->cinfo.output_components != 4) ERREXIT(&r->cinfo, JERR_CONVERSION_NOTIMPL);
+  return FX_JPEG_OK;
+}
+
+fx_jpeg_status fx_jpeg_reader_rows(fx_jpeg_reader *r, void *pixels, size_t row_bytes, uint32_t count,
+                                   char *msg, size_t msg_cap) {
+  if (setjmp(r->err.jump)) {
+    put_msg(msg, msg_cap, r->err.text);
+    return r->err.code;
+  }
+  if ((size_t)r->cinfo.output_width * 4 > row_bytes ||
+      count > r->cinfo.output_height - r->cinfo.output_scanline)
+    ERREXIT(&r->cinfo, JERR_BAD_BUFFER_MODE);
+  for (uint32_t y = 0; y < count; y++) {
+    JSAMPROW row = (JSAMPROW)pixels + (size_t)y * row_bytes;
+    if (jpeg_read_scanlines(&r->cinfo, &row, 1) != 1) ERREXIT(&r->cinfo, JERR_BAD_BUFFER_MODE);
+  }
+  return FX_JPEG_OK;
+}
+
+fx_jpeg_status fx_jpeg_reader_finish(fx_jpeg_reader *r, char *msg, size_t msg_cap) {
+  if (setjmp(r->err.jump)) {
+    put_msg(msg, msg_cap, r->err.text);
+    return r->err.code;
   }
   jpeg_finish_decompress(&r->cinfo);
   return FX_JPEG_OK;
+}
+
+fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *r, void *pixels, size_t row_bytes, char *msg,
+                          size_t msg_cap) {
+  fx_jpeg_status s = fx_jpeg_reader_start(r, msg, msg_cap);
+  if (s == FX_JPEG_OK) s = fx_jpeg_reader_rows(r, pixels, row_bytes, r->cinfo.output_height, msg, msg_cap);
+  if (s == FX_JPEG_OK) s = fx_jpeg_reader_finish(r, msg, msg_cap);
+  return s;
 }
 
 int fx_jpeg_reader_icc(fx_jpeg_reader *r, const void **profile, size_t *size) {
@@ -163,6 +216,7 @@ void fx_jpeg_reader_close(fx_jpeg_reader *r) {
   if (r == NULL) return;
   free(r->icc);
   if (r->created) jpeg_destroy_decompress(&r->cinfo);
+  if (r->file != NULL) fclose(r->file);
   free(r);
 }
 
@@ -170,25 +224,27 @@ void fx_jpeg_reader_close(fx_jpeg_reader *r) {
 
 // Heap-allocated so that the error path reads no locals that setjmp could
 // leave indeterminate.
-typedef struct {
+struct fx_jpeg_writer {
   struct jpeg_compress_struct cinfo;
   fx_jpeg_error err;
   int created;
-  unsigned char *buf;
+  unsigned char *buf;  // writing to memory
   unsigned long size;
-} fx_jpeg_writer;
+  FILE *file;  // writing to a file (a dup of the caller's descriptor)
+};
 
-static void writer_free(fx_jpeg_writer *w) {
+void fx_jpeg_writer_close(fx_jpeg_writer *w) {
+  if (w == NULL) return;
   if (w->created) jpeg_destroy_compress(&w->cinfo);
+  if (w->file != NULL) fclose(w->file);
   free(w->buf);
   free(w);
 }
 
-fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                   int components, int quality, const void *icc, size_t icc_size, void **out,
-                   size_t *out_size, char *msg, size_t msg_cap) {
+fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int components, int quality,
+                                   const void *icc, size_t icc_size, fx_jpeg_writer **out, char *msg,
+                                   size_t msg_cap) {
   *out = NULL;
-  *out_size = 0;
   if (components != 1 && components != 3) {
     put_msg(msg, msg_cap, "a JPEG is written with 1 or 3 components");
     return FX_JPEG_ERR_UNSUPPORTED;
@@ -203,12 +259,22 @@ fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t heigh
   if (setjmp(w->err.jump)) {
     put_msg(msg, msg_cap, w->err.text);
     int code = w->err.code;
-    writer_free(w);
+    fx_jpeg_writer_close(w);
     return code;
   }
   jpeg_create_compress(&w->cinfo);
   w->created = 1;
-  jpeg_mem_dest(&w->cinfo, &w->buf, &w->size);
+  if (fd >= 0) {
+    int copy = dup(fd);
+    w->file = copy >= 0 ? fdopen(copy, "wb") : NULL;
+    if (w->file == NULL) {
+      if (copy >= 0) close(copy);
+      ERREXIT(&w->cinfo, JERR_FILE_WRITE);
+    }
+    jpeg_stdio_dest(&w->cinfo, w->file);
+  } else {
+    jpeg_mem_dest(&w->cinfo, &w->buf, &w->size);
+  }
   w->cinfo.image_width = width;
   w->cinfo.image_height = height;
   w->cinfo.input_components = components;
@@ -219,14 +285,49 @@ fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t heigh
   jpeg_start_compress(&w->cinfo, TRUE);
   if (icc != NULL && icc_size > 0)
     jpeg_write_icc_profile(&w->cinfo, (const JOCTET *)icc, (unsigned int)icc_size);
-  while (w->cinfo.next_scanline < w->cinfo.image_height) {
-    JSAMPROW row = (JSAMPROW)pixels + (size_t)w->cinfo.next_scanline * row_bytes;
+  *out = w;
+  return FX_JPEG_OK;
+}
+
+fx_jpeg_status fx_jpeg_writer_rows(fx_jpeg_writer *w, const void *pixels, size_t row_bytes, uint32_t count,
+                                   char *msg, size_t msg_cap) {
+  if (setjmp(w->err.jump)) {
+    put_msg(msg, msg_cap, w->err.text);
+    return w->err.code;
+  }
+  if (count > w->cinfo.image_height - w->cinfo.next_scanline) ERREXIT(&w->cinfo, JERR_TOO_LITTLE_DATA);
+  for (uint32_t y = 0; y < count; y++) {
+    JSAMPROW row = (JSAMPROW)pixels + (size_t)y * row_bytes;
     jpeg_write_scanlines(&w->cinfo, &row, 1);
   }
-  jpeg_finish_compress(&w->cinfo);
-  *out = w->buf;
-  *out_size = w->size;
-  w->buf = NULL;
-  writer_free(w);
   return FX_JPEG_OK;
+}
+
+fx_jpeg_status fx_jpeg_writer_finish(fx_jpeg_writer *w, void **out, size_t *out_size, char *msg,
+                                     size_t msg_cap) {
+  if (setjmp(w->err.jump)) {
+    put_msg(msg, msg_cap, w->err.text);
+    return w->err.code;
+  }
+  jpeg_finish_compress(&w->cinfo);
+  if (w->file != NULL && fflush(w->file) != 0) ERREXIT(&w->cinfo, JERR_FILE_WRITE);
+  if (out != NULL) {
+    *out = w->buf;
+    *out_size = w->size;
+    w->buf = NULL;
+  }
+  return FX_JPEG_OK;
+}
+
+fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
+                   int components, int quality, const void *icc, size_t icc_size, void **out,
+                   size_t *out_size, char *msg, size_t msg_cap) {
+  *out = NULL;
+  *out_size = 0;
+  fx_jpeg_writer *w = NULL;
+  fx_jpeg_status s = fx_jpeg_writer_open(-1, width, height, components, quality, icc, icc_size, &w, msg, msg_cap);
+  if (s == FX_JPEG_OK) s = fx_jpeg_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
+  if (s == FX_JPEG_OK) s = fx_jpeg_writer_finish(w, out, out_size, msg, msg_cap);
+  fx_jpeg_writer_close(w);
+  return s;
 }

@@ -3,6 +3,8 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 // Copies `text` into the caller's message buffer, always NUL-terminated.
 static void put_msg(char *msg, size_t cap, const char *text) {
@@ -39,12 +41,27 @@ struct fx_png_reader {
   png_infop info;
   const unsigned char *bytes;
   size_t size, pos;
+  int fd;          // reading a file when >= 0 (else `bytes`)
   int image_read;  // the rows are complete; only the chunks after them remain
   fx_png_log log;
 };
 
 static void read_bytes(png_structp png, png_bytep dst, size_t n) {
   fx_png_reader *r = png_get_io_ptr(png);
+  if (r->fd >= 0) {
+    size_t done = 0;
+    while (done < n) {
+      ssize_t k = read(r->fd, dst + done, n - done);
+      if (k < 0 && errno == EINTR) continue;
+      if (k < 0) png_error(png, "cannot read the file");
+      if (k == 0) {
+        r->log.truncated = 1;
+        png_error(png, "the file ends before the image data does (truncated)");
+      }
+      done += (size_t)k;
+    }
+    return;
+  }
   if (n > r->size - r->pos) {
     r->log.truncated = 1;
     png_error(png, "the file ends before the image data does (truncated)");
@@ -60,13 +77,14 @@ static int failure(fx_png_log *log, char *msg, size_t cap) {
   return log->truncated ? FX_PNG_ERR_TRUNCATED : FX_PNG_ERR_CORRUPT;
 }
 
-fx_png_status fx_png_reader_open(const void *bytes, size_t size, uint32_t max_side, fx_png_reader **out,
-                       fx_png_header *header, char *msg, size_t msg_cap) {
+static fx_png_status reader_open(const void *bytes, size_t size, int fd, uint32_t max_side,
+                                 fx_png_reader **out, fx_png_header *header, char *msg, size_t msg_cap) {
   *out = NULL;
   fx_png_reader *r = calloc(1, sizeof *r);
   if (r == NULL) goto nomem;
   r->bytes = bytes;
   r->size = size;
+  r->fd = fd;
   r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r->log, on_error, on_warning);
   if (r->png == NULL) goto nomem;
   r->info = png_create_info_struct(r->png);
@@ -89,12 +107,57 @@ fx_png_status fx_png_reader_open(const void *bytes, size_t size, uint32_t max_si
   header->bit_depth = png_get_bit_depth(r->png, r->info);
   header->color_type = png_get_color_type(r->png, r->info);
   header->has_trns = png_get_valid(r->png, r->info, PNG_INFO_tRNS) != 0;
+  header->interlaced = png_get_interlace_type(r->png, r->info) != PNG_INTERLACE_NONE;
   *out = r;
   return FX_PNG_OK;
 nomem:
   fx_png_reader_close(r);
   put_msg(msg, msg_cap, "out of memory");
   return FX_PNG_ERR_NOMEM;
+}
+
+fx_png_status fx_png_reader_open(const void *bytes, size_t size, uint32_t max_side, fx_png_reader **out,
+                       fx_png_header *header, char *msg, size_t msg_cap) {
+  return reader_open(bytes, size, -1, max_side, out, header, msg, msg_cap);
+}
+
+fx_png_status fx_png_reader_open_fd(int fd, uint32_t max_side, fx_png_reader **out, fx_png_header *header,
+                                    char *msg, size_t msg_cap) {
+  return reader_open(NULL, 0, fd, max_side, out, header, msg, msg_cap);
+}
+
+fx_png_status fx_png_reader_start(fx_png_reader *r, char *msg, size_t msg_cap) {
+  if (setjmp(png_jmpbuf(r->png))) return failure(&r->log, msg, msg_cap);
+  // Palette → RGB, gray < 8 bits → 8, tRNS → alpha; then gray → RGB and an
+  // opaque alpha for images that still have none.
+  png_set_expand(r->png);
+  png_set_gray_to_rgb(r->png);
+  png_set_add_alpha(r->png, 0xffff, PNG_FILLER_AFTER);
+  png_set_interlace_handling(r->png);
+  png_read_update_info(r->png, r->info);
+  size_t depth = png_get_bit_depth(r->png, r->info);
+  if (png_get_channels(r->png, r->info) != 4 ||
+      png_get_rowbytes(r->png, r->info) != png_get_image_width(r->png, r->info) * depth / 2)
+    png_error(r->png, "unexpected layout after expansion to RGBA");
+  return FX_PNG_OK;
+}
+
+fx_png_status fx_png_reader_rows(fx_png_reader *r, void *pixels, size_t row_bytes, uint32_t count, char *msg,
+                                 size_t msg_cap) {
+  if (setjmp(png_jmpbuf(r->png))) return failure(&r->log, msg, msg_cap);
+  if (png_get_rowbytes(r->png, r->info) > row_bytes) png_error(r->png, "the row buffer is too small");
+  for (uint32_t y = 0; y < count; y++) png_read_row(r->png, (png_bytep)pixels + (size_t)y * row_bytes, NULL);
+  return FX_PNG_OK;
+}
+
+fx_png_status fx_png_reader_finish(fx_png_reader *r, char *msg, size_t msg_cap) {
+  r->image_read = 1;
+  if (setjmp(png_jmpbuf(r->png))) {
+    if (r->log.truncated) return FX_PNG_END_MISSING;
+    return failure(&r->log, msg, msg_cap);
+  }
+  png_read_end(r->png, r->info);  // checks the chunks after the image, through IEND
+  return FX_PNG_OK;
 }
 
 fx_png_status fx_png_reader_decode(fx_png_reader *r, void *pixels, size_t row_bytes, char *msg,
@@ -106,28 +169,20 @@ fx_png_status fx_png_reader_decode(fx_png_reader *r, void *pixels, size_t row_by
     return FX_PNG_ERR_NOMEM;
   }
   for (uint32_t y = 0; y < height; y++) rows[y] = (png_bytep)pixels + (size_t)y * row_bytes;
-  if (setjmp(png_jmpbuf(r->png))) {
-    free(rows);
-    if (r->image_read && r->log.truncated) return FX_PNG_END_MISSING;
-    return failure(&r->log, msg, msg_cap);
+  fx_png_status s = fx_png_reader_start(r, msg, msg_cap);
+  if (s == FX_PNG_OK && png_get_rowbytes(r->png, r->info) > row_bytes) {
+    put_msg(msg, msg_cap, "the row buffer is too small");
+    s = FX_PNG_ERR_CORRUPT;
   }
-  // Palette → RGB, gray < 8 bits → 8, tRNS → alpha; then gray → RGB and an
-  // opaque alpha for images that still have none.
-  png_set_expand(r->png);
-  png_set_gray_to_rgb(r->png);
-  png_set_add_alpha(r->png, 0xffff, PNG_FILLER_AFTER);
-  png_set_interlace_handling(r->png);
-  png_read_update_info(r->png, r->info);
-  size_t depth = png_get_bit_depth(r->png, r->info);
-  if (png_get_channels(r->png, r->info) != 4 ||
-      png_get_rowbytes(r->png, r->info) != png_get_image_width(r->png, r->info) * depth / 2 ||
-      png_get_rowbytes(r->png, r->info) > row_bytes)
-    png_error(r->png, "unexpected layout after expansion to RGBA");
-  png_read_image(r->png, rows);
-  r->image_read = 1;
-  png_read_end(r->png, r->info);  // checks the chunks after the image, through IEND
+  if (s == FX_PNG_OK) {
+    if (setjmp(png_jmpbuf(r->png))) {
+      free(rows);
+      return failure(&r->log, msg, msg_cap);
+    }
+    png_read_image(r->png, rows);
+  }
   free(rows);
-  return FX_PNG_OK;
+  return s == FX_PNG_OK ? fx_png_reader_finish(r, msg, msg_cap) : s;
 }
 
 int fx_png_reader_icc(fx_png_reader *r, const void **profile, size_t *size) {
@@ -164,17 +219,27 @@ void fx_png_reader_close(fx_png_reader *r) {
 
 // ---------------------------------------------------------------- writing
 
-typedef struct {
+struct fx_png_writer {
   png_structp png;
   png_infop info;
-  png_bytepp rows;
-  unsigned char *buf;
+  unsigned char *buf;  // writing to memory
   size_t size, cap;
+  int fd;              // writing a file when >= 0
   fx_png_log log;
-} fx_png_writer;
+};
 
 static void write_bytes(png_structp png, png_bytep src, size_t n) {
   fx_png_writer *w = png_get_io_ptr(png);
+  if (w->fd >= 0) {
+    size_t done = 0;
+    while (done < n) {
+      ssize_t k = write(w->fd, src + done, n - done);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) png_error(png, k < 0 && errno == ENOSPC ? "no space left on the device" : "cannot write the file");
+      done += (size_t)k;
+    }
+    return;
+  }
   if (n > w->cap - w->size) {
     size_t cap = w->cap ? w->cap : 4096;
     while (n > cap - w->size) {
@@ -192,20 +257,19 @@ static void write_bytes(png_structp png, png_bytep src, size_t n) {
 
 static void flush_bytes(png_structp png) { (void)png; }
 
-static void writer_free(fx_png_writer *w) {
+void fx_png_writer_close(fx_png_writer *w) {
+  if (w == NULL) return;
   if (w->png != NULL) png_destroy_write_struct(&w->png, w->info ? &w->info : NULL);
-  free(w->rows);
   free(w->buf);
   free(w);
 }
 
-fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                  int channels, int bit_depth, int compression_level, const void *icc,
-                  size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap) {
+fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
+                                 int compression_level, const void *icc, size_t icc_size, fx_png_writer **out,
+                                 char *msg, size_t msg_cap) {
   static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                      PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
   *out = NULL;
-  *out_size = 0;
   if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16)) {
     put_msg(msg, msg_cap, "invalid channel count or bit depth");
     return FX_PNG_ERR_CORRUPT;
@@ -214,16 +278,14 @@ fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height,
   // setjmp could leave indeterminate.
   fx_png_writer *w = calloc(1, sizeof *w);
   if (w == NULL) goto nomem;
-  w->rows = malloc(sizeof(png_bytep) * (height ? height : 1));
-  if (w->rows == NULL) goto nomem;
-  for (uint32_t y = 0; y < height; y++) w->rows[y] = (png_bytep)pixels + (size_t)y * row_bytes;
+  w->fd = fd;
   w->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &w->log, on_error, on_warning);
   if (w->png == NULL) goto nomem;
   w->info = png_create_info_struct(w->png);
   if (w->info == NULL) goto nomem;
   if (setjmp(png_jmpbuf(w->png))) {
     int code = failure(&w->log, msg, msg_cap);
-    writer_free(w);
+    fx_png_writer_close(w);
     return code;
   }
   png_set_write_fn(w->png, w, write_bytes, flush_bytes);
@@ -233,15 +295,42 @@ fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height,
   if (icc != NULL && icc_size > 0)
     png_set_iCCP(w->png, w->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
   png_write_info(w->png, w->info);
-  png_write_image(w->png, w->rows);
-  png_write_end(w->png, NULL);
-  *out = w->buf;
-  *out_size = w->size;
-  w->buf = NULL;
-  writer_free(w);
+  *out = w;
   return FX_PNG_OK;
 nomem:
-  if (w != NULL) writer_free(w);
+  fx_png_writer_close(w);
   put_msg(msg, msg_cap, "out of memory");
   return FX_PNG_ERR_NOMEM;
+}
+
+fx_png_status fx_png_writer_rows(fx_png_writer *w, const void *pixels, size_t row_bytes, uint32_t count,
+                                 char *msg, size_t msg_cap) {
+  if (setjmp(png_jmpbuf(w->png))) return failure(&w->log, msg, msg_cap);
+  for (uint32_t y = 0; y < count; y++) png_write_row(w->png, (png_const_bytep)pixels + (size_t)y * row_bytes);
+  return FX_PNG_OK;
+}
+
+fx_png_status fx_png_writer_finish(fx_png_writer *w, void **out, size_t *out_size, char *msg, size_t msg_cap) {
+  if (setjmp(png_jmpbuf(w->png))) return failure(&w->log, msg, msg_cap);
+  png_write_end(w->png, NULL);
+  if (out != NULL) {
+    *out = w->buf;
+    *out_size = w->size;
+    w->buf = NULL;
+  }
+  return FX_PNG_OK;
+}
+
+fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
+                  int channels, int bit_depth, int compression_level, const void *icc,
+                  size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap) {
+  *out = NULL;
+  *out_size = 0;
+  fx_png_writer *w = NULL;
+  fx_png_status s = fx_png_writer_open(-1, width, height, channels, bit_depth, compression_level, icc, icc_size,
+                                       &w, msg, msg_cap);
+  if (s == FX_PNG_OK) s = fx_png_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
+  if (s == FX_PNG_OK) s = fx_png_writer_finish(w, out, out_size, msg, msg_cap);
+  fx_png_writer_close(w);
+  return s;
 }

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void put_msg(char *msg, size_t cap, const char *text) {
   if (msg == NULL || cap == 0) return;
@@ -19,11 +22,23 @@ typedef struct {
   const unsigned char *data;
   unsigned char *buf;  // writing
   size_t size, cap, pos;
+  int has_fd, fd;   // a file instead: read and written with pread/pwrite at `pos`
   char error[256];  // libtiff's first error for this file
 } fx_tiff_io;
 
 static tmsize_t io_read(thandle_t h, void *dst, tmsize_t n) {
   fx_tiff_io *io = h;
+  if (io->has_fd) {
+    size_t done = 0;
+    while (n > 0 && done < (size_t)n) {
+      ssize_t k = pread(io->fd, (char *)dst + done, (size_t)n - done, (off_t)(io->pos + done));
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      done += (size_t)k;
+    }
+    io->pos += done;
+    return (tmsize_t)done;
+  }
   if (n < 0 || io->pos >= io->size) return 0;
   size_t k = (size_t)n < io->size - io->pos ? (size_t)n : io->size - io->pos;
   memcpy(dst, (io->data ? io->data : io->buf) + io->pos, k);
@@ -33,6 +48,22 @@ static tmsize_t io_read(thandle_t h, void *dst, tmsize_t n) {
 
 static tmsize_t io_write(thandle_t h, void *src, tmsize_t n) {
   fx_tiff_io *io = h;
+  if (io->has_fd) {
+    size_t done = 0;
+    while (n > 0 && done < (size_t)n) {
+      ssize_t k = pwrite(io->fd, (const char *)src + done, (size_t)n - done, (off_t)(io->pos + done));
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) {
+        if (io->error[0] == '\0')
+          snprintf(io->error, sizeof io->error, "%s", k < 0 && errno == ENOSPC ? "no space left on the device" : "cannot write the file");
+        return -1;
+      }
+      done += (size_t)k;
+    }
+    io->pos += done;
+    if (io->pos > io->size) io->size = io->pos;
+    return n;
+  }
   if (io->data != NULL || n < 0) return -1;
   size_t end = io->pos + (size_t)n;
   if (end > io->cap) {
@@ -60,7 +91,12 @@ static toff_t io_seek(thandle_t h, toff_t off, int whence) {
 }
 
 static int io_close(thandle_t h) { (void)h; return 0; }
-static toff_t io_size(thandle_t h) { return ((fx_tiff_io *)h)->size; }
+static toff_t io_size(thandle_t h) {
+  fx_tiff_io *io = h;
+  struct stat st;
+  if (io->has_fd && fstat(io->fd, &st) == 0 && (size_t)st.st_size > io->size) return (toff_t)st.st_size;
+  return io->size;
+}
 static int io_map(thandle_t h, void **base, toff_t *size) { (void)h, (void)base, (void)size; return 0; }
 static void io_unmap(thandle_t h, void *base, toff_t size) { (void)h, (void)base, (void)size; }
 
@@ -96,6 +132,11 @@ struct fx_tiff_reader {
   fx_tiff_header header;
   int direct;  // read the samples as they are (else through TIFFReadRGBAImage)
   int samples;
+  // Row by row (direct only): a band of stored rows (a strip, or a row of
+  // tiles), `band_rows` tall from row `band_y`, rows `width × pixel` apart.
+  unsigned char *band, *chunk;
+  uint32_t band_y, band_rows, next_row, tw, th;
+  int band_valid;
 };
 
 static fx_tiff_status fail(fx_tiff_io *io, const char *fallback, char *msg, size_t cap) {
@@ -103,8 +144,8 @@ static fx_tiff_status fail(fx_tiff_io *io, const char *fallback, char *msg, size
   return FX_TIFF_ERR_CORRUPT;
 }
 
-fx_tiff_status fx_tiff_reader_open(const void *bytes, size_t size, size_t max_alloc, fx_tiff_reader **out,
-                                   fx_tiff_header *h, char *msg, size_t msg_cap) {
+static fx_tiff_status reader_open(const void *bytes, size_t size, int fd, size_t max_alloc,
+                                  fx_tiff_reader **out, fx_tiff_header *h, char *msg, size_t msg_cap) {
   *out = NULL;
   fx_tiff_reader *r = calloc(1, sizeof *r);
   if (r == NULL) {
@@ -113,6 +154,8 @@ fx_tiff_status fx_tiff_reader_open(const void *bytes, size_t size, size_t max_al
   }
   r->io.data = bytes;
   r->io.size = size;
+  r->io.has_fd = fd >= 0;
+  r->io.fd = fd;
   r->tif = open_io(&r->io, "rm", max_alloc);
   if (r->tif == NULL) {
     fx_tiff_status s = fail(&r->io, "not a readable TIFF file", msg, msg_cap);
@@ -147,9 +190,20 @@ fx_tiff_status fx_tiff_reader_open(const void *bytes, size_t size, size_t max_al
   if (r->direct && samples == color + 1 && h->alpha == 0) h->alpha = 2;  // an unspecified extra sample
   h->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
   h->pages = TIFFNumberOfDirectories(r->tif);
+  h->direct = r->direct;
   r->header = *h;
   *out = r;
   return FX_TIFF_OK;
+}
+
+fx_tiff_status fx_tiff_reader_open(const void *bytes, size_t size, size_t max_alloc, fx_tiff_reader **out,
+                                   fx_tiff_header *h, char *msg, size_t msg_cap) {
+  return reader_open(bytes, size, -1, max_alloc, out, h, msg, msg_cap);
+}
+
+fx_tiff_status fx_tiff_reader_open_fd(int fd, size_t max_alloc, fx_tiff_reader **out, fx_tiff_header *h,
+                                      char *msg, size_t msg_cap) {
+  return reader_open(NULL, 0, fd, max_alloc, out, h, msg, msg_cap);
 }
 
 // One stored row (or tile row) of `samples` samples per pixel → RGBA, straight.
@@ -170,43 +224,73 @@ static void expand(const unsigned char *src, unsigned char *dst, uint32_t n, int
   }
 }
 
-static fx_tiff_status decode_direct(fx_tiff_reader *r, unsigned char *pixels, size_t row_bytes, char *msg,
-                                    size_t cap) {
+// Reads the strip or row of tiles holding row `y` into the band.
+static fx_tiff_status read_band(fx_tiff_reader *r, uint32_t y, char *msg, size_t cap) {
   fx_tiff_header *h = &r->header;
-  int associated = h->alpha == 1, bytes = h->bits / 8;
-  size_t pixel = (size_t)r->samples * bytes;
+  size_t pixel = (size_t)r->samples * (h->bits / 8);
   int tiled = TIFFIsTiled(r->tif);
-  uint32_t tw = h->width, th = 1;
-  if (tiled) {
-    TIFFGetField(r->tif, TIFFTAG_TILEWIDTH, &tw);
-    TIFFGetField(r->tif, TIFFTAG_TILELENGTH, &th);
-  } else {
-    TIFFGetFieldDefaulted(r->tif, TIFFTAG_ROWSPERSTRIP, &th);
-    if (th > h->height) th = h->height;
+  if (r->band == NULL) {
+    r->tw = h->width;
+    r->th = 1;
+    if (tiled) {
+      TIFFGetField(r->tif, TIFFTAG_TILEWIDTH, &r->tw);
+      TIFFGetField(r->tif, TIFFTAG_TILELENGTH, &r->th);
+    } else {
+      TIFFGetFieldDefaulted(r->tif, TIFFTAG_ROWSPERSTRIP, &r->th);
+      if (r->th > h->height) r->th = h->height;
+    }
+    if (r->tw == 0 || r->th == 0) return fail(&r->io, "invalid tile or strip size", msg, cap);
+    tmsize_t chunk = tiled ? TIFFTileSize(r->tif) : TIFFStripSize(r->tif);
+    r->chunk = chunk > 0 ? malloc((size_t)chunk) : NULL;
+    r->band = r->chunk != NULL && tiled ? malloc((size_t)r->th * h->width * pixel) : r->chunk;
+    if (r->band == NULL) return fail(&r->io, "out of memory", msg, cap);
   }
-  if (tw == 0 || th == 0) return fail(&r->io, "invalid tile or strip size", msg, cap);
-  tmsize_t chunk = tiled ? TIFFTileSize(r->tif) : TIFFStripSize(r->tif);
-  unsigned char *buf = chunk > 0 ? malloc((size_t)chunk) : NULL;
-  if (buf == NULL) return fail(&r->io, "out of memory", msg, cap);
-  fx_tiff_status status = FX_TIFF_OK;
-  for (uint32_t y0 = 0; y0 < h->height && status == FX_TIFF_OK; y0 += th) {
-    for (uint32_t x0 = 0; x0 < h->width; x0 += tw) {
-      tmsize_t got = tiled ? TIFFReadTile(r->tif, buf, x0, y0, 0, 0)
-                           : TIFFReadEncodedStrip(r->tif, TIFFComputeStrip(r->tif, y0, 0), buf, chunk);
-      uint32_t rows = y0 + th > h->height ? h->height - y0 : th;
-      uint32_t cols = x0 + tw > h->width ? h->width - x0 : tw;
-      if (got < 0 || (size_t)got < (size_t)(rows - 1) * tw * pixel + cols * pixel) {
-        status = fail(&r->io, "the image data is truncated or corrupt", msg, cap);
-        break;
-      }
-      for (uint32_t y = 0; y < rows; y++)
-        expand(buf + (size_t)y * tw * pixel, pixels + (size_t)(y0 + y) * row_bytes + (size_t)x0 * 4 * bytes, cols,
-               r->samples, h->channels, h->bits, associated);
-      if (!tiled) break;
+  uint32_t y0 = y - y % r->th;
+  uint32_t rows = y0 + r->th > h->height ? h->height - y0 : r->th;
+  r->band_valid = 0;
+  if (!tiled) {
+    tmsize_t got = TIFFReadEncodedStrip(r->tif, TIFFComputeStrip(r->tif, y0, 0), r->chunk, TIFFStripSize(r->tif));
+    if (got < 0 || (size_t)got < (size_t)rows * h->width * pixel)
+      return fail(&r->io, "the image data is truncated or corrupt", msg, cap);
+  } else {
+    for (uint32_t x0 = 0; x0 < h->width; x0 += r->tw) {
+      tmsize_t got = TIFFReadTile(r->tif, r->chunk, x0, y0, 0, 0);
+      uint32_t cols = x0 + r->tw > h->width ? h->width - x0 : r->tw;
+      if (got < 0 || (size_t)got < (size_t)(rows - 1) * r->tw * pixel + cols * pixel)
+        return fail(&r->io, "the image data is truncated or corrupt", msg, cap);
+      for (uint32_t k = 0; k < rows; k++)
+        memcpy(r->band + ((size_t)k * h->width + x0) * pixel, r->chunk + (size_t)k * r->tw * pixel, cols * pixel);
     }
   }
-  free(buf);
-  return status;
+  r->band_y = y0;
+  r->band_rows = rows;
+  r->band_valid = 1;
+  return FX_TIFF_OK;
+}
+
+fx_tiff_status fx_tiff_reader_rows(fx_tiff_reader *r, void *pixels, size_t row_bytes, uint32_t count, char *msg,
+                                   size_t cap) {
+  fx_tiff_header *h = &r->header;
+  if (!r->direct || count > h->height - r->next_row || row_bytes < (size_t)h->width * 4 * (h->bits / 8)) {
+    put_msg(msg, cap, "rows asked for that the reader cannot give");
+    return FX_TIFF_ERR_UNSUPPORTED;
+  }
+  size_t pixel = (size_t)r->samples * (h->bits / 8);
+  for (uint32_t k = 0; k < count; k++, r->next_row++) {
+    uint32_t y = r->next_row;
+    if (!r->band_valid || y < r->band_y || y >= r->band_y + r->band_rows) {
+      fx_tiff_status s = read_band(r, y, msg, cap);
+      if (s != FX_TIFF_OK) return s;
+    }
+    expand(r->band + (size_t)(y - r->band_y) * h->width * pixel, (unsigned char *)pixels + (size_t)k * row_bytes,
+           h->width, r->samples, h->channels, h->bits, h->alpha == 1);
+  }
+  return FX_TIFF_OK;
+}
+
+static fx_tiff_status decode_direct(fx_tiff_reader *r, unsigned char *pixels, size_t row_bytes, char *msg,
+                                    size_t cap) {
+  return fx_tiff_reader_rows(r, pixels, row_bytes, r->header.height, msg, cap);
 }
 
 fx_tiff_status fx_tiff_reader_decode(fx_tiff_reader *r, void *pixels, size_t row_bytes, char *msg,
@@ -262,24 +346,51 @@ int fx_tiff_reader_icc(fx_tiff_reader *r, const void **profile, size_t *size) {
 void fx_tiff_reader_close(fx_tiff_reader *r) {
   if (r == NULL) return;
   if (r->tif != NULL) TIFFClose(r->tif);
+  if (r->band != r->chunk) free(r->band);
+  free(r->chunk);
   free(r);
 }
 
 // ---------------------------------------------------------------- writing
 
-fx_tiff_status fx_tiff_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                              int channels, int bits, int level, int tile, const void *icc,
-                              size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap) {
+struct fx_tiff_writer {
+  fx_tiff_io io;
+  TIFF *tif;
+  uint32_t width, height, next_row, tile;
+  size_t pixel;
+  unsigned char *band;  // tiled: a row of tiles being filled, `tile` rows of the image
+};
+
+void fx_tiff_writer_close(fx_tiff_writer *w) {
+  if (w == NULL) return;
+  if (w->tif != NULL) TIFFClose(w->tif);
+  free(w->band);
+  free(w->io.buf);
+  free(w);
+}
+
+fx_tiff_status fx_tiff_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bits, int level,
+                                   int tile, const void *icc, size_t icc_size, fx_tiff_writer **out, char *msg,
+                                   size_t msg_cap) {
   *out = NULL;
-  *out_size = 0;
-  fx_tiff_io io = {0};
-  TIFF *tif = open_io(&io, "w", 0);
-  if (tif == NULL) {
-    put_msg(msg, msg_cap, io.error[0] ? io.error : "cannot start a TIFF file");
-    free(io.buf);
+  fx_tiff_writer *w = calloc(1, sizeof *w);
+  if (w == NULL) {
+    put_msg(msg, msg_cap, "out of memory");
+    return FX_TIFF_ERR_NOMEM;
+  }
+  w->io.has_fd = fd >= 0;
+  w->io.fd = fd;
+  w->tif = open_io(&w->io, "w", 0);
+  if (w->tif == NULL) {
+    put_msg(msg, msg_cap, w->io.error[0] ? w->io.error : "cannot start a TIFF file");
+    fx_tiff_writer_close(w);
     return FX_TIFF_ERR_CORRUPT;
   }
-  int tiled = tile > 0 && tile % 16 == 0;
+  TIFF *tif = w->tif;
+  w->width = width;
+  w->height = height;
+  w->tile = tile > 0 && tile % 16 == 0 ? (uint32_t)tile : 0;
+  w->pixel = (size_t)channels * bits / 8;
   TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, width);
   TIFFSetField(tif, TIFFTAG_IMAGELENGTH, height);
   TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, bits);
@@ -297,37 +408,85 @@ fx_tiff_status fx_tiff_encode(const void *pixels, uint32_t width, uint32_t heigh
     TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
   }
   if (icc != NULL && icc_size > 0) TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)icc_size, icc);
-  size_t pixel = (size_t)channels * bits / 8;
-  int ok = 1;
-  if (tiled) {
-    TIFFSetField(tif, TIFFTAG_TILEWIDTH, tile);
-    TIFFSetField(tif, TIFFTAG_TILELENGTH, tile);
-    unsigned char *buf = calloc((size_t)tile * tile, pixel);
-    ok = buf != NULL;
-    for (uint32_t y0 = 0; ok && y0 < height; y0 += tile)
-      for (uint32_t x0 = 0; ok && x0 < width; x0 += tile) {
-        memset(buf, 0, (size_t)tile * tile * pixel);
-        for (uint32_t y = 0; y < (uint32_t)tile && y0 + y < height; y++) {
-          uint32_t cols = x0 + tile > width ? width - x0 : tile;
-          memcpy(buf + (size_t)y * tile * pixel, (const unsigned char *)pixels + (y0 + y) * row_bytes + x0 * pixel,
-                 cols * pixel);
-        }
-        ok = TIFFWriteTile(tif, buf, x0, y0, 0, 0) >= 0;
-      }
-    free(buf);
+  if (w->tile) {
+    TIFFSetField(tif, TIFFTAG_TILEWIDTH, w->tile);
+    TIFFSetField(tif, TIFFTAG_TILELENGTH, w->tile);
+    // A row of tiles, one tile wider than the image so the last tile's columns exist (zero).
+    w->band = calloc((size_t)w->tile * ((width + w->tile - 1) / w->tile * w->tile), w->pixel);
+    if (w->band == NULL) {
+      put_msg(msg, msg_cap, "out of memory");
+      fx_tiff_writer_close(w);
+      return FX_TIFF_ERR_NOMEM;
+    }
   } else {
     TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
-    for (uint32_t y = 0; ok && y < height; y++)
-      ok = TIFFWriteScanline(tif, (unsigned char *)pixels + (size_t)y * row_bytes, y, 0) >= 0;
   }
-  ok = ok && TIFFWriteDirectory(tif);
-  TIFFClose(tif);
-  if (!ok || io.error[0]) {
-    put_msg(msg, msg_cap, io.error[0] ? io.error : "cannot write the TIFF data");
-    free(io.buf);
+  *out = w;
+  return FX_TIFF_OK;
+}
+
+// Writes the row of tiles in the band, `rows` image rows of it filled.
+static int write_tiles(fx_tiff_writer *w, uint32_t y0, uint32_t rows) {
+  size_t stride = (size_t)(w->width + w->tile - 1) / w->tile * w->tile * w->pixel;
+  unsigned char *tile = malloc((size_t)w->tile * w->tile * w->pixel);
+  int ok = tile != NULL;
+  for (uint32_t x0 = 0; ok && x0 < w->width; x0 += w->tile) {
+    memset(tile, 0, (size_t)w->tile * w->tile * w->pixel);
+    for (uint32_t y = 0; y < rows; y++)
+      memcpy(tile + (size_t)y * w->tile * w->pixel, w->band + y * stride + x0 * w->pixel, w->tile * w->pixel);
+    ok = TIFFWriteTile(w->tif, tile, x0, y0, 0, 0) >= 0;
+  }
+  free(tile);
+  return ok;
+}
+
+fx_tiff_status fx_tiff_writer_rows(fx_tiff_writer *w, const void *pixels, size_t row_bytes, uint32_t count,
+                                   char *msg, size_t msg_cap) {
+  int ok = count <= w->height - w->next_row;
+  for (uint32_t k = 0; ok && k < count; k++, w->next_row++) {
+    const unsigned char *row = (const unsigned char *)pixels + (size_t)k * row_bytes;
+    if (!w->tile) {
+      ok = TIFFWriteScanline(w->tif, (void *)row, w->next_row, 0) >= 0;
+      continue;
+    }
+    size_t stride = (size_t)(w->width + w->tile - 1) / w->tile * w->tile * w->pixel;
+    uint32_t y = w->next_row % w->tile;
+    memcpy(w->band + y * stride, row, w->width * w->pixel);
+    if (y == w->tile - 1 || w->next_row == w->height - 1) ok = write_tiles(w, w->next_row - y, y + 1);
+  }
+  if (!ok) {
+    put_msg(msg, msg_cap, w->io.error[0] ? w->io.error : "cannot write the TIFF data");
     return FX_TIFF_ERR_CORRUPT;
   }
-  *out = io.buf;
-  *out_size = io.size;
   return FX_TIFF_OK;
+}
+
+fx_tiff_status fx_tiff_writer_finish(fx_tiff_writer *w, void **out, size_t *out_size, char *msg, size_t msg_cap) {
+  int ok = w->next_row == w->height && TIFFWriteDirectory(w->tif);
+  TIFFClose(w->tif);
+  w->tif = NULL;
+  if (!ok || w->io.error[0]) {
+    put_msg(msg, msg_cap, w->io.error[0] ? w->io.error : "cannot write the TIFF data");
+    return FX_TIFF_ERR_CORRUPT;
+  }
+  if (out != NULL) {
+    *out = w->io.buf;
+    *out_size = w->io.size;
+    w->io.buf = NULL;
+  }
+  return FX_TIFF_OK;
+}
+
+fx_tiff_status fx_tiff_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
+                              int channels, int bits, int level, int tile, const void *icc,
+                              size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap) {
+  *out = NULL;
+  *out_size = 0;
+  fx_tiff_writer *w = NULL;
+  fx_tiff_status s =
+      fx_tiff_writer_open(-1, width, height, channels, bits, level, tile, icc, icc_size, &w, msg, msg_cap);
+  if (s == FX_TIFF_OK) s = fx_tiff_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
+  if (s == FX_TIFF_OK) s = fx_tiff_writer_finish(w, out, out_size, msg, msg_cap);
+  fx_tiff_writer_close(w);
+  return s;
 }

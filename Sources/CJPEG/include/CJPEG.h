@@ -25,6 +25,7 @@ typedef struct {
   int components;      ///< 1 (gray), 3 (YCbCr or RGB), 4 (CMYK/YCCK)
   int cmyk;            ///< nonzero for CMYK and YCCK files
   int adobe_inverted;  ///< nonzero when an Adobe APP14 marker says CMYK is stored inverted
+  int progressive;     ///< nonzero for a progressive (multi-scan) file
 } fx_jpeg_header;
 
 /// A JPEG decoder reading from memory; opaque to Swift.
@@ -37,6 +38,11 @@ typedef struct fx_jpeg_reader fx_jpeg_reader;
 fx_jpeg_status fx_jpeg_reader_open(const void *bytes, size_t size, size_t max_memory,
                         fx_jpeg_reader **out, fx_jpeg_header *header, char *msg,
                         size_t msg_cap);
+
+/// Like fx_jpeg_reader_open, reading the file open as `fd` (from its current
+/// offset; the descriptor stays the caller's, the reader reads a duplicate).
+fx_jpeg_status fx_jpeg_reader_open_fd(int fd, size_t max_memory, fx_jpeg_reader **out,
+                                      fx_jpeg_header *header, char *msg, size_t msg_cap);
 
 /// The ICC profile reassembled from the APP2 segments, if any: returns 1 and
 /// points `*profile` at `*size` bytes owned by the reader, else 0.
@@ -54,6 +60,14 @@ int fx_jpeg_reader_exif(fx_jpeg_reader *reader, const void **exif, size_t *size)
 fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *reader, void *pixels, size_t row_bytes, char *msg,
                           size_t msg_cap);
 
+/// Row by row instead of fx_jpeg_reader_decode: start once, then read the
+/// next `count` rows (as fx_jpeg_reader_decode stores them) into `count` rows
+/// `row_bytes` apart as often as needed, then finish after the last row.
+fx_jpeg_status fx_jpeg_reader_start(fx_jpeg_reader *reader, char *msg, size_t msg_cap);
+fx_jpeg_status fx_jpeg_reader_rows(fx_jpeg_reader *reader, void *pixels, size_t row_bytes, uint32_t count,
+                                   char *msg, size_t msg_cap);
+fx_jpeg_status fx_jpeg_reader_finish(fx_jpeg_reader *reader, char *msg, size_t msg_cap);
+
 /// Frees the reader (NULL is allowed).
 void fx_jpeg_reader_close(fx_jpeg_reader *reader);
 
@@ -65,5 +79,22 @@ void fx_jpeg_reader_close(fx_jpeg_reader *reader);
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                    int components, int quality, const void *icc, size_t icc_size, void **out,
                    size_t *out_size, char *msg, size_t msg_cap);
+
+/// A JPEG encoder writing rows as they come; opaque to Swift.
+typedef struct fx_jpeg_writer fx_jpeg_writer;
+
+/// Starts a JPEG as fx_jpeg_encode writes it, into the file open as `fd`
+/// (the writer writes through a duplicate, flushed by finish), or into memory
+/// when `fd` is -1. Then write all `height` rows in order (`count` at a time,
+/// `row_bytes` apart), finish (for memory, `*out` is then a malloc'd buffer
+/// of `*out_size` bytes to free()), and close (also after a failure).
+fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int components, int quality,
+                                   const void *icc, size_t icc_size, fx_jpeg_writer **out, char *msg,
+                                   size_t msg_cap);
+fx_jpeg_status fx_jpeg_writer_rows(fx_jpeg_writer *writer, const void *pixels, size_t row_bytes,
+                                   uint32_t count, char *msg, size_t msg_cap);
+fx_jpeg_status fx_jpeg_writer_finish(fx_jpeg_writer *writer, void **out, size_t *out_size, char *msg,
+                                     size_t msg_cap);
+void fx_jpeg_writer_close(fx_jpeg_writer *writer);
 
 #endif

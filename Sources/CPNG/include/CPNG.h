@@ -24,6 +24,7 @@ typedef struct {
   int bit_depth;   ///< 1, 2, 4, 8 or 16
   int color_type;  ///< PNG_COLOR_TYPE_*
   int has_trns;    ///< nonzero when a tRNS chunk gives transparency
+  int interlaced;  ///< nonzero for an Adam7-interlaced file
 } fx_png_header;
 
 /// A PNG decoder reading from memory; opaque to Swift.
@@ -34,6 +35,20 @@ typedef struct fx_png_reader fx_png_reader;
 /// user limits. On FX_PNG_OK `*out` is a reader to decode and then close.
 fx_png_status fx_png_reader_open(const void *bytes, size_t size, uint32_t max_side, fx_png_reader **out,
                        fx_png_header *header, char *msg, size_t msg_cap);
+
+/// Like fx_png_reader_open, reading the file open as `fd` from its current
+/// offset (the descriptor stays the caller's).
+fx_png_status fx_png_reader_open_fd(int fd, uint32_t max_side, fx_png_reader **out, fx_png_header *header,
+                                    char *msg, size_t msg_cap);
+
+/// Row by row instead of fx_png_reader_decode, for a non-interlaced file:
+/// start once, read the next `count` rows (stored as fx_png_reader_decode
+/// stores them) as often as needed, finish after the last row (with
+/// fx_png_reader_decode's FX_PNG_END_MISSING).
+fx_png_status fx_png_reader_start(fx_png_reader *reader, char *msg, size_t msg_cap);
+fx_png_status fx_png_reader_rows(fx_png_reader *reader, void *pixels, size_t row_bytes, uint32_t count, char *msg,
+                                 size_t msg_cap);
+fx_png_status fx_png_reader_finish(fx_png_reader *reader, char *msg, size_t msg_cap);
 
 /// Decodes the whole image as RGBA with 8 or 16 bits per channel (the file's
 /// depth; 1/2/4-bit and palette images become 8-bit), straight alpha, 16-bit
@@ -68,5 +83,22 @@ void fx_png_reader_close(fx_png_reader *reader);
 fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                   int channels, int bit_depth, int compression_level, const void *icc,
                   size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap);
+
+/// A PNG encoder writing rows as they come; opaque to Swift.
+typedef struct fx_png_writer fx_png_writer;
+
+/// Starts a PNG as fx_png_encode writes it, into the file open as `fd`, or
+/// into memory when `fd` is -1. Then write all `height` rows in order
+/// (`count` at a time, `row_bytes` apart), finish (for memory, `*out` is then
+/// a malloc'd buffer of `*out_size` bytes to free()), and close (also after a
+/// failure).
+fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
+                                 int compression_level, const void *icc, size_t icc_size, fx_png_writer **out,
+                                 char *msg, size_t msg_cap);
+fx_png_status fx_png_writer_rows(fx_png_writer *writer, const void *pixels, size_t row_bytes, uint32_t count,
+                                 char *msg, size_t msg_cap);
+fx_png_status fx_png_writer_finish(fx_png_writer *writer, void **out, size_t *out_size, char *msg,
+                                   size_t msg_cap);
+void fx_png_writer_close(fx_png_writer *writer);
 
 #endif

@@ -22,6 +22,7 @@ typedef struct {
   int alpha;        ///< 0 none, 1 associated (premultiplied), 2 unassociated
   int orientation;  ///< TIFF Orientation, 1…8 (1 when absent)
   int pages;        ///< directories in the file
+  int direct;       ///< nonzero when fx_tiff_reader_rows can read it (8/16-bit gray or RGB, contiguous)
 } fx_tiff_header;
 
 /// A TIFF decoder reading from memory; opaque to Swift.
@@ -33,6 +34,18 @@ typedef struct fx_tiff_reader fx_tiff_reader;
 /// then close.
 fx_tiff_status fx_tiff_reader_open(const void *bytes, size_t size, size_t max_alloc, fx_tiff_reader **out,
                                    fx_tiff_header *header, char *msg, size_t msg_cap);
+
+/// Like fx_tiff_reader_open, reading the file open as `fd` with pread (the
+/// descriptor stays the caller's).
+fx_tiff_status fx_tiff_reader_open_fd(int fd, size_t max_alloc, fx_tiff_reader **out, fx_tiff_header *header,
+                                      char *msg, size_t msg_cap);
+
+/// The next `count` rows of a file whose header says `direct`, stored as
+/// fx_tiff_reader_decode stores them, into `count` rows `row_bytes` apart. A
+/// strip or a row of tiles is decoded when its first row is asked for and
+/// held until its last.
+fx_tiff_status fx_tiff_reader_rows(fx_tiff_reader *reader, void *pixels, size_t row_bytes, uint32_t count,
+                                   char *msg, size_t msg_cap);
 
 /// Decodes the first page as RGBA with `header.bits` bits per sample (16-bit
 /// in native byte order), straight alpha (associated alpha is divided out;
@@ -61,5 +74,22 @@ void fx_tiff_reader_close(fx_tiff_reader *reader);
 fx_tiff_status fx_tiff_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                               int channels, int bits, int level, int tile, const void *icc,
                               size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap);
+
+/// A TIFF encoder writing rows as they come; opaque to Swift.
+typedef struct fx_tiff_writer fx_tiff_writer;
+
+/// Starts a TIFF as fx_tiff_encode writes it, into the file open as `fd`
+/// (written with pwrite from offset 0), or into memory when `fd` is -1. Then
+/// write all `height` rows in order (`count` at a time, `row_bytes` apart),
+/// finish (for memory, `*out` is then a malloc'd buffer of `*out_size`
+/// bytes to free()), and close (also after a failure).
+fx_tiff_status fx_tiff_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bits, int level,
+                                   int tile, const void *icc, size_t icc_size, fx_tiff_writer **out, char *msg,
+                                   size_t msg_cap);
+fx_tiff_status fx_tiff_writer_rows(fx_tiff_writer *writer, const void *pixels, size_t row_bytes, uint32_t count,
+                                   char *msg, size_t msg_cap);
+fx_tiff_status fx_tiff_writer_finish(fx_tiff_writer *writer, void **out, size_t *out_size, char *msg,
+                                     size_t msg_cap);
+void fx_tiff_writer_close(fx_tiff_writer *writer);
 
 #endif
