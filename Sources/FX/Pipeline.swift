@@ -145,7 +145,9 @@ public final class CompiledPipeline: @unchecked Sendable {
   public let layout: KernelLayout
   /// The CPU the kernel is planned and compiled for.
   public let target: Target
-  private let compiled: CompiledKernel?
+  let compiled: CompiledKernel?
+  /// The native kernel, nil for the interpreter.
+  public var compiledKernel: CompiledKernel? { compiled }
   /// Where the machine code came from (nil for the interpreter).
   public let kernelSource: KernelSource?
   /// Why the JIT was asked for but the interpreter is used (an LLVM error), if so.

@@ -19,19 +19,8 @@ enum FileSystem {
   /// once. A file of more than `maxBytes` is refused from its size, and the
   /// memory for it is allocated failably: no read traps.
   static func readAll(_ path: String, maxBytes: Int) throws -> MallocBytes {
-    let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
-    guard fd >= 0 else { throw ImageFileFailure("cannot open the file: \(describe(errno))") }
+    let (fd, size) = try openRegularFile(path)
     defer { close(fd) }
-    var info = stat()
-    let known = fstat(fd, &info) == 0
-    if known && info.st_mode & S_IFMT == S_IFDIR {
-      throw ImageFileFailure("is a directory, not an image file")
-    }
-    if known && info.st_mode & S_IFMT != S_IFREG {
-      throw ImageFileFailure("is not a regular file (\(kind(info.st_mode))); only files are read as images")
-    }
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-    let size = known && info.st_size > 0 ? Int(info.st_size) : 0
     let buffer = try MallocBytes(capacity: 1 << 16)
     var count = try readSome(fd, into: buffer, from: 0, upTo: 16)
     guard count == 0 || ImageFileFormat(sniffing: UnsafeRawBufferPointer(start: buffer.pointer, count: count)) != nil
@@ -51,6 +40,27 @@ enum FileSystem {
     if count > maxBytes { throw tooLarge(count, maxBytes) }
     buffer.count = count
     return buffer
+  }
+
+  /// Opens `path` for reading as ``readAll(_:maxBytes:)`` does: a regular
+  /// file only (a FIFO is opened without blocking and refused). Returns the
+  /// descriptor, for the caller to close, and the size `fstat` reports (0
+  /// when it reports none).
+  static func openRegularFile(_ path: String) throws -> (fd: Int32, size: Int) {
+    let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+    guard fd >= 0 else { throw ImageFileFailure("cannot open the file: \(describe(errno))") }
+    var info = stat()
+    let known = fstat(fd, &info) == 0
+    if known && info.st_mode & S_IFMT == S_IFDIR {
+      close(fd)
+      throw ImageFileFailure("is a directory, not an image file")
+    }
+    if known && info.st_mode & S_IFMT != S_IFREG {
+      close(fd)
+      throw ImageFileFailure("is not a regular file (\(kind(info.st_mode))); only files are read as images")
+    }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    return (fd, known && info.st_size > 0 ? Int(info.st_size) : 0)
   }
 
   private static func tooLarge(_ bytes: Int, _ maxBytes: Int) -> ImageFileFailure {
@@ -85,43 +95,17 @@ enum FileSystem {
   static func writeAtomically(
     _ bytes: UnsafeRawBufferPointer, to path: String, beforeRename: () throws -> Void = {}
   ) throws {
-    let (directory, name) = split(path)
-    guard !name.isEmpty else { throw ImageFileFailure("cannot write: the path names a directory") }
-    // The temporary file's name stays bytes: mkstemp fills in its X's.
-    var temporary = PathBytes.bytes(of: "\(directory)/.\(name).tmp-XXXXXX").map { CChar(bitPattern: $0) } + [0]
-    let fd = temporary.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw ImageFileFailure(cannotCreate(in: directory, errno: errno)) }
-    var isOpen = true
-    var committed = false
-    defer {
-      if isOpen { close(fd) }
-      if !committed { unlink(temporary) }
-    }
-
-    var existing = stat()
-    let replacing = PathBytes.withCString(path) { stat($0, &existing) } == 0 && existing.st_mode & S_IFMT == S_IFREG
-    _ = fchmod(fd, replacing ? existing.st_mode & 0o7777 : 0o644)
+    let file = try AtomicFile(path)
     var done = 0
     while done < bytes.count {
-      let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
+      let n = write(file.fd, bytes.baseAddress! + done, bytes.count - done)
       if n < 0 {
         if errno == EINTR { continue }
         throw ImageFileFailure("cannot write: \(describe(errno))")
       }
       done += n
     }
-    guard fsync(fd) == 0 else { throw ImageFileFailure("cannot write: \(describe(errno))") }
-    isOpen = false
-    guard close(fd) == 0 else { throw ImageFileFailure("cannot write: \(describe(errno))") }
-    try beforeRename()
-    guard PathBytes.withCString(path, { rename(temporary, $0) }) == 0 else {
-      let e = errno
-      throw ImageFileFailure(
-        e == EISDIR || e == ENOTEMPTY || e == EEXIST
-          ? "cannot write: a directory exists at this path"
-          : "cannot write: could not move the new file into place: \(describe(e))")
-    }
-    committed = true
+    try file.commit(beforeRename: beforeRename)
   }
 
   /// The directory part (`.` when there is none) and the last component,
@@ -133,7 +117,7 @@ enum FileSystem {
     return (directory.isEmpty ? "/" : directory, String(scalars[scalars.index(after: slash)...]))
   }
 
-  private static func cannotCreate(in directory: String, errno e: Int32) -> String {
+  static func cannotCreate(in directory: String, errno e: Int32) -> String {
     switch e {
     case ENOENT:
       // procfs and the like: the directory is there, but no file can be made in it.
@@ -164,5 +148,57 @@ enum FileSystem {
     case EIO: "input/output error"
     default: String(cString: strerror(e)).lowercased()
     }
+  }
+}
+
+/// A file written in place of `path` atomically: the bytes go to a new
+/// temporary file next to it (``fd``), which ``commit(beforeRename:)``
+/// flushes and renames over `path`. Until then `path` is untouched, and a
+/// file never committed is removed when this object goes away: a failure
+/// anywhere leaves no partial output. A new file gets mode 0644; a replaced
+/// regular file keeps its mode.
+final class AtomicFile {
+  let path: String
+  /// The temporary file, open for writing.
+  let fd: Int32
+  private var temporary: [CChar]
+  private var isOpen = true
+  private var committed = false
+
+  /// - Throws: ``ImageFileFailure`` naming why no file can be made there.
+  init(_ path: String) throws {
+    let (directory, name) = FileSystem.split(path)
+    guard !name.isEmpty else { throw ImageFileFailure("cannot write: the path names a directory") }
+    // The temporary file's name stays bytes: mkstemp fills in its X's.
+    temporary = PathBytes.bytes(of: "\(directory)/.\(name).tmp-XXXXXX").map { CChar(bitPattern: $0) } + [0]
+    fd = temporary.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { throw ImageFileFailure(FileSystem.cannotCreate(in: directory, errno: errno)) }
+    self.path = path
+    var existing = stat()
+    let replacing = PathBytes.withCString(path) { stat($0, &existing) } == 0 && existing.st_mode & S_IFMT == S_IFREG
+    _ = fchmod(fd, replacing ? existing.st_mode & 0o7777 : 0o644)
+  }
+
+  /// Flushes the temporary file to disk and renames it over `path`.
+  /// - Throws: ``ImageFileFailure`` when flushing or renaming fails (the
+  ///   temporary file is then removed), or what `beforeRename` throws.
+  func commit(beforeRename: () throws -> Void = {}) throws {
+    guard fsync(fd) == 0 else { throw ImageFileFailure("cannot write: \(FileSystem.describe(errno))") }
+    isOpen = false
+    guard close(fd) == 0 else { throw ImageFileFailure("cannot write: \(FileSystem.describe(errno))") }
+    try beforeRename()
+    guard PathBytes.withCString(path, { rename(temporary, $0) }) == 0 else {
+      let e = errno
+      throw ImageFileFailure(
+        e == EISDIR || e == ENOTEMPTY || e == EEXIST
+          ? "cannot write: a directory exists at this path"
+          : "cannot write: could not move the new file into place: \(FileSystem.describe(e))")
+    }
+    committed = true
+  }
+
+  deinit {
+    if isOpen { close(fd) }
+    if !committed { unlink(temporary) }
   }
 }

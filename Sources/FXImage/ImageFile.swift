@@ -102,21 +102,39 @@ public enum ImageFile {
     case nil: throw ImageFileFailure(ImageFileFormat.unsupported)
     }
     try applyProfile(&decoded, options: options)
-    if let exif = decoded.exif {
-      let orientation = exif.withUnsafeBytes { fx_exif_orientation($0.baseAddress, $0.count) }
-      if orientation != 0 { decoded.info.orientation = Int(orientation) }
-    }
+    if let orientation = orientation(exif: decoded.exif) { decoded.info.orientation = orientation }
     return (decoded.image, decoded.info)
+  }
+
+  /// The orientation an EXIF block (a TIFF structure) gives, if any (libexif).
+  static func orientation(exif: [UInt8]?) -> Int? {
+    guard let exif else { return nil }
+    let orientation = exif.withUnsafeBytes { fx_exif_orientation($0.baseAddress, $0.count) }
+    return orientation != 0 ? Int(orientation) : nil
+  }
+
+  /// The embedded profile `icc` if LittleCMS reads it; else nil, with a
+  /// warning appended saying it is ignored.
+  static func parsedProfile(_ icc: [UInt8]?, warnings: inout [String]) -> ICCProfile? {
+    guard let icc else { return nil }
+    guard let profile = try? ICCProfile(data: icc) else {
+      warnings.append(ICCProfile.unreadable + "; it is ignored and the pixels are taken as sRGB")
+      return nil
+    }
+    return profile
+  }
+
+  /// `profile` if it fits `layout`; else nil, with a warning appended saying it is ignored.
+  static func fittingProfile(_ profile: ICCProfile?, layout: ChannelLayout, warnings: inout [String]) -> ICCProfile? {
+    guard let profile, !profile.fits(layout) else { return profile }
+    warnings.append(mismatch(profile, layout.channelCount >= 3 ? "an RGB" : "a gray"))
+    return nil
   }
 
   /// Checks the embedded profile against the image, converts to sRGB where
   /// asked (and always for CMYK), and records what was done.
   private static func applyProfile(_ decoded: inout Decoded, options: ImageReadOptions) throws {
-    var profile: ICCProfile?
-    if let icc = decoded.icc {
-      profile = try? ICCProfile(data: icc)
-      if profile == nil { decoded.info.warnings.append(ICCProfile.unreadable + "; it is ignored and the pixels are taken as sRGB") }
-    }
+    let profile = parsedProfile(decoded.icc, warnings: &decoded.info.warnings)
     if let cmyk = decoded.cmyk {
       if let profile, profile.colorSpace == .cmyk {
         try profile.convertToSRGB(decoded.image, cmykInverted: cmyk.inverted)
@@ -126,11 +144,7 @@ public enum ImageFile {
       }
       return
     }
-    guard let profile else { return }
-    guard profile.fits(decoded.info.layout) else {
-      decoded.info.warnings.append(mismatch(profile, decoded.info.layout.channelCount >= 3 ? "an RGB" : "a gray"))
-      return
-    }
+    guard let profile = fittingProfile(profile, layout: decoded.info.layout, warnings: &decoded.info.warnings) else { return }
     if options.convertToSRGB {
       try profile.convertToSRGB(decoded.image)
     } else {
@@ -206,9 +220,6 @@ public enum ImageFile {
   ) throws {
     try attributing(to: path) {
       let format = try format ?? formatFromExtension(of: path)
-      guard bitDepth == 8 || bitDepth == 16 else {
-        throw ImageFileFailure("unsupported bit depth \(bitDepth): use 8 or 16")
-      }
       let encoded = try encode(
         image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
         lossless: lossless, iccProfile: iccProfile)
@@ -221,15 +232,37 @@ public enum ImageFile {
     _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, quality: Int, level: Int,
     lossless: Bool, iccProfile: ICCProfile?
   ) throws -> MallocBytes {
+    try checkOptions(format: format, layout: layout, bitDepth: bitDepth, quality: quality, level: level, iccProfile: iccProfile)
+    switch format {
+    case .png:
+      return try PNGCodec.encode(image, layout: layout, bitDepth: bitDepth, compressionLevel: level, iccProfile: iccProfile?.data)
+    case .tiff:
+      return try TIFFCodec.encode(image, layout: layout, bitDepth: bitDepth, level: level, iccProfile: iccProfile?.data)
+    case .jpeg:
+      return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data)
+    case .heic, .avif:
+      return try HEIFCodec.encode(
+        image, format: format, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
+    case .webp:
+      return try WebPCodec.encode(image, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
+    case .gif:
+      throw ImageFileFailure("GIF files are read, not written: write PNG or WebP instead")
+    }
+  }
+
+  /// Throws ``ImageFileFailure`` naming the first option `format` cannot take.
+  static func checkOptions(
+    format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, quality: Int, level: Int, iccProfile: ICCProfile?
+  ) throws {
+    guard bitDepth == 8 || bitDepth == 16 else {
+      throw ImageFileFailure("unsupported bit depth \(bitDepth): use 8 or 16")
+    }
     switch format {
     case .png, .tiff:
       guard (0...9).contains(level) else {
         throw ImageFileFailure("\(format == .png ? "PNG" : "TIFF") compression level \(level) is out of range 0…9")
       }
       try checkProfile(iccProfile, fits: layout)
-      return format == .png
-        ? try PNGCodec.encode(image, layout: layout, bitDepth: bitDepth, compressionLevel: level, iccProfile: iccProfile?.data)
-        : try TIFFCodec.encode(image, layout: layout, bitDepth: bitDepth, level: level, iccProfile: iccProfile?.data)
     case .jpeg:
       guard bitDepth == 8 else {
         throw ImageFileFailure("JPEG files are 8-bit only (bit depth \(bitDepth) was asked for)")
@@ -238,7 +271,6 @@ public enum ImageFile {
         throw ImageFileFailure("JPEG quality \(quality) is out of range 1…100")
       }
       try checkProfile(iccProfile, fits: layout.channelCount >= 3 ? .rgb : .gray)
-      return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data)
     case .webp, .heic, .avif:
       let name = format == .webp ? "WebP" : format == .heic ? "HEIC" : "AVIF"
       guard bitDepth == 8 else {
@@ -248,11 +280,6 @@ public enum ImageFile {
         throw ImageFileFailure("\(name) quality \(quality) is out of range 1…100")
       }
       try checkProfile(iccProfile, fits: layout.hasAlpha ? .rgba : .rgb)
-      if format != .webp {
-        return try HEIFCodec.encode(
-          image, format: format, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
-      }
-      return try WebPCodec.encode(image, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
     case .gif:
       throw ImageFileFailure("GIF files are read, not written: write PNG or WebP instead")
     }
@@ -264,7 +291,13 @@ public enum ImageFile {
       "a \(profile.colorSpace.rawValue) ICC profile cannot be embedded in a file stored as \(layout.rawValue)")
   }
 
-  private static func formatFromExtension(of path: String) throws -> ImageFileFormat {
+  /// The format `path`'s extension names, as ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:)`` chooses it.
+  /// - Throws: ``ImageFileError`` when there is no extension or one of no format fxc writes.
+  public static func format(ofPath path: String) throws -> ImageFileFormat {
+    try attributing(to: path) { try formatFromExtension(of: path) }
+  }
+
+  static func formatFromExtension(of path: String) throws -> ImageFileFormat {
     let name = FileSystem.split(path).name
     let ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
     guard let format = ImageFileFormat(pathExtension: ext) else {
@@ -277,7 +310,7 @@ public enum ImageFile {
   }
 
   /// Runs `body`, turning failures into ``ImageFileError``s about `path`.
-  private static func attributing<T>(to path: String, _ body: () throws -> T) throws -> T {
+  static func attributing<T>(to path: String, _ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let failure as ImageFileFailure {

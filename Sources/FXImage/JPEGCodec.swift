@@ -8,11 +8,8 @@ enum JPEGCodec {
     var message = CMessage()
     var header = fx_jpeg_header()
     var reader: OpaquePointer?
-    // libjpeg's buffers for a progressive file: 2 bytes per coefficient, at
-    // most 4 components at full resolution, plus its tables.
-    let memory = min(maxPixels, ImageBuffer.maxPixels) * 8 + (64 << 20)
     let opened = message.withBuffer { msg, cap in
-      fx_jpeg_reader_open(bytes.baseAddress, bytes.count, memory, &reader, &header, msg, cap)
+      fx_jpeg_reader_open(bytes.baseAddress, bytes.count, memoryLimit(maxPixels), &reader, &header, msg, cap)
     }
     guard opened == FX_JPEG_OK, let reader else { throw failure(opened, message) }
     defer { fx_jpeg_reader_close(reader) }
@@ -51,7 +48,11 @@ enum JPEGCodec {
     }
   }
 
-  private static func failure(_ code: fx_jpeg_status, _ message: CMessage) -> ImageFileFailure {
+  /// The most libjpeg may allocate: its buffers for a progressive file, 2
+  /// bytes per coefficient, at most 4 components at full resolution, plus its tables.
+  static func memoryLimit(_ maxPixels: Int) -> Int { min(maxPixels, ImageBuffer.maxPixels) * 8 + (64 << 20) }
+
+  static func failure(_ code: fx_jpeg_status, _ message: CMessage) -> ImageFileFailure {
     switch code {
     case FX_JPEG_ERR_TRUNCATED:
       ImageFileFailure("truncated JPEG file: the data ends before the image does")

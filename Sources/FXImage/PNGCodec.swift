@@ -54,7 +54,7 @@ enum PNGCodec {
   }
 
   /// The layout a file carries; tRNS transparency counts as alpha.
-  private static func layout(colorType: Int32, transparency: Bool) -> ChannelLayout {
+  static func layout(colorType: Int32, transparency: Bool) -> ChannelLayout {
     switch colorType {
     case PNG_COLOR_TYPE_GRAY: transparency ? .grayAlpha : .gray
     case PNG_COLOR_TYPE_GRAY_ALPHA: .grayAlpha
@@ -63,7 +63,7 @@ enum PNGCodec {
     }
   }
 
-  private static func failure(_ code: fx_png_status, _ message: CMessage) -> ImageFileFailure {
+  static func failure(_ code: fx_png_status, _ message: CMessage) -> ImageFileFailure {
     switch code {
     case FX_PNG_ERR_TRUNCATED:
       ImageFileFailure(
@@ -78,7 +78,7 @@ enum PNGCodec {
 
   /// Reads the size from IHDR (always the first chunk) so that an oversized
   /// image gets a plain "too large" message instead of libpng's limit error.
-  private static func checkHeaderSize(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws {
+  static func checkHeaderSize(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws {
     guard bytes.count >= 24,
       bytes[12] == UInt8(ascii: "I"), bytes[13] == UInt8(ascii: "H"),
       bytes[14] == UInt8(ascii: "D"), bytes[15] == UInt8(ascii: "R")

@@ -24,9 +24,14 @@ enum Alpha {
   /// PNG stores them) to native byte order.
   static func nativeEndianRGBA16(fromBigEndian image: ImageBuffer) {
     precondition(image.format == .rgba16)
-    for y in 0..<image.height {
-      let row = (image.data + y * image.rowBytes).assumingMemoryBound(to: UInt16.self)
-      for i in 0..<4 * image.width { row[i] = UInt16(bigEndian: row[i]) }
+    nativeEndianRGBA16(fromBigEndian: image.data, rowBytes: image.rowBytes, width: image.width, rows: image.height)
+  }
+
+  /// The same for `rows` rows of `width` RGBA16 pixels, `rowBytes` apart.
+  static func nativeEndianRGBA16(fromBigEndian data: UnsafeMutableRawPointer, rowBytes: Int, width: Int, rows: Int) {
+    for y in 0..<rows {
+      let row = (data + y * rowBytes).assumingMemoryBound(to: UInt16.self)
+      for i in 0..<4 * width { row[i] = UInt16(bigEndian: row[i]) }
     }
   }
 }
@@ -37,11 +42,10 @@ enum Packing {
   /// over black). rgba32f is quantised per DESIGN §1 (NaN → 0, clamp to 0…1,
   /// round to nearest); for straight alpha it is un-premultiplied in float first.
   @inline(__always)
-  static func sample(_ image: ImageBuffer, _ x: Int, _ y: Int, bitDepth: Int, straight: Bool)
+  static func sample(_ p: UnsafeRawPointer, _ format: PixelFormat, bitDepth: Int, straight: Bool)
     -> SIMD4<UInt32>
   {
-    let p = image.data + y * image.rowBytes + x * image.format.bytesPerPixel
-    switch image.format {
+    switch format {
     case .rgba8:
       var v = SIMD4<UInt32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD4<UInt8>.self))
       if !straight { v = Alpha.premultiply(v, max: 255) }
@@ -80,16 +84,36 @@ enum Packing {
   static func pack(_ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, bigEndian: Bool = true) throws -> (
     bytes: MallocBytes, rowBytes: Int
   ) {
-    let channels = layout.channelCount
-    let sampleBytes = bitDepth / 8
-    let rowBytes = image.width * channels * sampleBytes
+    let rowBytes = packedRowBytes(width: image.width, layout: layout, bitDepth: bitDepth)
     let bytes = try MallocBytes(capacity: rowBytes * image.height)
     bytes.count = rowBytes * image.height
-    let base = bytes.pointer
-    for y in 0..<image.height {
-      var o = base + y * rowBytes
-      for x in 0..<image.width {
-        let v = sample(image, x, y, bitDepth: bitDepth, straight: layout.hasAlpha)
+    packRows(
+      image.data, rowBytes: image.rowBytes, width: image.width, rows: image.height, format: image.format,
+      layout: layout, bitDepth: bitDepth, bigEndian: bigEndian, into: bytes.pointer)
+    return (bytes, rowBytes)
+  }
+
+  /// Bytes of one packed row.
+  static func packedRowBytes(width: Int, layout: ChannelLayout, bitDepth: Int) -> Int {
+    width * layout.channelCount * bitDepth / 8
+  }
+
+  /// ``pack(_:layout:bitDepth:bigEndian:)`` for `rows` rows of `width`
+  /// pixels of `format`, `rowBytes` apart, into rows of
+  /// ``packedRowBytes(width:layout:bitDepth:)`` at `output`.
+  static func packRows(
+    _ data: UnsafeRawPointer, rowBytes: Int, width: Int, rows: Int, format: PixelFormat, layout: ChannelLayout,
+    bitDepth: Int, bigEndian: Bool, into output: UnsafeMutableRawPointer
+  ) {
+    let channels = layout.channelCount
+    let sampleBytes = bitDepth / 8
+    let packed = packedRowBytes(width: width, layout: layout, bitDepth: bitDepth)
+    let pixelBytes = format.bytesPerPixel
+    for y in 0..<rows {
+      var o = output + y * packed
+      let row = data + y * rowBytes
+      for x in 0..<width {
+        let v = sample(row + x * pixelBytes, format, bitDepth: bitDepth, straight: layout.hasAlpha)
         let s: SIMD4<UInt32> =
           switch layout {
           case .gray: SIMD4(luma(v), 0, 0, 0)
@@ -107,6 +131,5 @@ enum Packing {
         }
       }
     }
-    return (bytes, rowBytes)
   }
 }

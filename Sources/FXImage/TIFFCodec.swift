@@ -9,10 +9,8 @@ enum TIFFCodec {
     var message = CMessage()
     var header = fx_tiff_header()
     var reader: OpaquePointer?
-    // libtiff's largest single allocation: a strip or tile of the largest image the limit lets in.
-    let maxAlloc = min(maxPixels, ImageBuffer.maxPixels) * 8 + (64 << 20)
     let opened = message.withBuffer { msg, cap in
-      fx_tiff_reader_open(bytes.baseAddress, bytes.count, maxAlloc, &reader, &header, msg, cap)
+      fx_tiff_reader_open(bytes.baseAddress, bytes.count, allocationLimit(maxPixels), &reader, &header, msg, cap)
     }
     guard opened == FX_TIFF_OK, let reader else { throw failure(opened, message) }
     defer { fx_tiff_reader_close(reader) }
@@ -22,12 +20,7 @@ enum TIFFCodec {
     let image = try decodeBuffer(width: width, height: height, format: sixteen ? .rgba16 : .rgba8)
     let status = message.withBuffer { msg, cap in fx_tiff_reader_decode(reader, image.data, image.rowBytes, msg, cap) }
     guard status == FX_TIFF_OK else { throw failure(status, message) }
-    let layout: ChannelLayout =
-      header.channels == 1 ? (header.alpha != 0 ? .grayAlpha : .gray) : (header.alpha != 0 ? .rgba : .rgb)
-    var decoded = Decoded(
-      image: image,
-      info: ImageFileInfo(format: .tiff, layout: layout, bitDepth: sixteen ? 16 : 8, width: width, height: height))
-    decoded.info.orientation = Int(header.orientation)
+    var decoded = Decoded(image: image, info: info(header))
     decoded.icc = copy { fx_tiff_reader_icc(reader, &$0, &$1) }
     return decoded
   }
@@ -45,7 +38,21 @@ enum TIFFCodec {
     }
   }
 
-  private static func failure(_ code: fx_tiff_status, _ message: CMessage) -> ImageFileFailure {
+  /// libtiff's largest single allocation: a strip or tile of the largest image the limit lets in.
+  static func allocationLimit(_ maxPixels: Int) -> Int { min(maxPixels, ImageBuffer.maxPixels) * 8 + (64 << 20) }
+
+  /// What the header says (read after decoding: an orientation libtiff applied is reported as 1).
+  static func info(_ header: fx_tiff_header) -> ImageFileInfo {
+    let layout: ChannelLayout =
+      header.channels == 1 ? (header.alpha != 0 ? .grayAlpha : .gray) : (header.alpha != 0 ? .rgba : .rgb)
+    var info = ImageFileInfo(
+      format: .tiff, layout: layout, bitDepth: header.bits == 16 ? 16 : 8, width: Int(header.width),
+      height: Int(header.height))
+    info.orientation = Int(header.orientation)
+    return info
+  }
+
+  static func failure(_ code: fx_tiff_status, _ message: CMessage) -> ImageFileFailure {
     switch code {
     case FX_TIFF_ERR_UNSUPPORTED: ImageFileFailure("unsupported TIFF: \(message.text)")
     case FX_TIFF_ERR_NOMEM: ImageFileFailure("out of memory while decoding the TIFF")

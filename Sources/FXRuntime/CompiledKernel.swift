@@ -20,7 +20,7 @@ public final class CompiledKernel: @unchecked Sendable {
   public let compileMilliseconds: Double
   /// The machine code, from the code generator.
   private let code: NativeCode
-  private var passes: [PassFunction] { code.passes }
+  var passes: [PassFunction] { code.passes }
   /// The loop plan the code follows (``KernelPlan``): per pass and at run time.
   public let plan: KernelPlan
 

@@ -1,0 +1,204 @@
+internal import CJPEG
+internal import CPNG
+internal import CTIFF
+
+/// How ``ImageFile`` writes a file: the arguments of
+/// ``ImageFile/write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:)``
+/// as one value, for writers that take them together (``ImageRowWriter``).
+public struct ImageWriteOptions: Sendable {
+  /// The file format; nil takes it from the path's extension.
+  public var format: ImageFileFormat?
+  /// The channels stored (see ``ImageFile`` for what a layout without alpha stores).
+  public var layout: ChannelLayout
+  /// Bits per channel in the file, 8 or 16 (16 for PNG and TIFF only).
+  public var bitDepth: Int
+  /// 1…100: JPEG's, lossy WebP's, HEIC's and AVIF's quality.
+  public var quality: Int
+  /// zlib level 0…9 of PNG and TIFF (Deflate; 0 writes an uncompressed TIFF).
+  public var compressionLevel: Int
+  /// WebP, HEIC and AVIF: lossless.
+  public var lossless: Bool
+  /// A profile to embed; nil embeds none.
+  public var iccProfile: ICCProfile?
+
+  public init(
+    format: ImageFileFormat? = nil, layout: ChannelLayout = .rgba, bitDepth: Int = 8, quality: Int = 90,
+    compressionLevel: Int = 6, lossless: Bool = false, iccProfile: ICCProfile? = nil
+  ) {
+    self.format = format
+    self.layout = layout
+    self.bitDepth = bitDepth
+    self.quality = quality
+    self.compressionLevel = compressionLevel
+    self.lossless = lossless
+    self.iccProfile = iccProfile
+  }
+}
+
+/// An image file written a band of rows at a time, top to bottom, with
+/// exactly the bytes ``ImageFile/write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:)``
+/// writes for the same pixels — and as atomically: the rows go to a
+/// temporary file next to the destination, which ``finish()`` flushes and
+/// renames into place. A writer that is not finished (an error, a stop)
+/// removes it: the destination is never partly written.
+///
+/// PNG, JPEG and TIFF stream (``streams(_:)``); WebP, HEIC and AVIF need the
+/// whole image (their encoders take one), so a caller writes those with ``ImageFile``.
+public final class ImageRowWriter {
+  public let path: String
+  public let width: Int
+  public let height: Int
+  /// Rows written so far.
+  public private(set) var rowsWritten = 0
+  private let options: ImageWriteOptions
+  private let file: AtomicFile
+  private let codec: Codec
+  private var packed: MallocBytes?
+
+  private enum Codec {
+    case png(OpaquePointer)
+    case jpeg(OpaquePointer)
+    case tiff(OpaquePointer)
+  }
+
+  /// Whether rows of `format` can be written as they come: PNG, JPEG, TIFF.
+  public static func streams(_ format: ImageFileFormat) -> Bool { [.png, .jpeg, .tiff].contains(format) }
+
+  /// Starts the file `path` of `width × height` pixels.
+  /// - Throws: ``ImageFileError`` as ``ImageFile``'s write does for these
+  ///   options (an unknown extension, an option out of range, a profile that
+  ///   does not fit, a directory that is missing or not writable), and when
+  ///   the format does not stream (``streams(_:)``).
+  public init(path: String, width: Int, height: Int, options: ImageWriteOptions) throws {
+    self.path = path
+    self.width = width
+    self.height = height
+    var options = options
+    let format = try ImageFile.attributing(to: path) { try options.format ?? ImageFile.formatFromExtension(of: path) }
+    options.format = format
+    // A JPEG stores gray or RGB; ImageFile writes grayAlpha as gray and rgba as RGB.
+    if format == .jpeg { options.layout = options.layout.channelCount <= 2 ? .gray : .rgb }
+    self.options = options
+    (file, codec) = try ImageFile.attributing(to: path) {
+      guard Self.streams(format) else {
+        throw ImageFileFailure("\(format.rawValue) files are encoded whole, not row by row")
+      }
+      try ImageFile.checkOptions(
+        format: format, layout: options.layout, bitDepth: options.bitDepth, quality: options.quality,
+        level: options.compressionLevel, iccProfile: options.iccProfile)
+      guard width >= 1, height >= 1, width <= ImageBuffer.maxDimension, height <= ImageBuffer.maxDimension else {
+        throw ImageBufferError.invalidSize(width: width, height: height)
+      }
+      let file = try AtomicFile(path)
+      return (file, try Self.start(format, fd: file.fd, width: width, height: height, options: options))
+    }
+  }
+
+  private static func start(_ format: ImageFileFormat, fd: Int32, width: Int, height: Int, options: ImageWriteOptions)
+    throws -> Codec
+  {
+    var message = CMessage()
+    var handle: OpaquePointer?
+    let icc = options.iccProfile?.data ?? []
+    let channels = Int32(options.layout.channelCount)
+    let (w, h) = (UInt32(width), UInt32(height))
+    return try icc.withUnsafeBytes { icc in
+      let iccPointer = icc.isEmpty ? nil : icc.baseAddress
+      switch format {
+      case .png:
+        let s = message.withBuffer {
+          fx_png_writer_open(
+            fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), iccPointer, icc.count, &handle,
+            $0, $1)
+        }
+        guard s == FX_PNG_OK, let handle else { throw ImageFileFailure("cannot encode PNG: \(message.text)") }
+        return .png(handle)
+      case .jpeg:
+        let s = message.withBuffer {
+          fx_jpeg_writer_open(fd, w, h, channels, Int32(options.quality), iccPointer, icc.count, &handle, $0, $1)
+        }
+        guard s == FX_JPEG_OK, let handle else { throw ImageFileFailure("cannot encode JPEG: \(message.text)") }
+        return .jpeg(handle)
+      default:
+        let s = message.withBuffer {
+          fx_tiff_writer_open(
+            fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), 0, iccPointer, icc.count,
+            &handle, $0, $1)
+        }
+        guard s == FX_TIFF_OK, let handle else { throw ImageFileFailure("cannot encode TIFF: \(message.text)") }
+        return .tiff(handle)
+      }
+    }
+  }
+
+  /// Encodes the next `count` rows: `count` rows `rowBytes` apart at
+  /// `pixels`, each ``width`` pixels of `format` (straight alpha in rgba8
+  /// and rgba16, premultiplied in rgba32f, as ``ImageBuffer`` holds them).
+  /// - Throws: ``ImageFileError`` when encoding or writing fails (a full
+  ///   disk), or `count` goes past the last row.
+  public func write(_ pixels: UnsafeRawPointer, rowBytes: Int, format: PixelFormat, count: Int) throws {
+    guard count > 0 else { return }
+    try ImageFile.attributing(to: path) {
+      guard count <= height - rowsWritten else {
+        throw ImageFileFailure("rows \(rowsWritten)..<\(rowsWritten + count) written, of \(height)")
+      }
+      let layout = options.layout, depth = options.bitDepth
+      let packedRowBytes = Packing.packedRowBytes(width: width, layout: layout, bitDepth: depth)
+      if packed == nil || packed!.capacity < packedRowBytes * count {
+        packed = try MallocBytes(capacity: packedRowBytes * count)
+      }
+      let out = packed!.pointer
+      if case .tiff = codec {
+        Packing.packRows(
+          pixels, rowBytes: rowBytes, width: width, rows: count, format: format, layout: layout, bitDepth: depth,
+          bigEndian: false, into: out)
+      } else {
+        Packing.packRows(
+          pixels, rowBytes: rowBytes, width: width, rows: count, format: format, layout: layout, bitDepth: depth,
+          bigEndian: true, into: out)
+      }
+      var message = CMessage()
+      let n = UInt32(count)
+      let ok: Bool
+      switch codec {
+      case .png(let w): ok = message.withBuffer { fx_png_writer_rows(w, out, packedRowBytes, n, $0, $1) } == FX_PNG_OK
+      case .jpeg(let w): ok = message.withBuffer { fx_jpeg_writer_rows(w, out, packedRowBytes, n, $0, $1) } == FX_JPEG_OK
+      case .tiff(let w): ok = message.withBuffer { fx_tiff_writer_rows(w, out, packedRowBytes, n, $0, $1) } == FX_TIFF_OK
+      }
+      guard ok else { throw encodingFailure(message) }
+      rowsWritten += count
+    }
+  }
+
+  /// After the last row: ends the file, flushes it to disk and renames it
+  /// over ``path``.
+  /// - Throws: ``ImageFileError`` when rows are missing, or ending, flushing
+  ///   or renaming fails (the temporary file is then removed).
+  public func finish() throws {
+    try ImageFile.attributing(to: path) {
+      guard rowsWritten == height else { throw ImageFileFailure("\(height - rowsWritten) rows were not written") }
+      var message = CMessage()
+      let ok: Bool
+      switch codec {
+      case .png(let w): ok = message.withBuffer { fx_png_writer_finish(w, nil, nil, $0, $1) } == FX_PNG_OK
+      case .jpeg(let w): ok = message.withBuffer { fx_jpeg_writer_finish(w, nil, nil, $0, $1) } == FX_JPEG_OK
+      case .tiff(let w): ok = message.withBuffer { fx_tiff_writer_finish(w, nil, nil, $0, $1) } == FX_TIFF_OK
+      }
+      guard ok else { throw encodingFailure(message) }
+      try file.commit()
+    }
+  }
+
+  private func encodingFailure(_ message: CMessage) -> ImageFileFailure {
+    let name = options.format == .png ? "PNG" : options.format == .jpeg ? "JPEG" : "TIFF"
+    return ImageFileFailure("cannot encode \(name): \(message.text)")
+  }
+
+  deinit {
+    switch codec {
+    case .png(let w): fx_png_writer_close(w)
+    case .jpeg(let w): fx_jpeg_writer_close(w)
+    case .tiff(let w): fx_tiff_writer_close(w)
+    }
+  }
+}

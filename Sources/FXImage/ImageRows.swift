@@ -1,0 +1,241 @@
+internal import CJPEG
+internal import CPNG
+internal import CTIFF
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An image file read a band of rows at a time, top to bottom, instead of
+/// whole (``ImageFile/read(_:options:)``), so that memory holds a few rows,
+/// not the image. The rows are the same bytes ``ImageFile/read(_:options:)``
+/// gives: straight alpha, RGBA8 or RGBA16 (native byte order).
+///
+/// Which files stream (``open(_:options:)`` returns nil for the rest, which
+/// are read whole): PNG that is not interlaced; baseline JPEG in gray, YCbCr
+/// or RGB (not progressive, not CMYK/YCCK); TIFF of 8 or 16 bits, gray or RGB
+/// with or without alpha, contiguous samples, striped or tiled (not palette,
+/// bilevel, YCbCr, CMYK, separate planes). Any file whose ICC profile is to
+/// be converted (``ImageReadOptions/convertToSRGB``) is read whole. WebP,
+/// GIF, HEIC and AVIF are always read whole: their libraries decode whole
+/// images.
+///
+/// The file is read through its own descriptor, never held in memory. Only
+/// metadata before the pixels is seen: a PNG `eXIf` chunk after the image
+/// data does not set ``info``'s orientation (``ImageFile/read(_:options:)``
+/// sees it).
+public final class ImageRowReader {
+  /// What the file stores, as ``ImageFile/read(_:options:)`` reports it.
+  public let info: ImageFileInfo
+  /// The format of the rows: ``PixelFormat/rgba16`` for 16-bit files, else ``PixelFormat/rgba8``.
+  public let pixelFormat: PixelFormat
+  /// Rows read so far; the next ``read(into:rowBytes:count:)`` starts here.
+  public private(set) var rowsRead = 0
+  public let path: String
+  private let fd: Int32
+  private let codec: Codec
+
+  private enum Codec {
+    case png(OpaquePointer)
+    case jpeg(OpaquePointer)
+    case tiff(OpaquePointer)
+  }
+
+  private init(path: String, fd: Int32, codec: Codec, info: ImageFileInfo, pixelFormat: PixelFormat) {
+    self.path = path
+    self.fd = fd
+    self.codec = codec
+    self.info = info
+    self.pixelFormat = pixelFormat
+  }
+
+  /// Opens `path` and reads its header, or returns nil when the file is one
+  /// that is read whole (the rule above).
+  /// - Throws: ``ImageFileError`` for what ``ImageFile/read(_:options:)``
+  ///   refuses from the file itself or its header: a missing, unreadable or
+  ///   non-regular file, an unknown format, a corrupt header, a size over
+  ///   ``ImageReadOptions/maxPixels``.
+  public static func open(_ path: String, options: ImageReadOptions = ImageReadOptions()) throws -> ImageRowReader? {
+    try ImageFile.attributing(to: path) {
+      let (fd, _) = try FileSystem.openRegularFile(path)
+      var head = [UInt8](repeating: 0, count: 32)
+      let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 32, 0) }
+      guard n > 0 else {
+        close(fd)
+        throw ImageFileFailure(n == 0 ? "empty file (0 bytes)" : "cannot read the file: \(FileSystem.describe(errno))")
+      }
+      let prefix = Array(head[..<n])
+      let opened: ImageRowReader?
+      do {
+        switch prefix.withUnsafeBytes({ ImageFileFormat(sniffing: $0) }) {
+        case .png: opened = try openPNG(path, fd, prefix, options)
+        case .jpeg: opened = try openJPEG(path, fd, options)
+        case .tiff: opened = try openTIFF(path, fd, options)
+        case nil: throw ImageFileFailure(ImageFileFormat.unsupported)
+        default: opened = nil
+        }
+      } catch {
+        close(fd)
+        throw error
+      }
+      if opened == nil { close(fd) }
+      return opened
+    }
+  }
+
+  private static func openPNG(_ path: String, _ fd: Int32, _ head: [UInt8], _ options: ImageReadOptions) throws
+    -> ImageRowReader?
+  {
+    try head.withUnsafeBytes { try PNGCodec.checkHeaderSize($0, maxPixels: options.maxPixels) }
+    var message = CMessage()
+    var header = fx_png_header()
+    var handle: OpaquePointer?
+    let opened = message.withBuffer { msg, cap in
+      fx_png_reader_open_fd(fd, UInt32(ImageBuffer.maxDimension), &handle, &header, msg, cap)
+    }
+    guard opened == FX_PNG_OK, let handle else { throw PNGCodec.failure(opened, message) }
+    var info = ImageFileInfo(
+      format: .png, layout: PNGCodec.layout(colorType: header.color_type, transparency: header.has_trns != 0),
+      bitDepth: header.bit_depth == 16 ? 16 : 8, width: Int(header.width), height: Int(header.height))
+    let icc = copy { fx_png_reader_icc(handle, &$0, &$1) }
+    let exif = copy { fx_png_reader_exif(handle, &$0, &$1) }
+    let iccWarning = String(cString: fx_png_reader_icc_warning(handle))
+    if !iccWarning.isEmpty {
+      info.warnings.append("libpng dropped the ICC profile (\(iccWarning)); the pixels are taken as sRGB")
+    }
+    let started = message.withBuffer { msg, cap in fx_png_reader_start(handle, msg, cap) }
+    guard header.interlaced == 0, started == FX_PNG_OK,
+      try finishInfo(&info, icc: icc, exif: exif, options: options)
+    else {
+      fx_png_reader_close(handle)
+      return nil
+    }
+    return ImageRowReader(path: path, fd: fd, codec: .png(handle), info: info, pixelFormat: info.bitDepth == 16 ? .rgba16 : .rgba8)
+  }
+
+  private static func openJPEG(_ path: String, _ fd: Int32, _ options: ImageReadOptions) throws -> ImageRowReader? {
+    var message = CMessage()
+    var header = fx_jpeg_header()
+    var handle: OpaquePointer?
+    let opened = message.withBuffer { msg, cap in
+      fx_jpeg_reader_open_fd(fd, JPEGCodec.memoryLimit(options.maxPixels), &handle, &header, msg, cap)
+    }
+    guard opened == FX_JPEG_OK, let handle else { throw JPEGCodec.failure(opened, message) }
+    var info = ImageFileInfo(
+      format: .jpeg, layout: header.components == 1 ? .gray : .rgb, bitDepth: 8, width: Int(header.width),
+      height: Int(header.height))
+    do {
+      try checkImageSize(width: info.width, height: info.height, maxPixels: options.maxPixels)
+    } catch {
+      fx_jpeg_reader_close(handle)
+      throw error
+    }
+    let icc = copy { fx_jpeg_reader_icc(handle, &$0, &$1) }
+    let exif = copy { fx_jpeg_reader_exif(handle, &$0, &$1) }
+    guard header.progressive == 0, header.cmyk == 0, try finishInfo(&info, icc: icc, exif: exif, options: options) else {
+      fx_jpeg_reader_close(handle)
+      return nil
+    }
+    let started = message.withBuffer { msg, cap in fx_jpeg_reader_start(handle, msg, cap) }
+    guard started == FX_JPEG_OK else {
+      fx_jpeg_reader_close(handle)
+      throw JPEGCodec.failure(started, message)
+    }
+    return ImageRowReader(path: path, fd: fd, codec: .jpeg(handle), info: info, pixelFormat: .rgba8)
+  }
+
+  private static func openTIFF(_ path: String, _ fd: Int32, _ options: ImageReadOptions) throws -> ImageRowReader? {
+    var message = CMessage()
+    var header = fx_tiff_header()
+    var handle: OpaquePointer?
+    let opened = message.withBuffer { msg, cap in
+      fx_tiff_reader_open_fd(fd, TIFFCodec.allocationLimit(options.maxPixels), &handle, &header, msg, cap)
+    }
+    guard opened == FX_TIFF_OK, let handle else { throw TIFFCodec.failure(opened, message) }
+    var info = TIFFCodec.info(header)
+    do {
+      try checkImageSize(width: info.width, height: info.height, maxPixels: options.maxPixels)
+    } catch {
+      fx_tiff_reader_close(handle)
+      throw error
+    }
+    let icc = copy { fx_tiff_reader_icc(handle, &$0, &$1) }
+    guard header.direct != 0, try finishInfo(&info, icc: icc, exif: nil, options: options) else {
+      fx_tiff_reader_close(handle)
+      return nil
+    }
+    return ImageRowReader(path: path, fd: fd, codec: .tiff(handle), info: info, pixelFormat: info.bitDepth == 16 ? .rgba16 : .rgba8)
+  }
+
+  /// Sets the profile and orientation as ``ImageFile`` does; false when the
+  /// profile is to be converted (the file is then read whole).
+  private static func finishInfo(_ info: inout ImageFileInfo, icc: [UInt8]?, exif: [UInt8]?, options: ImageReadOptions)
+    throws -> Bool
+  {
+    let parsed = ImageFile.parsedProfile(icc, warnings: &info.warnings)
+    let profile = ImageFile.fittingProfile(parsed, layout: info.layout, warnings: &info.warnings)
+    if profile != nil && options.convertToSRGB { return false }
+    info.iccProfile = profile
+    if let orientation = ImageFile.orientation(exif: exif) { info.orientation = orientation }
+    return true
+  }
+
+  /// Reads the next `count` rows into `count` rows `rowBytes` apart at
+  /// `pixels`, each ``ImageFileInfo/width`` pixels of ``pixelFormat``.
+  /// - Throws: ``ImageFileError`` when the file is corrupt or ends before
+  ///   these rows do, or `count` goes past the last row.
+  public func read(into pixels: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws {
+    guard count > 0 else { return }
+    try ImageFile.attributing(to: path) {
+      guard count <= info.height - rowsRead, rowBytes >= info.width * pixelFormat.bytesPerPixel else {
+        throw ImageFileFailure("rows \(rowsRead)..<\(rowsRead + count) asked for, of \(info.height)")
+      }
+      var message = CMessage()
+      switch codec {
+      case .png(let r):
+        let s = message.withBuffer { fx_png_reader_rows(r, pixels, rowBytes, UInt32(count), $0, $1) }
+        guard s == FX_PNG_OK else { throw PNGCodec.failure(s, message) }
+        if pixelFormat == .rgba16 {
+          Alpha.nativeEndianRGBA16(fromBigEndian: pixels, rowBytes: rowBytes, width: info.width, rows: count)
+        }
+      case .jpeg(let r):
+        let s = message.withBuffer { fx_jpeg_reader_rows(r, pixels, rowBytes, UInt32(count), $0, $1) }
+        guard s == FX_JPEG_OK else { throw JPEGCodec.failure(s, message) }
+      case .tiff(let r):
+        let s = message.withBuffer { fx_tiff_reader_rows(r, pixels, rowBytes, UInt32(count), $0, $1) }
+        guard s == FX_TIFF_OK else { throw TIFFCodec.failure(s, message) }
+      }
+      rowsRead += count
+    }
+  }
+
+  /// After the last row: checks what follows the pixels (a PNG's chunks
+  /// through IEND; libjpeg's end of image), as ``ImageFile/read(_:options:)`` does.
+  /// - Throws: ``ImageFileError`` when that part is missing or corrupt, or rows remain unread.
+  public func finish() throws {
+    try ImageFile.attributing(to: path) {
+      guard rowsRead == info.height else { throw ImageFileFailure("\(info.height - rowsRead) rows were not read") }
+      var message = CMessage()
+      switch codec {
+      case .png(let r):
+        let s = message.withBuffer { fx_png_reader_finish(r, $0, $1) }
+        guard s == FX_PNG_OK else { throw PNGCodec.failure(s, message) }
+      case .jpeg(let r):
+        let s = message.withBuffer { fx_jpeg_reader_finish(r, $0, $1) }
+        guard s == FX_JPEG_OK else { throw JPEGCodec.failure(s, message) }
+      case .tiff: break
+      }
+    }
+  }
+
+  deinit {
+    switch codec {
+    case .png(let r): fx_png_reader_close(r)
+    case .jpeg(let r): fx_jpeg_reader_close(r)
+    case .tiff(let r): fx_tiff_reader_close(r)
+    }
+    close(fd)
+  }
+}

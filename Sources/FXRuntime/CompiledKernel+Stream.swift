@@ -1,0 +1,271 @@
+import FXCodegen
+import FXIR
+import FXImage
+import FXLLVM
+import FXPasses
+import Foundation
+
+/// Running a kernel over an image that is never whole in memory: input rows
+/// arrive a band at a time (from a decoder), output rows leave a band at a
+/// time (to an encoder).
+///
+/// Input 0 and the output are rings of rows, as intermediates are in the
+/// line-buffer schedule (``RunPlan``): row `y` lives at slot `y & rowMask`
+/// (the descriptor's `rowMask`), so the same machine code runs on them. The
+/// strips are those of ``CompiledKernel/run(inputs:output:uniforms:threads:)``
+/// in one column tile, so every pixel is computed exactly as there: a
+/// streamed result is byte-identical to the whole-image result.
+extension CompiledKernel {
+  /// Why this kernel cannot be streamed, or nil when it can: it must read
+  /// one image, and every stage must read its input and every intermediate
+  /// at rows `y + k` for constant `k` (no distortion of rows, no data-dependent reads).
+  public var streamingRefusal: String? {
+    if layout.inputs.count != 1 { return "the graph reads \(layout.inputs.count) images" }
+    if !kernel.intermediates.isEmpty && plan.run.lookahead == nil {
+      return "a stage reads an intermediate at data-dependent rows"
+    }
+    if inputReach.contains(where: { $0 == .some(nil) }) {
+      return "a stage reads the image at data-dependent rows (a distortion or a lookup)"
+    }
+    return nil
+  }
+
+  /// For each pass, the largest row offset at which it reads input 0:
+  /// nil when it does not read it, `.some(nil)` when at data-dependent rows.
+  private var inputReach: [Int??] {
+    kernel.passes.map { pass in RunPlan.reach(pass.program, .y)[0].map { $0.map(Int.init) } }
+  }
+
+  /// Runs the kernel over a `width × height` image whose rows `read` gives
+  /// and `write` takes, in order, top to bottom.
+  ///
+  /// `read(pointer, rowBytes, count)` must fill the next `count` rows of
+  /// input 0 (its compiled format) into `count` rows `rowBytes` apart;
+  /// `write(pointer, rowBytes, count)` gets the next `count` finished output
+  /// rows (the compiled output format). Memory: a ring of input rows as tall
+  /// as the kernel's vertical reach plus a strip (and 64 rows of slack with
+  /// threads), a ring of output rows, and the intermediates' rings.
+  ///
+  /// With `threads` ≥ 2, `read` runs on a thread of its own and `write` on
+  /// another, overlapping decoding, the kernel and encoding; with 1, all run
+  /// on the caller's thread. The pixels are the same either way.
+  /// - Throws: ``LLVMError`` when the kernel cannot stream (``streamingRefusal``),
+  ///   the image is narrower than a vector or empty, or a uniform is not
+  ///   finite; otherwise the first error `read` or `write` throws (then no
+  ///   further rows are read or written).
+  public func stream(
+    width: Int, height: Int, uniforms: [Float] = [], threads: Int = 1,
+    read: @escaping (UnsafeMutableRawPointer, Int, Int) throws -> Void,
+    write: @escaping (UnsafeRawPointer, Int, Int) throws -> Void
+  ) throws {
+    if let streamingRefusal { throw LLVMError("this kernel cannot be streamed: \(streamingRefusal)") }
+    guard width >= target.lanes, height >= 1 else {
+      throw LLVMError("a streamed image must be at least \(target.lanes) px wide (one vector) and 1 px tall")
+    }
+    guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
+      throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
+    }
+    let lookahead = plan.run.lookahead ?? Array(repeating: 0, count: kernel.passes.count)
+    // Input rows a strip [s, e) reads: s + below ..< e + above.
+    var below = Int.max, above = Int.min
+    for (i, r) in inputReach.enumerated() {
+      guard case .some(.some(let r)) = r else { continue }
+      below = Swift.min(below, lookahead[i] - r)
+      above = Swift.max(above, lookahead[i] + r)
+    }
+    if below == Int.max { (below, above) = (0, 0) }
+    let slack = threads > 1 ? 64 : 0
+    let input = try Ring(rows: RunPlan.stripRows + above - below + slack, rowBytes: width * layout.inputs[0].bytesPerPixel)
+    let output = try Ring(rows: RunPlan.stripRows + slack, rowBytes: width * layout.output.bytesPerPixel)
+    let state = StreamState(height: height)
+    let ringRows = kernel.intermediates.indices.map { RunPlan.ringRows(plan.run.rowSpan[passWriting(inputCountOffset: $0)]) }
+    let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: width)
+    let rings = try ringRows.map { try BufferPool.shared.allocate(byteCount: $0 * intermediateBytes) }
+    defer { rings.forEach(BufferPool.shared.release) }
+
+    var descriptors = [input.descriptor(width: width, height: height)]
+    for (r, rows) in zip(rings, ringRows) {
+      descriptors.append(
+        BufferDescriptor(
+          data: r.pointer, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height),
+          rowMask: Int32(rows - 1), planeStride: Int32(planeStride)))
+    }
+    descriptors.append(output.descriptor(width: width, height: height))
+
+    let decode = { (end: Int) throws in
+      // Inline: rows up to `end`; on the decoder thread, as far as the ring allows.
+      while state.decoded < end {
+        let first = state.decoded
+        let count = Swift.min(end - first, input.contiguousRows(from: first))
+        try read(input.row(first), input.rowBytes, count)
+        state.advanceDecoded(to: first + count)
+      }
+    }
+    let encode = { (end: Int) throws in
+      while state.encoded < end {
+        let first = state.encoded
+        let count = Swift.min(end - first, output.contiguousRows(from: first))
+        try write(output.row(first), output.rowBytes, count)
+        state.advanceEncoded(to: first + count)
+      }
+    }
+    let threaded = threads > 1
+    if threaded {
+      state.startDecoder(ringRows: input.rows, chunk: 16, decode: decode)
+      state.startEncoder(encode: encode)
+    }
+    defer { state.stopAndJoin() }
+
+    let values = uniforms.isEmpty ? [0] : uniforms
+    var done = Array(repeating: 0, count: kernel.passes.count)
+    var strip = -2 * (lookahead.max() ?? 0)
+    try descriptors.withUnsafeBytes { d in
+      try values.withUnsafeBufferPointer { u in
+        while strip < height {
+          let end = Swift.min(height, strip + RunPlan.stripRows)
+          let needed = Swift.max(0, Swift.min(height, end + above))
+          if threaded {
+            try state.waitForInput(needed)
+            try state.waitForOutputSpace(end - output.rows)
+          } else {
+            try decode(needed)
+          }
+          for (i, pass) in passes.enumerated() {
+            let target = i == passes.count - 1 ? end : Swift.min(height, end + lookahead[i])
+            guard target > done[i] else { continue }
+            pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(target), 0, Int32(width))
+            done[i] = target
+          }
+          let produced = Swift.max(0, end)
+          if threaded {
+            state.publish(produced: produced, released: Swift.max(0, end + below))
+          } else {
+            try encode(produced)
+          }
+          strip = end
+        }
+      }
+    }
+    if threaded { try state.waitForEncoder() }
+    withExtendedLifetime((input, output)) {}
+  }
+}
+
+/// A ring of rows from ``BufferPool``: row `y` at slot `y mod rows`, `rows` a power of two.
+final class Ring {
+  let rows: Int
+  let rowBytes: Int
+  private let block: BufferPool.Block
+
+  init(rows atLeast: Int, rowBytes: Int) throws {
+    var rows = 1
+    while rows < atLeast { rows *= 2 }
+    self.rows = rows
+    self.rowBytes = rowBytes
+    block = try BufferPool.shared.allocate(byteCount: rows * rowBytes)
+  }
+
+  deinit { BufferPool.shared.release(block) }
+
+  func row(_ y: Int) -> UnsafeMutableRawPointer { block.pointer + (y & (rows - 1)) * rowBytes }
+  /// Rows from `y` to the end of the ring's memory.
+  func contiguousRows(from y: Int) -> Int { rows - (y & (rows - 1)) }
+
+  func descriptor(width: Int, height: Int) -> BufferDescriptor {
+    BufferDescriptor(
+      data: block.pointer, rowBytes: Int64(rowBytes), width: Int32(width), height: Int32(height), rowMask: Int32(rows - 1))
+  }
+}
+
+/// The counters a streamed run shares between its decoder, kernel and
+/// encoder threads, under one lock: rows decoded, rows the kernel no longer
+/// reads (the decoder may overwrite them), rows produced and rows encoded.
+final class StreamState: @unchecked Sendable {
+  let height: Int
+  private let condition = NSCondition()
+  private(set) var decoded = 0
+  private(set) var encoded = 0
+  private var released = 0
+  private var produced = 0
+  private var error: Error?
+  private var stopping = false
+  private var threads: [DispatchSemaphore] = []
+
+  init(height: Int) { self.height = height }
+
+  private func locked<T>(_ body: () throws -> T) rethrows -> T {
+    condition.lock()
+    defer {
+      condition.broadcast()
+      condition.unlock()
+    }
+    return try body()
+  }
+
+  /// Waits until `ready` holds or an error or stop is recorded; throws the error.
+  private func wait(until ready: () -> Bool) throws {
+    condition.lock()
+    defer { condition.unlock() }
+    while !ready() && error == nil && !stopping { condition.wait() }
+    if let error { throw error }
+  }
+
+  func advanceDecoded(to row: Int) { locked { decoded = row } }
+  func advanceEncoded(to row: Int) { locked { encoded = row } }
+  func publish(produced: Int, released: Int) {
+    locked {
+      self.produced = produced
+      self.released = Swift.max(self.released, released)
+    }
+  }
+
+  func waitForInput(_ row: Int) throws { try wait { decoded >= row } }
+  func waitForOutputSpace(_ row: Int) throws { try wait { encoded >= row } }
+  func waitForEncoder() throws { try wait { encoded == height } }
+
+  private func fail(_ e: Error) { locked { if error == nil { error = e } } }
+
+  private func spawn(_ body: @escaping () -> Void) {
+    let finished = DispatchSemaphore(value: 0)
+    threads.append(finished)
+    let thread = Thread {
+      body()
+      finished.signal()
+    }
+    thread.stackSize = 1 << 20
+    thread.start()
+  }
+
+  /// Decodes `chunk` rows at a time, never into a slot of a row the kernel may still read.
+  func startDecoder(ringRows: Int, chunk: Int, decode: @escaping (Int) throws -> Void) {
+    spawn { [self] in
+      do {
+        while decoded < height {
+          let next = Swift.min(height, decoded + chunk)
+          try wait { next - released <= ringRows }
+          if locked({ stopping }) { return }
+          try decode(next)
+        }
+      } catch { fail(error) }
+    }
+  }
+
+  /// Encodes rows as the kernel produces them.
+  func startEncoder(encode: @escaping (Int) throws -> Void) {
+    spawn { [self] in
+      do {
+        while encoded < height {
+          try wait { produced > encoded }
+          if locked({ stopping }) { return }
+          try encode(locked { produced })
+        }
+      } catch { fail(error) }
+    }
+  }
+
+  /// Stops the threads (they finish the call they are in) and waits for them.
+  func stopAndJoin() {
+    locked { stopping = true }
+    for t in threads { t.wait() }
+  }
+}
