@@ -80,7 +80,14 @@ final class MallocBytes {
 
   deinit { free(pointer) }
 
-  var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: count) }
+  /// Calls `body` with the bytes in use, kept alive until it returns (a
+  /// pointer taken out of this object would dangle once it is released).
+  func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try withExtendedLifetime(self) { try body(UnsafeRawBufferPointer(start: pointer, count: count)) }
+  }
+
+  /// A copy of the bytes in use.
+  var array: [UInt8] { withBytes { Array($0) } }
 }
 
 /// What a codec decoded: the pixels as stored (straight alpha; CMYK samples

@@ -54,7 +54,7 @@ public enum ImageFile {
   ) {
     try attributing(to: path) {
       let bytes = try FileSystem.readAll(path, maxBytes: maxFileBytes(options.maxPixels))
-      return try decode(bytes.bytes, options: options)
+      return try bytes.withBytes { try decode($0, options: options) }
     }
   }
 
@@ -223,7 +223,7 @@ public enum ImageFile {
       let encoded = try encode(
         image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
         lossless: lossless, iccProfile: iccProfile)
-      try FileSystem.writeAtomically(encoded.bytes, to: path, beforeRename: beforeRename)
+      try encoded.withBytes { try FileSystem.writeAtomically($0, to: path, beforeRename: beforeRename) }
     }
   }
 

@@ -36,7 +36,7 @@ import Testing
     let dir = try TemporaryDirectory()
     let image = try Self.image(.rgba16)
     let tiled = try TIFFCodec.encode(image, layout: .rgba, bitDepth: 16, level: 6, iccProfile: nil, tile: 16)
-    try FileSystem.writeAtomically(tiled.bytes, to: dir.file("t.tif"))
+    try tiled.withBytes { try FileSystem.writeAtomically($0, to: dir.file("t.tif")) }
     let (read, info) = try ImageFile.read(dir.file("t.tif"))
     #expect(info.width == 37 && info.height == 21 && info.bitDepth == 16)
     #expect(pixels(read) == pixels(image))

@@ -7,6 +7,7 @@ the libpng / libjpeg code under test. Run from this directory:
 The expected values in ImageFileReadTests.swift are worked out by hand from
 the pixel values below.
 """
+import os
 import struct
 import zlib
 
@@ -182,6 +183,18 @@ def make_jpegs():
     jpeg("cmyk_dc.jpg", [[(10, 20, 30, 40)]])
 
 
+def make_progressive_jpeg():
+    """progressive.jpg: examples/rocket.jpg (public domain) at 96×64, a
+    progressive JPEG of quality 85 — the one fixture made by Pillow, whose
+    encoder writes progressive files; ImageRowReader reads such files whole."""
+    from PIL import Image
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    rocket = Image.open(os.path.join(here, "../../../examples/rocket.jpg"))
+    rocket.resize((96, 64)).save("progressive.jpg", quality=85, progressive=True)
+
+
 if __name__ == "__main__":
     make_pngs()
     make_jpegs()
+    make_progressive_jpeg()
