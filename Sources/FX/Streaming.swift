@@ -32,13 +32,16 @@ extension CompiledPipeline {
   /// leaving no output.
   /// - Parameter threads: 1 decodes, runs and encodes on this thread; 2 or
   ///   more decode and encode on threads of their own, overlapping all three.
+  /// - Returns: the seconds spent reading, writing and in all (reading and
+  ///   writing overlap the kernel with 2 or more threads).
   /// - Throws: ``RunError`` when the pipeline cannot stream, the reader's
   ///   pixels are not the compiled input format, or the sizes differ;
   ///   ``ImageFileError`` from the reader or writer.
+  @discardableResult
   public func stream(
     from reader: ImageRowReader, to writer: ImageRowWriter, uniforms: [Param: Float] = [:], threads: Int = 1,
     stop: @escaping () -> Bool = { false }
-  ) throws {
+  ) throws -> StreamTimes {
     if let streamingRefusal { throw RunError("cannot stream: \(streamingRefusal)") }
     guard reader.pixelFormat == layout.inputs[0] else {
       throw RunError("the rows are \(reader.pixelFormat), the pipeline was compiled for \(layout.inputs[0])")
@@ -51,19 +54,40 @@ extension CompiledPipeline {
     }
     let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
     let output = layout.output
+    let times = StreamTimes()
+    let start = DispatchTime.now().uptimeNanoseconds
     do {
       try compiled!.stream(
         width: reader.info.width, height: reader.info.height, uniforms: values, threads: threads,
         read: { pointer, rowBytes, count in
           if stop() { throw StreamStopped() }
-          try reader.read(into: pointer, rowBytes: rowBytes, count: count)
+          try times.timing(\.read) { try reader.read(into: pointer, rowBytes: rowBytes, count: count) }
         },
-        write: { pointer, rowBytes, count in try writer.write(pointer, rowBytes: rowBytes, format: output, count: count) })
+        write: { pointer, rowBytes, count in
+          try times.timing(\.write) { try writer.write(pointer, rowBytes: rowBytes, format: output, count: count) }
+        })
     } catch let e as LLVMError {
       throw RunError(e.message)
     }
-    try reader.finish()
-    try writer.finish()
+    try times.timing(\.read) { try reader.finish() }
+    try times.timing(\.write) { try writer.finish() }
+    times.total = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    return times
+  }
+}
+
+/// Where a streamed run's time went, in seconds: in the decoder's calls, in
+/// the encoder's (finishing and flushing the file included), and in all.
+/// Each of `read` and `write` is written by one thread only.
+public final class StreamTimes: @unchecked Sendable {
+  public internal(set) var read = 0.0
+  public internal(set) var write = 0.0
+  public internal(set) var total = 0.0
+
+  func timing<T>(_ field: ReferenceWritableKeyPath<StreamTimes, Double>, _ body: () throws -> T) rethrows -> T {
+    let start = DispatchTime.now().uptimeNanoseconds
+    defer { self[keyPath: field] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    return try body()
   }
 }
 

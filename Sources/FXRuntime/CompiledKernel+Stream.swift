@@ -225,11 +225,21 @@ final class StreamState: @unchecked Sendable {
 
   private func fail(_ e: Error) { locked { if error == nil { error = e } } }
 
+  /// A thread's work, dropped before the thread says it has finished: after
+  /// ``stopAndJoin()`` nothing the run's closures capture is still held
+  /// (the Thread object itself may outlive it a moment).
+  private final class Work: @unchecked Sendable {
+    var body: (() -> Void)?
+    init(_ body: @escaping () -> Void) { self.body = body }
+  }
+
   private func spawn(_ body: @escaping () -> Void) {
     let finished = DispatchSemaphore(value: 0)
     threads.append(finished)
+    let work = Work(body)
     let thread = Thread {
-      body()
+      work.body?()
+      work.body = nil
       finished.signal()
     }
     thread.stackSize = 1 << 20

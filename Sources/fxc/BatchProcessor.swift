@@ -48,6 +48,8 @@ final class BatchProcessor: @unchecked Sendable {
     var compression = 6
     /// `--depth`: PNG bits per channel; `nil` keeps the input's (16-bit stays 16-bit).
     var depth: Int? = nil
+    /// Not `--no-stream`: files that can stream in bands do (``StreamedJob``).
+    var stream = true
   }
 
   let pipeline: Pipeline
@@ -83,7 +85,11 @@ final class BatchProcessor: @unchecked Sendable {
   /// input's alpha folds away: ``LoweringOptions/opaqueInputs``), and whether
   /// this call compiled it.
   func kernel(for inputs: [ImageBuffer]) throws -> (CompiledPipeline, compiled: Bool) {
-    let key = KernelKey(formats: inputs.map(\.format), opaque: Set(inputs.indices.filter { inputs[$0].isOpaque }))
+    try kernel(for: KernelKey(formats: inputs.map(\.format), opaque: Set(inputs.indices.filter { inputs[$0].isOpaque })))
+  }
+
+  /// The compiled kernel for `key`, and whether this call compiled it.
+  func kernel(for key: KernelKey) throws -> (CompiledPipeline, compiled: Bool) {
     lock.lock()
     defer { lock.unlock() }
     if let k = kernels[key] { return (k, false) }
@@ -129,6 +135,18 @@ final class BatchProcessor: @unchecked Sendable {
     _ r: inout FileResult, threads: Int, stopping: () -> Bool, writing: (Bool) -> Void, line: inout String?
   ) throws {
     let job = r.job
+    if options.stream, inputCount == 1, shared == nil, !options.check, options.backend == .jit,
+      ImageRowWriter.streams(job.format),
+      let reader = try ImageRowReader.open(job.input.path, options: options.read),
+      options.keepOrientation || reader.info.orientation == 1
+    {
+      let key = KernelKey(formats: [reader.pixelFormat], opaque: reader.info.layout.hasAlpha ? [] : [0])
+      let (kernel, compiled) = try kernel(for: key)
+      if kernel.streamingRefusal == nil && reader.info.width >= kernel.target.lanes {
+        try stream(reader, kernel, &r, threads: threads, compiled: compiled, stopping: stopping, writing: writing, line: &line)
+        return
+      }
+    }
     var loaded: LoadedImage!
     r.decodeSeconds = try seconds { loaded = try shared ?? load(job.input.path) }
     let image = loaded.image
@@ -164,18 +182,7 @@ final class BatchProcessor: @unchecked Sendable {
       return
     }
 
-    try makeDirectory(BatchPlanner.split(job.destination).directory)
-    // Checked again at the last moment: another process may have written it since the plan.
-    if !options.overwrite, FileIdentity(job.destination) != nil {
-      if options.skipExisting {
-        r.status = .skipped
-        return
-      }
-      throw CommandFailure(description: "\(job.input.path): \(job.destination) exists (use --overwrite to replace it)")
-    }
-    if options.lossless && job.format == .jpeg {
-      r.warnings.append("--lossless cannot apply to the JPEG output \(job.destination), which is lossy")
-    }
+    guard try prepareDestination(&r) else { return }
     let sixteen = job.format == .png || job.format == .tiff
     let depth = sixteen ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
     let layout: ChannelLayout = hasAlpha ? .rgba : .rgb
@@ -204,6 +211,25 @@ final class BatchProcessor: @unchecked Sendable {
     line = text + (checked.map { "\n" + $0 } ?? "")
   }
 
+  /// Makes the output's directory and checks, at the last moment, that the
+  /// destination may be written (another process may have written it since
+  /// the plan); false when `--skip-existing` skips it.
+  func prepareDestination(_ r: inout FileResult) throws -> Bool {
+    let job = r.job
+    try makeDirectory(BatchPlanner.split(job.destination).directory)
+    if !options.overwrite, FileIdentity(job.destination) != nil {
+      if options.skipExisting {
+        r.status = .skipped
+        return false
+      }
+      throw CommandFailure(description: "\(job.input.path): \(job.destination) exists (use --overwrite to replace it)")
+    }
+    if options.lossless && job.format == .jpeg {
+      r.warnings.append("--lossless cannot apply to the JPEG output \(job.destination), which is lossy")
+    }
+    return true
+  }
+
   /// Reads one input as the options say.
   func load(_ path: String) throws -> LoadedImage {
     try LoadedImage.load(path, read: options.read, keepOrientation: options.keepOrientation)
@@ -212,7 +238,7 @@ final class BatchProcessor: @unchecked Sendable {
   /// The input's ICC profile, to embed in the output: the output's numbers
   /// are in the input's colour space. A gray profile cannot describe the RGB
   /// file a batch writes: it is dropped with a warning.
-  private func outputProfile(_ info: ImageFileInfo, layout: ChannelLayout, warnings: inout [String]) -> ICCProfile? {
+  func outputProfile(_ info: ImageFileInfo, layout: ChannelLayout, warnings: inout [String]) -> ICCProfile? {
     guard let profile = info.iccProfile else { return nil }
     guard profile.fits(layout) else {
       warnings.append(

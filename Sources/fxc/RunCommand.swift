@@ -86,6 +86,11 @@ struct RunCommand: Command {
           .option("--backend", value: "jit|interp", help: "run kernels JIT-compiled by LLVM, or in the interpreter", default: "jit"),
           .floatMode,
           .flag("--check", help: "also run the interpreter and print each output's largest difference from it (implies -v)"),
+          .flag(
+            "--no-stream",
+            help:
+              "decode, run and encode whole images; by default PNG/JPEG/TIFF files whose chain reads rows at fixed offsets stream in bands of rows"
+          ),
         ]),
     ])
 
@@ -141,6 +146,7 @@ struct RunCommand: Command {
     options.overwrite = args.flag("--overwrite")
     options.skipExisting = args.flag("--skip-existing")
     options.check = args.flag("--check")
+    options.stream = !args.flag("--no-stream")
     options.keepOrientation = args.flag("--keep-orientation")
     options.read.maxPixels = try args.intOption("--max-pixels", range: 1...ImageBuffer.maxPixels) ?? ImageReadOptions.defaultMaxPixels
     options.read.convertToSRGB = args.flag("--to-srgb")

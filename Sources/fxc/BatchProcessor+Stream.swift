@@ -1,0 +1,62 @@
+import FX
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension BatchProcessor {
+  /// Processes a job in bands: `reader`'s rows through `kernel` into the
+  /// output's rows (``CompiledPipeline/stream(from:to:uniforms:threads:stop:)``),
+  /// so a file of any size takes a few bands of memory. The output is chosen
+  /// as for whole images (the input's layout, depth and profile). A stop
+  /// abandons the file between bands, leaving no output.
+  func stream(
+    _ reader: ImageRowReader, _ kernel: CompiledPipeline, _ r: inout FileResult, threads: Int, compiled: Bool,
+    stopping: () -> Bool, writing: (Bool) -> Void, line: inout String?
+  ) throws {
+    let job = r.job, info = reader.info
+    (r.width, r.height, r.warnings) = (info.width, info.height, info.warnings)
+    var s = stat()
+    if PathBytes.withCString(job.input.path, { stat($0, &s) }) == 0 { r.inputBytes = Int(s.st_size) }
+    if stopping() {
+      r.status = .cancelled
+      return
+    }
+    guard try prepareDestination(&r) else { return }
+    let sixteen = job.format == .png || job.format == .tiff
+    let layout: ChannelLayout = info.layout.hasAlpha ? .rgba : .rgb
+    let profile = outputProfile(info, layout: layout, warnings: &r.warnings)
+    let write = ImageWriteOptions(
+      format: job.format, layout: layout, bitDepth: sixteen ? options.depth ?? info.bitDepth : 8, quality: options.quality,
+      compressionLevel: options.compression, lossless: options.lossless, iccProfile: profile)
+    writing(true)
+    defer { writing(false) }
+    let writer = try ImageRowWriter(path: job.destination, width: info.width, height: info.height, options: write)
+    let times: StreamTimes
+    do {
+      // The stream's threads are joined before it returns: `stopping` does not outlive this call.
+      times = try withoutActuallyEscaping(stopping) { stop in
+        try kernel.stream(from: reader, to: writer, uniforms: job.uniforms, threads: threads, stop: stop)
+      }
+    } catch is StreamStopped {
+      r.status = .cancelled
+      return
+    }
+    // With threads, reading and writing overlap the kernel; the kernel's share is what the wall time leaves.
+    (r.decodeSeconds, r.encodeSeconds) = (times.read, times.write)
+    r.kernelSeconds = threads > 1 ? times.total : max(times.total - times.read - times.write, 1e-9)
+    if PathBytes.withCString(job.destination, { stat($0, &s) }) == 0 { r.outputBytes = Int(s.st_size) }
+    r.status = .ok
+
+    let mpix = Double(info.width * info.height) / 1e6
+    var text = "\(job.input.path) → \(job.destination): \(info.width)×\(info.height), \(kernel.backend.rawValue)"
+    text += " \(fixed(mpix / times.total)) Mpixel/s (streamed in bands: \(fixed(times.total * 1000)) ms from decode to encode"
+    text += " on \(threads) thread\(threads == 1 ? "" : "s, reading and writing on threads of their own")"
+    if compiled && kernel.compileMilliseconds > 0 { text += ", compile \(fixed(kernel.compileMilliseconds)) ms" }
+    text += ", read \(fixed(times.read * 1000)) ms, write \(fixed(times.write * 1000)) ms)"
+    if let frame = job.frame { text += " frame \(frame)" }
+    if profile != nil { text += " [ICC profile kept]" }
+    line = text
+  }
+}
