@@ -281,7 +281,10 @@ fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int 
   w->cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_set_defaults(&w->cinfo);
   jpeg_set_quality(&w->cinfo, quality, TRUE);
-  w->cinfo.optimize_coding = TRUE;
+  // Optimised Huffman tables need a second pass over the whole image's
+  // coefficients, which libjpeg holds in memory (3 bytes a pixel at 4:2:0):
+  // up to 50 MP; larger images get the standard tables and stream.
+  w->cinfo.optimize_coding = (uint64_t)width * height <= FX_JPEG_OPTIMIZE_MAX_PIXELS;
   jpeg_start_compress(&w->cinfo, TRUE);
   if (icc != NULL && icc_size > 0)
     jpeg_write_icc_profile(&w->cinfo, (const JOCTET *)icc, (unsigned int)icc_size);

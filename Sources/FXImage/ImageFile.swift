@@ -184,7 +184,9 @@ public enum ImageFile {
   ///   - bitDepth: bits per channel in the file, 8 or 16 (16 for PNG and
   ///     TIFF; PNG stores them big-endian, TIFF in this machine's order).
   ///   - jpegQuality: 1…100: JPEG's quality (libjpeg's scale, 4:2:0 chroma
-  ///     subsampling) and lossy WebP's (libwebp's scale).
+  ///     subsampling; Huffman tables optimised for images up to 50 MP, the
+  ///     standard tables above, so that encoding needs no whole-image
+  ///     buffer) and lossy WebP's (libwebp's scale).
   ///   - pngCompressionLevel: zlib level 0 (none) … 9 (smallest); used for
   ///     PNG and TIFF (Deflate with the horizontal predictor; 0 writes an
   ///     uncompressed TIFF).

@@ -109,6 +109,10 @@ enum Packing {
     let sampleBytes = bitDepth / 8
     let packed = packedRowBytes(width: width, layout: layout, bitDepth: bitDepth)
     let pixelBytes = format.bytesPerPixel
+    if format == .rgba8 && bitDepth == 8 && (layout == .rgba || layout == .rgb) {
+      packRGBA8(data, rowBytes: rowBytes, width: width, rows: rows, alpha: layout == .rgba, into: output, packedRowBytes: packed)
+      return
+    }
     for y in 0..<rows {
       var o = output + y * packed
       let row = data + y * rowBytes
@@ -128,6 +132,30 @@ enum Packing {
             o.storeBytes(of: bigEndian ? sample.bigEndian : sample, toByteOffset: 0, as: UInt16.self)
           }
           o += sampleBytes
+        }
+      }
+    }
+  }
+
+  /// The common case of ``packRows(_:rowBytes:width:rows:format:layout:bitDepth:bigEndian:into:)``,
+  /// the same bytes faster: RGBA8 to 8-bit RGBA (the stored bytes) or RGB
+  /// (opaque pixels copied, others composited over black).
+  private static func packRGBA8(
+    _ data: UnsafeRawPointer, rowBytes: Int, width: Int, rows: Int, alpha: Bool, into output: UnsafeMutableRawPointer,
+    packedRowBytes: Int
+  ) {
+    for y in 0..<rows {
+      let source = (data + y * rowBytes).assumingMemoryBound(to: UInt8.self)
+      let target = (output + y * packedRowBytes).assumingMemoryBound(to: UInt8.self)
+      if alpha {
+        target.update(from: source, count: 4 * width)
+        continue
+      }
+      for x in 0..<width {
+        let a = UInt32(source[4 * x + 3])
+        for c in 0..<3 {
+          let v = UInt32(source[4 * x + c])
+          target[3 * x + c] = a == 255 ? UInt8(truncatingIfNeeded: v) : UInt8(truncatingIfNeeded: Alpha.premultiply(v, a, max: 255))
         }
       }
     }

@@ -30,6 +30,14 @@ extension CompiledKernel {
     return nil
   }
 
+  /// The most bytes of intermediate rows a column tile of a streamed run
+  /// keeps in flight: about an L2 cache. Smaller than a whole-image run's
+  /// ``tileCacheBytes``: a streamed tile computes one strip of rows at a time,
+  /// so it revisits its rings' rows strip after strip, and they should still
+  /// be in cache (measured on a 20,000 px wide blur: 1 MiB ≈ 256 KiB, 13%
+  /// faster than 8 MiB, 30% faster than whole rows).
+  public nonisolated(unsafe) static var streamTileCacheBytes: Int = 1 << 20
+
   /// For each pass, the largest row offset at which it reads input 0:
   /// nil when it does not read it, `.some(nil)` when at data-dependent rows.
   private var inputReach: [Int??] {
@@ -117,6 +125,8 @@ extension CompiledKernel {
     defer { state.stopAndJoin() }
 
     let values = uniforms.isEmpty ? [0] : uniforms
+    let columnLookahead = plan.run.columnLookahead
+    let (tileStarts, tileWidth) = tiles(columns: width, ringRows: ringRows, cacheBytes: Self.streamTileCacheBytes)
     var done = Array(repeating: 0, count: kernel.passes.count)
     var strip = -2 * (lookahead.max() ?? 0)
     try descriptors.withUnsafeBytes { d in
@@ -130,12 +140,19 @@ extension CompiledKernel {
           } else {
             try decode(needed)
           }
-          for (i, pass) in passes.enumerated() {
-            let target = i == passes.count - 1 ? end : Swift.min(height, end + lookahead[i])
-            guard target > done[i] else { continue }
-            pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(target), 0, Int32(width))
-            done[i] = target
+          let targets = passes.indices.map { i in i == passes.count - 1 ? end : Swift.min(height, end + lookahead[i]) }
+          // Every tile computes the strip's rows of every pass before the next
+          // strip starts, so all tiles see the rings at the same rows (a
+          // tile's halo columns rewrite its neighbour's values, identically).
+          for (t, tx) in tileStarts.enumerated() {
+            let tileEnd = t == tileStarts.count - 1 ? width : tx + tileWidth
+            for (i, pass) in passes.enumerated() where targets[i] > done[i] {
+              let halo = columnLookahead?[i] ?? 0
+              let x0 = Swift.max(0, tx - halo), x1 = Swift.min(width, tileEnd + halo)
+              pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(targets[i]), Int32(x0), Int32(x1))
+            }
           }
+          for i in passes.indices { done[i] = Swift.max(done[i], targets[i]) }
           let produced = Swift.max(0, end)
           if threaded {
             state.publish(produced: produced, released: Swift.max(0, end + below))

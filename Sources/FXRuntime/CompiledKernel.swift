@@ -206,11 +206,11 @@ public final class CompiledKernel: @unchecked Sendable {
   /// rows of the tile within ``tileCacheBytes``, a multiple of the vector
   /// width; the whole row when columns are read at data-dependent offsets.
   /// A last tile narrower than a vector joins the one before.
-  private func tiles(columns: Int, ringRows: [Int]) -> (starts: [Int], width: Int) {
+  func tiles(columns: Int, ringRows: [Int], cacheBytes: Int = CompiledKernel.tileCacheBytes) -> (starts: [Int], width: Int) {
     let rowsInFlight = ringRows.reduce(0, +)
     var tileWidth = columns
     if plan.run.columnLookahead != nil && rowsInFlight > 0 {
-      let fit = Self.tileCacheBytes / (PixelFormat.rgba32f.bytesPerPixel * rowsInFlight)
+      let fit = cacheBytes / (PixelFormat.rgba32f.bytesPerPixel * rowsInFlight)
       let lanes = target.lanes
       tileWidth = Swift.min(columns, Swift.max(4 * lanes, fit / lanes * lanes))
     }

@@ -34,8 +34,10 @@ import Testing
     #expect(try readAll(reader, piece: piece) == pixels(image), "\(path)")
   }
 
-  @Test(arguments: ["rgb8.png", "rgba8.png", "gray8.png", "graya8.png", "gray4.png", "palette8.png", "palette_trns.png",
-    "gray_trns.png", "basn0g16.png", "basn2c16.png", "basn4a16.png", "basn6a16.png", "gray_dc.jpg", "color_dc.jpg"])
+  @Test(arguments: [
+    "rgb8.png", "rgba8.png", "gray8.png", "graya8.png", "gray4.png", "palette8.png", "palette_trns.png",
+    "gray_trns.png", "basn0g16.png", "basn2c16.png", "basn4a16.png", "basn6a16.png", "gray_dc.jpg", "color_dc.jpg",
+  ])
   func fixturesStreamToTheirWholeReadBytes(name: String) throws {
     try Self.expectSameAsWholeRead(fixture(name))
   }
@@ -81,7 +83,8 @@ import Testing
         let whole = dir.file("whole.\(format.preferredExtension)"), rows = dir.file("rows.\(format.preferredExtension)")
         try ImageFile.write(image, to: whole, layout: layout, bitDepth: depth, iccProfile: nil)
         try? FileManager.default.removeItem(atPath: rows)
-        let writer = try ImageRowWriter(path: rows, width: image.width, height: image.height, options: ImageWriteOptions(layout: layout, bitDepth: depth))
+        let writer = try ImageRowWriter(
+          path: rows, width: image.width, height: image.height, options: ImageWriteOptions(layout: layout, bitDepth: depth))
         var y = 0
         while y < image.height {
           let n = min(3, image.height - y)

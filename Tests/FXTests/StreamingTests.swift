@@ -98,6 +98,25 @@ struct StreamingTests {
     }
   }
 
+  /// Column tiles a vector wide (a tiny tile budget): every tile computes
+  /// each strip before the next, halos overlapping, and the bytes stay the same.
+  @Test func narrowColumnTilesGiveTheSameBytes() throws {
+    let saved = CompiledKernel.streamTileCacheBytes
+    CompiledKernel.streamTileCacheBytes = 1
+    defer { CompiledKernel.streamTileCacheBytes = saved }
+    for chain in ["gaussianBlur(sigma: 3) | sepia", "unsharpMask(sigma: 2, amount: 1)", "boxBlur(radius: 4) | gaussianBlur(sigma: 1)"] {
+      let pipeline = try Pipeline(try ChainSyntax.parse(chain).resolve().effect)
+      let image = try irregularImage(77, 40, seed: 9).copy(as: .rgba8)
+      let compiled = try pipeline.compile(cache: nil, target: Self.target)
+      let kernel = try #require(compiled.compiledKernel)
+      #expect(kernel.plan.run.columnLookahead != nil, "\(chain) should tile")
+      let whole = try compiled.run([image])
+      for threads in [1, 2] {
+        #expect(Self.bytes(try Self.streamed(kernel, image, threads: threads)) == Self.bytes(whole), "\(chain)")
+      }
+    }
+  }
+
   /// A failing reader stops the run with its error, on either schedule; no row after it is written.
   @Test(arguments: [1, 2])
   func aReadErrorStopsTheRun(threads: Int) throws {

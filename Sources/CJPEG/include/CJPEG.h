@@ -72,13 +72,19 @@ fx_jpeg_status fx_jpeg_reader_finish(fx_jpeg_reader *reader, char *msg, size_t m
 void fx_jpeg_reader_close(fx_jpeg_reader *reader);
 
 /// Encodes `height` rows of 8-bit samples, `components` 1 (gray) or 3 (RGB)
-/// per pixel, `row_bytes` apart, as a baseline JFIF JPEG of `quality` 1…100,
+/// per pixel, `row_bytes` apart, as a baseline JFIF JPEG of `quality` 1…100
+/// (optimised Huffman tables up to FX_JPEG_OPTIMIZE_MAX_PIXELS),
 /// with the ICC profile `icc[0..<icc_size]` in APP2 segments unless NULL.
 /// On success `*out` is a malloc'd buffer of `*out_size` bytes to release
 /// with free().
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                    int components, int quality, const void *icc, size_t icc_size, void **out,
                    size_t *out_size, char *msg, size_t msg_cap);
+
+/// The largest image whose Huffman tables are optimised (a second pass over
+/// coefficients held in memory, ~3 bytes a pixel); larger ones use the
+/// standard tables, so that the encoder's memory does not grow with the image.
+#define FX_JPEG_OPTIMIZE_MAX_PIXELS 50000000ull
 
 /// A JPEG encoder writing rows as they come; opaque to Swift.
 typedef struct fx_jpeg_writer fx_jpeg_writer;
