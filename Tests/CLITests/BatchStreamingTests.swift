@@ -1,0 +1,72 @@
+import FX
+import Foundation
+import Testing
+
+/// Issue 17, streaming in bands through `fxc run`: PNG, JPEG and TIFF files
+/// whose chain reads rows at fixed offsets stream; every output is the byte
+/// for byte the file `--no-stream` (whole images, checked against the
+/// interpreter by `aFolderOfMixedFormatsRunsAndChecks`) writes; the rest are
+/// read whole, as the rule says, and `-v` tells which.
+@Suite("fxc run: streaming in bands")
+struct BatchStreamingTests {
+  /// Inputs of every streaming kind and a few that are read whole.
+  static func makeInputs(in dir: BatchScratch) throws {
+    try dir.mkdir("in")
+    let image = batchTestImage(width: 70, height: 45)
+    try ImageFile.write(image, to: dir.file("in/a.png"))
+    try ImageFile.write(image, to: dir.file("in/b16.png"), bitDepth: 16)
+    try ImageFile.write(image, to: dir.file("in/c.tif"))
+    try ImageFile.write(image, to: dir.file("in/d16.tif"), bitDepth: 16)
+    try ImageFile.write(image, to: dir.file("in/e.jpg"))
+    try dir.rocket("in/rocket.jpg")
+    try ImageFile.write(image, to: dir.file("in/w.webp"), lossless: true)  // read whole: libwebp decodes whole images
+  }
+
+  @Test(arguments: ["gaussianBlur(sigma: 2) | sepia", "unsharpMask(sigma: 1.5, amount: 0.8) | vignette"])
+  func streamedOutputsAreTheWholeImageOutputs(chain: String) throws {
+    let dir = try BatchScratch()
+    try Self.makeInputs(in: dir)
+    for threads in ["1", "2"] {
+      let streamed = try BatchFXC.run(["run", "-c", chain, "in", "--out-dir", "s\(threads)", "-v", "-j", threads], in: dir.path)
+      #expect(streamed.status == 0, "\(streamed)")
+      let lines = streamed.stdout.split(separator: "\n").filter { $0.contains(" → ") }
+      #expect(lines.count == 7, "\(streamed)")
+      for line in lines {
+        #expect(line.contains("streamed in bands") == !line.hasPrefix("in/w.webp"), "\(line)")
+      }
+    }
+    let whole = try BatchFXC.run(["run", "-c", chain, "in", "--out-dir", "w", "-v", "--no-stream"], in: dir.path)
+    #expect(whole.status == 0 && !whole.stdout.contains("streamed"), "\(whole)")
+    let names = dir.tree("w")
+    #expect(names.count == 7 && dir.tree("s1") == names && dir.tree("s2") == names)
+    for name in names {
+      #expect(try dir.bytes("s1/" + name) == dir.bytes("w/" + name), "\(chain): \(name), 1 thread")
+      #expect(try dir.bytes("s2/" + name) == dir.bytes("w/" + name), "\(chain): \(name), 2 threads")
+    }
+  }
+
+  /// A distortion reads rows that depend on the pixel: its files run whole, with the same results as ever.
+  @Test func aDistortionRunsOnWholeImages() throws {
+    let dir = try BatchScratch()
+    try dir.rocket("r.jpg")
+    let result = try BatchFXC.run(["run", "-c", "wave | sepia", "r.jpg", "-o", "out.png", "-v"], in: dir.path)
+    #expect(result.status == 0 && !result.stdout.contains("streamed"), "\(result)")
+    let (image, _) = try ImageFile.read(dir.file("out.png"))
+    #expect(image.width == 640)
+  }
+
+  /// A file whose data ends early fails mid-stream with the whole read's
+  /// message; nothing is written for it, and the batch goes on.
+  @Test func aTruncatedFileFailsMidStreamAndLeavesNothing() throws {
+    let dir = try BatchScratch()
+    try dir.mkdir("in")
+    try dir.rocket("in/good.jpg")
+    try dir.rocket("whole.jpg")
+    let bytes = try dir.bytes("whole.jpg")
+    try dir.write(bytes.prefix(bytes.count / 2), to: "in/cut.jpg")
+    let result = try BatchFXC.run(["run", "-c", "gaussianBlur(sigma: 2)", "in", "--out-dir", "out"], in: dir.path)
+    #expect(result.status == 1, "\(result)")
+    #expect(result.stderr.contains("in/cut.jpg: truncated JPEG file"), "\(result)")
+    #expect(dir.tree("out") == ["good.jpg"], "no output and no temporary file for the cut file")
+  }
+}
