@@ -16,6 +16,7 @@
 # a JPEG at quality 90 with 4:2:0 chroma.
 #   sepia  the W3C sepia colour matrix (fxc `sepia`, vips `recomb`, mogrify `-color-matrix`)
 #   blur   a Gaussian blur, sigma 2 (fxc `gaussianBlur(sigma: 2)`, vips `gaussblur`, mogrify `-blur 0x2`)
+#   webp   sepia, as above, encoded as lossy WebP at quality 90 instead of JPEG
 # Threads: fxc `--threads N`; vips one process per file, N at a time (xargs -P N,
 # VIPS_CONCURRENCY=1); mogrify one process over all files with N OpenMP threads.
 # fxc also fsyncs every output before renaming it into place; the others do not.
@@ -24,7 +25,7 @@ cd "$(dirname "$0")/.."
 COUNT=${COUNT:-200}
 THREADS=${THREADS:-2}
 REPEAT=${REPEAT:-1}
-WORKLOADS=${WORKLOADS:-"sepia blur"}
+WORKLOADS=${WORKLOADS:-"sepia blur webp"}
 
 # Tools: Debian's libvips-tools, imagemagick and time, installed when missing.
 missing=()
@@ -75,10 +76,11 @@ EOF
 printf '3 3\n0.393 0.769 0.189\n0.349 0.686 0.168\n0.272 0.534 0.131\n' >"$work/sepia.mat"
 
 now() { date +%s.%N; }
-# time_it NAME OUTDIR COMMAND…: runs the command REPEAT times into a fresh OUTDIR; the best wall time.
+# time_it NAME OUTDIR EXT COMMAND…: runs the command REPEAT times into a fresh OUTDIR, which must then
+# hold COUNT files *.EXT; the best wall time.
 time_it() {
-  local name=$1 out=$2 best=""
-  shift 2
+  local name=$1 out=$2 ext=$3 best=""
+  shift 3
   for ((r = 0; r < REPEAT; r++)); do
     rm -rf "$out" && mkdir -p "$out"
     local t0 t1
@@ -86,7 +88,7 @@ time_it() {
     "$@" >"$work/$name.log" 2>&1 || { echo "$name failed:"; tail -5 "$work/$name.log"; exit 1; }
     t1=$(now)
     local n
-    n=$(find "$out" -name '*.jpg' | wc -l)
+    n=$(find "$out" -name "*.$ext" | wc -l)
     [ "$n" -eq "$COUNT" ] || { echo "$name wrote $n of $COUNT files"; exit 1; }
     best=$(python3 -c "import sys; a = float(sys.argv[2]) - float(sys.argv[1]); print(min(a, float(sys.argv[3])) if sys.argv[3] else a)" "$t0" "$t1" "$best")
   done
@@ -98,24 +100,29 @@ vips_one() {  # vips_one WORK IN OUTDIR
   case $1 in
     sepia) vips recomb "$2" "$out" "$work/sepia.mat" ;;
     blur) vips gaussblur "$2" "$out" 2 ;;
+    webp) vips recomb "$2" "$3/$(basename "$2" .jpg).webp[Q=90]" "$work/sepia.mat" ;;
   esac
 }
 export -f vips_one
 export work
 
 declare -A seconds
+sepia_matrix=(-color-matrix "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131")
 for w in $WORKLOADS; do
+  ext=jpg format=jpeg im_format=()
   case $w in
-    sepia) chain="sepia"; im=(-color-matrix "0.393 0.769 0.189 0.349 0.686 0.168 0.272 0.534 0.131") ;;
-    blur) chain="gaussianBlur(sigma: 2)"; im=(-blur 0x2) ;;
+    sepia) chain="sepia"; im=("${sepia_matrix[@]}" -sampling-factor 2x2) ;;
+    blur) chain="gaussianBlur(sigma: 2)"; im=(-blur 0x2 -sampling-factor 2x2) ;;
+    webp) chain="sepia"; im=("${sepia_matrix[@]}"); ext=webp format=webp im_format=(-format webp) ;;
   esac
-  seconds[fxc,$w]=$(time_it "fxc-$w" "$work/out-fxc" \
-    "$FXC" run -c "$chain" "$work/photos" --out-dir "$work/out-fxc" --threads "$THREADS" --quality 90 --format jpeg)
+  seconds[fxc,$w]=$(time_it "fxc-$w" "$work/out-fxc" "$ext" \
+    "$FXC" run -c "$chain" "$work/photos" --out-dir "$work/out-fxc" --name "{stem}.$ext" --threads "$THREADS" \
+    --quality 90 --format "$format")
   grep -h "written" "$work/fxc-$w.log" | sed "s/^/  fxc $w: /"
-  seconds[vips,$w]=$(time_it "vips-$w" "$work/out-vips" env VIPS_CONCURRENCY=1 bash -c \
+  seconds[vips,$w]=$(time_it "vips-$w" "$work/out-vips" "$ext" env VIPS_CONCURRENCY=1 bash -c \
     "ls '$work'/photos/*.jpg | xargs -P '$THREADS' -I{} bash -c 'vips_one $w \"\$1\" \"$work/out-vips\"' _ {}")
-  seconds[mogrify,$w]=$(time_it "mogrify-$w" "$work/out-im" env MAGICK_THREAD_LIMIT="$THREADS" \
-    mogrify -path "$work/out-im" -limit thread "$THREADS" "${im[@]}" -quality 90 -sampling-factor 2x2 "$work"/photos/*.jpg)
+  seconds[mogrify,$w]=$(time_it "mogrify-$w" "$work/out-im" "$ext" env MAGICK_THREAD_LIMIT="$THREADS" \
+    mogrify -path "$work/out-im" -limit thread "$THREADS" "${im_format[@]}" "${im[@]}" -quality 90 "$work"/photos/*.jpg)
 done
 
 # Peak memory of fxc: 50 and 500 files of the same photos.
@@ -135,7 +142,7 @@ report=Benchmarks/batch-results.md
 {
   echo "# Batch throughput ($(date -u +%Y-%m-%d), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
   echo
-  echo "$COUNT JPEG photos ($megapixels Mpixel in all), $THREADS threads, JPEG quality 90, 4:2:0; best of $REPEAT."
+  echo "$COUNT JPEG photos ($megapixels Mpixel in all), $THREADS threads, JPEG quality 90, 4:2:0 (webp: lossy WebP, quality 90); best of $REPEAT."
   echo "$(vips --version), $(mogrify -version | head -1 | cut -d' ' -f2-3), fxc $(git rev-parse --short HEAD 2>/dev/null || echo '?')."
   echo
   echo "| work | fxc run files/s | vips files/s | mogrify files/s | fxc Mpixel/s |"

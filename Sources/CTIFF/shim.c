@@ -144,7 +144,7 @@ static fx_tiff_status fail(fx_tiff_io *io, const char *fallback, char *msg, size
   return FX_TIFF_ERR_CORRUPT;
 }
 
-static fx_tiff_status reader_open(const void *bytes, size_t size, int fd, size_t max_alloc,
+static fx_tiff_status reader_open(const void *bytes, size_t size, int fd, size_t max_alloc, int page,
                                   fx_tiff_reader **out, fx_tiff_header *h, char *msg, size_t msg_cap) {
   *out = NULL;
   fx_tiff_reader *r = calloc(1, sizeof *r);
@@ -161,6 +161,15 @@ static fx_tiff_status reader_open(const void *bytes, size_t size, int fd, size_t
     fx_tiff_status s = fail(&r->io, "not a readable TIFF file", msg, msg_cap);
     fx_tiff_reader_close(r);
     return s;
+  }
+  int pages = TIFFNumberOfDirectories(r->tif);
+  if (page < 0 || page >= pages || (page > 0 && !TIFFSetDirectory(r->tif, (tdir_t)page))) {
+    char text[128];
+    snprintf(text, sizeof text, "page %d was asked for, but the file has %d page%s (0…%d)", page, pages,
+             pages == 1 ? "" : "s", pages - 1);
+    put_msg(msg, msg_cap, text);
+    fx_tiff_reader_close(r);
+    return FX_TIFF_ERR_PAGE;
   }
   uint32_t w = 0, height = 0;
   uint16_t bits = 1, samples = 1, photometric = PHOTOMETRIC_MINISBLACK, planar = PLANARCONFIG_CONTIG;
@@ -189,21 +198,21 @@ static fx_tiff_status reader_open(const void *bytes, size_t size, int fd, size_t
     h->alpha = kinds[0] == EXTRASAMPLE_ASSOCALPHA ? 1 : kinds[0] == EXTRASAMPLE_UNASSALPHA ? 2 : 0;
   if (r->direct && samples == color + 1 && h->alpha == 0) h->alpha = 2;  // an unspecified extra sample
   h->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
-  h->pages = TIFFNumberOfDirectories(r->tif);
+  h->pages = pages;
   h->direct = r->direct;
   r->header = *h;
   *out = r;
   return FX_TIFF_OK;
 }
 
-fx_tiff_status fx_tiff_reader_open(const void *bytes, size_t size, size_t max_alloc, fx_tiff_reader **out,
-                                   fx_tiff_header *h, char *msg, size_t msg_cap) {
-  return reader_open(bytes, size, -1, max_alloc, out, h, msg, msg_cap);
+fx_tiff_status fx_tiff_reader_open(const void *bytes, size_t size, size_t max_alloc, int page,
+                                   fx_tiff_reader **out, fx_tiff_header *h, char *msg, size_t msg_cap) {
+  return reader_open(bytes, size, -1, max_alloc, page, out, h, msg, msg_cap);
 }
 
-fx_tiff_status fx_tiff_reader_open_fd(int fd, size_t max_alloc, fx_tiff_reader **out, fx_tiff_header *h,
-                                      char *msg, size_t msg_cap) {
-  return reader_open(NULL, 0, fd, max_alloc, out, h, msg, msg_cap);
+fx_tiff_status fx_tiff_reader_open_fd(int fd, size_t max_alloc, int page, fx_tiff_reader **out,
+                                      fx_tiff_header *h, char *msg, size_t msg_cap) {
+  return reader_open(NULL, 0, fd, max_alloc, page, out, h, msg, msg_cap);
 }
 
 // One stored row (or tile row) of `samples` samples per pixel → RGBA, straight.

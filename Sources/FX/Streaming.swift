@@ -80,8 +80,11 @@ extension CompiledPipeline {
 /// the encoder's (finishing and flushing the file included), and in all.
 /// Each of `read` and `write` is written by one thread only.
 public final class StreamTimes: @unchecked Sendable {
+  /// Seconds in ``ImageRowReader/read(into:rowBytes:count:)`` and ``ImageRowReader/finish()``.
   public internal(set) var read = 0.0
+  /// Seconds in ``ImageRowWriter/write(_:rowBytes:format:count:)`` and ``ImageRowWriter/finish()``.
   public internal(set) var write = 0.0
+  /// Seconds from the first band to the renamed output.
   public internal(set) var total = 0.0
 
   func timing<T>(_ field: ReferenceWritableKeyPath<StreamTimes, Double>, _ body: () throws -> T) rethrows -> T {

@@ -25,8 +25,10 @@ public enum ImageFile {
   ///   GIF's transparent colour becomes alpha); alpha is straight, as most
   ///   files store it (a TIFF's or HEIF's associated alpha is divided out).
   /// - Interlaced PNGs and GIFs, progressive JPEGs, tiled TIFFs are read;
-  ///   of a multi-page TIFF, an animated GIF or WebP, and a HEIF collection,
-  ///   the first page, frame or primary image. CMYK and YCCK JPEGs are
+  ///   of a multi-page TIFF the page ``ImageReadOptions/page`` names (the
+  ///   first by default; ``ImageFileInfo/pageCount`` says how many there
+  ///   are); of an animated GIF or WebP, and a HEIF collection, the first
+  ///   frame or the primary image. CMYK and YCCK JPEGs are
   ///   converted to RGB: through their ICC profile when they carry a usable
   ///   one (LittleCMS), else with ``ICCProfile`` 's profile-less formula.
   /// - An embedded ICC profile is checked with LittleCMS and reported in
@@ -92,10 +94,11 @@ public enum ImageFile {
     guard !bytes.isEmpty else { throw ImageFileFailure("empty file (0 bytes)") }
     var decoded: Decoded
     let format = ImageFileFormat(sniffing: bytes)
+    if let format { try checkPage(options.page, format: format) }
     switch format {
     case .png: decoded = try PNGCodec.decode(bytes, maxPixels: options.maxPixels)
     case .jpeg: decoded = try JPEGCodec.decode(bytes, maxPixels: options.maxPixels)
-    case .tiff: decoded = try TIFFCodec.decode(bytes, maxPixels: options.maxPixels)
+    case .tiff: decoded = try TIFFCodec.decode(bytes, maxPixels: options.maxPixels, page: options.page)
     case .webp: decoded = try WebPCodec.decode(bytes, maxPixels: options.maxPixels)
     case .gif: decoded = try GIFCodec.decode(bytes, maxPixels: options.maxPixels)
     case .heic?, .avif?: decoded = try HEIFCodec.decode(bytes, format: format!, maxPixels: options.maxPixels)
@@ -104,6 +107,12 @@ public enum ImageFile {
     try applyProfile(&decoded, options: options)
     if let orientation = orientation(exif: decoded.exif) { decoded.info.orientation = orientation }
     return (decoded.image, decoded.info)
+  }
+
+  /// Throws when `page` is not 0 for a format of one page.
+  static func checkPage(_ page: Int, format: ImageFileFormat) throws {
+    guard page != 0 && format != .tiff else { return }
+    throw ImageFileFailure("page \(page) was asked for, but a \(format.rawValue.uppercased()) file has one page (0)")
   }
 
   /// The orientation an EXIF block (a TIFF structure) gives, if any (libexif).

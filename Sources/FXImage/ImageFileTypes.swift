@@ -5,7 +5,8 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
   /// JPEG (JFIF): lossy, 8 bits per channel, gray or color, no alpha.
   case jpeg
   /// TIFF (libtiff): 8 or 16 bits per channel, gray or RGB, optional alpha;
-  /// the first page is read. Written Deflate-compressed, unassociated alpha.
+  /// the first page is read unless ``ImageReadOptions/page`` names another.
+  /// Written Deflate-compressed, unassociated alpha.
   case tiff
   /// WebP (libwebp): lossy or lossless, 8 bits per channel, optional alpha;
   /// an animation's first frame is read. Gray is written as RGB.
@@ -140,6 +141,9 @@ public struct ImageFileInfo: Sendable, Equatable {
   /// What was wrong but did not stop the read, in plain words (an unusable
   /// ICC profile, a file that ends after its image data), for the caller to show.
   public var warnings: [String]
+  /// Pages (TIFF directories) in the file: 1 for the other formats, which
+  /// ``ImageFile`` reads one image of.
+  public var pageCount = 1
 
   /// Creates a description of an image file.
   public init(
@@ -167,16 +171,21 @@ public struct ImageReadOptions: Sendable, Equatable {
   /// Convert the pixels from the file's ICC profile to sRGB (LittleCMS) and
   /// report no profile; without a profile the pixels are taken as sRGB.
   public var convertToSRGB: Bool
+  /// Which page of a multi-page TIFF to read, from 0 (the first, the
+  /// default); any other format has one page, and a page other than 0 is
+  /// an error for it, as is a page past a TIFF's last.
+  public var page: Int
 
   /// The default pixel limit, 268,402,689 = 16383² px (sharp's
   /// `limitInputPixels` default; Pillow warns from 89 MP and refuses from
   /// 179 MP): 1 GiB of RGBA8. Photos up to ~250 MP pass.
   public static let defaultMaxPixels = 16383 * 16383
 
-  /// Options; by default a limit of ``defaultMaxPixels`` and no conversion.
-  public init(maxPixels: Int = ImageReadOptions.defaultMaxPixels, convertToSRGB: Bool = false) {
+  /// Options; by default a limit of ``defaultMaxPixels``, no conversion, the first page.
+  public init(maxPixels: Int = ImageReadOptions.defaultMaxPixels, convertToSRGB: Bool = false, page: Int = 0) {
     self.maxPixels = maxPixels
     self.convertToSRGB = convertToSRGB
+    self.page = page
   }
 }
 

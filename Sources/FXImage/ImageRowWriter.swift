@@ -21,6 +21,8 @@ public struct ImageWriteOptions: Sendable {
   /// A profile to embed; nil embeds none.
   public var iccProfile: ICCProfile?
 
+  /// ``ImageFile``'s defaults: the format by extension, RGBA, 8 bits,
+  /// quality 90, zlib level 6, lossy, no profile.
   public init(
     format: ImageFileFormat? = nil, layout: ChannelLayout = .rgba, bitDepth: Int = 8, quality: Int = 90,
     compressionLevel: Int = 6, lossless: Bool = false, iccProfile: ICCProfile? = nil
@@ -45,7 +47,9 @@ public struct ImageWriteOptions: Sendable {
 /// PNG, JPEG and TIFF stream (``streams(_:)``); WebP, HEIC and AVIF need the
 /// whole image (their encoders take one), so a caller writes those with ``ImageFile``.
 public final class ImageRowWriter {
+  /// The destination, as passed to ``init(path:width:height:options:)``.
   public let path: String
+  /// The image's size in pixels.
   public let width: Int
   public let height: Int
   /// Rows written so far.

@@ -33,6 +33,7 @@ public final class ImageRowReader {
   public let pixelFormat: PixelFormat
   /// Rows read so far; the next ``read(into:rowBytes:count:)`` starts here.
   public private(set) var rowsRead = 0
+  /// The file, as passed to ``open(_:options:)`` (errors name it).
   public let path: String
   private let fd: Int32
   private let codec: Codec
@@ -69,7 +70,9 @@ public final class ImageRowReader {
       let prefix = Array(head[..<n])
       let opened: ImageRowReader?
       do {
-        switch prefix.withUnsafeBytes({ ImageFileFormat(sniffing: $0) }) {
+        let format = prefix.withUnsafeBytes { ImageFileFormat(sniffing: $0) }
+        if let format { try ImageFile.checkPage(options.page, format: format) }
+        switch format {
         case .png: opened = try openPNG(path, fd, prefix, options)
         case .jpeg: opened = try openJPEG(path, fd, options)
         case .tiff: opened = try openTIFF(path, fd, options)
@@ -99,13 +102,11 @@ public final class ImageRowReader {
     var info = ImageFileInfo(
       format: .png, layout: PNGCodec.layout(colorType: header.color_type, transparency: header.has_trns != 0),
       bitDepth: header.bit_depth == 16 ? 16 : 8, width: Int(header.width), height: Int(header.height))
-    let icc = copy { fx_png_reader_icc(handle, &$0, &$1) }
-    let exif = copy { fx_png_reader_exif(handle, &$0, &$1) }
-    let iccWarning = String(cString: fx_png_reader_icc_warning(handle))
-    if !iccWarning.isEmpty {
-      info.warnings.append("libpng dropped the ICC profile (\(iccWarning)); the pixels are taken as sRGB")
-    }
+    // After start, as the whole read asks after decoding: libpng drops an
+    // invalid iCCP chunk ("known incorrect sRGB profile") only as it sets up the transforms.
     let started = message.withBuffer { msg, cap in fx_png_reader_start(handle, msg, cap) }
+    let icc = PNGCodec.profile(handle, warnings: &info.warnings)
+    let exif = copy { fx_png_reader_exif(handle, &$0, &$1) }
     guard header.interlaced == 0, started == FX_PNG_OK,
       try finishInfo(&info, icc: icc, exif: exif, options: options)
     else {
@@ -151,7 +152,8 @@ public final class ImageRowReader {
     var header = fx_tiff_header()
     var handle: OpaquePointer?
     let opened = message.withBuffer { msg, cap in
-      fx_tiff_reader_open_fd(fd, TIFFCodec.allocationLimit(options.maxPixels), &handle, &header, msg, cap)
+      fx_tiff_reader_open_fd(
+        fd, TIFFCodec.allocationLimit(options.maxPixels), Int32(clamping: options.page), &handle, &header, msg, cap)
     }
     guard opened == FX_TIFF_OK, let handle else { throw TIFFCodec.failure(opened, message) }
     var info = TIFFCodec.info(header)

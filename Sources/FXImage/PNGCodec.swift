@@ -32,13 +32,21 @@ enum PNGCodec {
       layout: layout(colorType: header.color_type, transparency: header.has_trns != 0),
       bitDepth: sixteen ? 16 : 8, width: width, height: height)
     var decoded = Decoded(image: image, info: info)
-    decoded.icc = copy { fx_png_reader_icc(reader, &$0, &$1) }
+    decoded.icc = profile(reader, warnings: &decoded.info.warnings)
     decoded.exif = copy { fx_png_reader_exif(reader, &$0, &$1) }
-    let iccWarning = String(cString: fx_png_reader_icc_warning(reader))
-    if !iccWarning.isEmpty {
-      decoded.info.warnings.append("libpng dropped the ICC profile (\(iccWarning)); the pixels are taken as sRGB")
-    }
     return decoded
+  }
+
+  /// The iCCP profile, unless libpng warned about it: it still hands out a
+  /// profile it calls "known incorrect" (an early HP/Microsoft sRGB profile),
+  /// which it then refuses to write. Such a profile is dropped with a warning.
+  static func profile(_ reader: OpaquePointer, warnings: inout [String]) -> [UInt8]? {
+    let iccWarning = String(cString: fx_png_reader_icc_warning(reader))
+    guard iccWarning.isEmpty else {
+      warnings.append("libpng dropped the ICC profile (\(iccWarning)); the pixels are taken as sRGB")
+      return nil
+    }
+    return copy { fx_png_reader_icc(reader, &$0, &$1) }
   }
 
   /// Encodes packed rows (``encodeRows(_:layout:bitDepth:bigEndian:iccProfile:name:_:)``).

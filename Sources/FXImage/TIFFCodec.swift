@@ -2,15 +2,15 @@ internal import CTIFF
 
 /// TIFF through libtiff (see Sources/CTIFF), read from and written to memory.
 enum TIFFCodec {
-  /// Decodes the first page to `.rgba8` or, for 16-bit files, `.rgba16`,
+  /// Decodes a page (the first unless `page` says) to `.rgba8` or, for 16-bit files, `.rgba16`,
   /// straight alpha (associated alpha is divided out), rows as stored; the
   /// Orientation tag is reported, not applied.
-  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws -> Decoded {
+  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int, page: Int = 0) throws -> Decoded {
     var message = CMessage()
     var header = fx_tiff_header()
     var reader: OpaquePointer?
     let opened = message.withBuffer { msg, cap in
-      fx_tiff_reader_open(bytes.baseAddress, bytes.count, allocationLimit(maxPixels), &reader, &header, msg, cap)
+      fx_tiff_reader_open(bytes.baseAddress, bytes.count, allocationLimit(maxPixels), Int32(clamping: page), &reader, &header, msg, cap)
     }
     guard opened == FX_TIFF_OK, let reader else { throw failure(opened, message) }
     defer { fx_tiff_reader_close(reader) }
@@ -49,6 +49,7 @@ enum TIFFCodec {
       format: .tiff, layout: layout, bitDepth: header.bits == 16 ? 16 : 8, width: Int(header.width),
       height: Int(header.height))
     info.orientation = Int(header.orientation)
+    info.pageCount = Int(header.pages)
     return info
   }
 
@@ -56,6 +57,7 @@ enum TIFFCodec {
     switch code {
     case FX_TIFF_ERR_UNSUPPORTED: ImageFileFailure("unsupported TIFF: \(message.text)")
     case FX_TIFF_ERR_NOMEM: ImageFileFailure("out of memory while decoding the TIFF")
+    case FX_TIFF_ERR_PAGE: ImageFileFailure(message.text)
     default: ImageFileFailure("corrupt or truncated TIFF data: \(message.text)")
     }
   }

@@ -59,6 +59,7 @@ struct RunCommand: Command {
             "--max-pixels", value: "N",
             help: "refuse inputs that declare more pixels, from their header (a decompression bomb)",
             default: "268402689 = 16383²"),
+          .option("--page", value: "N", help: "read page N of multi-page TIFFs (0 is the first); other formats have page 0 only", default: "0"),
           .flag(
             "--to-srgb",
             help: "convert inputs from their ICC profile to sRGB (LittleCMS); by default the profile is kept in the output"),
@@ -150,6 +151,7 @@ struct RunCommand: Command {
     options.keepOrientation = args.flag("--keep-orientation")
     options.read.maxPixels = try args.intOption("--max-pixels", range: 1...ImageBuffer.maxPixels) ?? ImageReadOptions.defaultMaxPixels
     options.read.convertToSRGB = args.flag("--to-srgb")
+    options.read.page = try args.intOption("--page", range: 0...65535) ?? 0
     recursive = args.flag("--recursive")
     manifest = try args.option("--manifest")
     failFast = args.flag("--fail-fast")

@@ -179,3 +179,22 @@ import Testing
     }
   }
 }
+
+/// A PNG whose iCCP chunk libpng calls a "known incorrect sRGB profile" (a
+/// 32×20 crop of scikit-image's public-domain astronaut.png, which carries
+/// it): the profile is dropped with a warning, read whole or streamed, and
+/// the image can be written again — libpng refuses to write that profile.
+@Suite struct KnownIncorrectProfile {
+  @Test func isDroppedWithAWarningAndTheImageWritesAgain() throws {
+    let path = fixture("incorrect_srgb.png")
+    let (image, info) = try ImageFile.read(path)
+    #expect(info.iccProfile == nil)
+    #expect(info.warnings.contains { $0.contains("known incorrect sRGB profile") }, "\(info.warnings)")
+    let reader = try #require(try ImageRowReader.open(path))
+    #expect(reader.info.iccProfile == nil && reader.info.warnings == info.warnings)
+    let dir = try TemporaryDirectory()
+    try ImageFile.write(image, to: dir.file("again.png"), iccProfile: info.iccProfile)
+    let (again, _) = try ImageFile.read(dir.file("again.png"))
+    #expect(again.width == 32 && again.height == 20)
+  }
+}

@@ -96,3 +96,70 @@ import Testing
     }
   }
 }
+
+/// Issue 17: the page of a multi-page TIFF that the caller asks for (the
+/// first by default), whole or streamed; a page the file lacks is an error.
+@Suite struct TIFFPages {
+  /// A little-endian TIFF of 8-bit gray, uncompressed pages, one strip each,
+  /// written field by field (TIFF 6.0, §2 and §8): page k is `sizes[k]`, pixel
+  /// (x, y) = 10·k + x + y.
+  static func multiPage(_ sizes: [(Int, Int)]) -> [UInt8] {
+    var out: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0]
+    func u16(_ v: Int) { out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+    func u32(_ v: Int) {
+      u16(v & 0xFFFF)
+      u16(v >> 16)
+    }
+    for (k, (w, h)) in sizes.enumerated() {
+      let entries = 9
+      let ifdEnd = out.count + 2 + entries * 12 + 4
+      let pixels = ifdEnd
+      let next = k == sizes.count - 1 ? 0 : pixels + w * h
+      u16(entries)
+      for (tag, type, value) in [
+        (256, 3, w), (257, 3, h), (258, 3, 8), (259, 3, 1), (262, 3, 1), (273, 4, pixels), (277, 3, 1), (278, 3, h),
+        (279, 4, w * h),
+      ] {
+        u16(tag)
+        u16(type)
+        u32(1)
+        if type == 3 {
+          u16(value)
+          u16(0)
+        } else {
+          u32(value)
+        }
+      }
+      u32(next)
+      for y in 0..<h { for x in 0..<w { out.append(UInt8(10 * k + x + y)) } }
+    }
+    return out
+  }
+
+  @Test func thePageAskedForIsRead() throws {
+    let dir = try TemporaryDirectory()
+    try writeBytes(Self.multiPage([(3, 2), (5, 4)]), to: dir.file("m.tif"))
+    let (first, info) = try ImageFile.read(dir.file("m.tif"))
+    func rgba(_ image: ImageBuffer, _ x: Int, _ y: Int) -> [UInt8] {
+      (0..<4).map { image.data.load(fromByteOffset: y * image.rowBytes + 4 * x + $0, as: UInt8.self) }
+    }
+    #expect(info.pageCount == 2 && first.width == 3 && first.height == 2 && rgba(first, 2, 1) == [3, 3, 3, 255])
+    let (second, _) = try ImageFile.read(dir.file("m.tif"), options: ImageReadOptions(page: 1))
+    #expect(second.width == 5 && second.height == 4)
+    #expect(rgba(second, 4, 3) == [17, 17, 17, 255])
+    #expect(throws: ImageFileError(path: dir.file("m.tif"), reason: "page 2 was asked for, but the file has 2 pages (0…1)")) {
+      try ImageFile.read(dir.file("m.tif"), options: ImageReadOptions(page: 2))
+    }
+    // Streamed: the same page.
+    let reader = try #require(try ImageRowReader.open(dir.file("m.tif"), options: ImageReadOptions(page: 1)))
+    #expect(reader.info.width == 5 && reader.info.pageCount == 2)
+    #expect(try ImageRows.readAll(reader, piece: 3) == ImageRows.pixels(second))
+  }
+
+  @Test func otherFormatsHaveOnePage() throws {
+    #expect(throws: ImageFileError(path: fixture("rgb8.png"), reason: "page 1 was asked for, but a PNG file has one page (0)")) {
+      try ImageFile.read(fixture("rgb8.png"), options: ImageReadOptions(page: 1))
+    }
+    #expect(throws: ImageFileError.self) { try ImageRowReader.open(fixture("color_dc.jpg"), options: ImageReadOptions(page: 1)) }
+  }
+}

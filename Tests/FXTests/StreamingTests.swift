@@ -138,3 +138,47 @@ struct StreamingTests {
     #expect(written.value < 100)
   }
 }
+
+/// `Pipeline.apply(from:to:)`: streamed where the rule allows, the same file
+/// as applying to the whole image and writing it; whole images otherwise, saying why.
+@Suite("Pipeline.apply(from:to:)")
+struct ApplyFileTests {
+  static let rocket = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../examples/rocket.jpg").standardized
+
+  static func scratch() throws -> URL {
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("fxc-apply-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  @Test(arguments: ["png", "jpg", "tif"])
+  func aJPEGStreamsToTheWholeImageFile(ext: String) throws {
+    let dir = try Self.scratch()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let pipeline = try Pipeline(try ChainSyntax.parse("gaussianBlur(sigma: 2) | sepia").resolve().effect)
+    let out = dir.appendingPathComponent("out.\(ext)")
+    let done = try pipeline.apply(from: Self.rocket, to: out)
+    #expect(done.streamed && done.wholeImageReason == nil, "\(done)")
+    let (photo, info) = try ImageFile.read(Self.rocket.path)
+    let whole = dir.appendingPathComponent("whole.\(ext)").path
+    try ImageFile.write(
+      try pipeline.apply(to: photo), to: whole, layout: .rgb, iccProfile: info.iccProfile)
+    #expect(try Data(contentsOf: out) == Data(contentsOf: URL(fileURLWithPath: whole)))
+  }
+
+  @Test func otherwiseWholeImagesAndWhy() throws {
+    let dir = try Self.scratch()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let wave = try Pipeline(try ChainSyntax.parse("wave | sepia").resolve().effect)
+    let distorted = try wave.apply(from: Self.rocket, to: dir.appendingPathComponent("w.png"))
+    #expect(!distorted.streamed && distorted.wholeImageReason?.contains("data-dependent rows") == true, "\(distorted)")
+    let sepia = try Pipeline(sepia())
+    let webp = try sepia.apply(from: Self.rocket, to: dir.appendingPathComponent("s.webp"))
+    #expect(!webp.streamed && webp.wholeImageReason?.contains("encoded whole") == true, "\(webp)")
+    let (image, _) = try ImageFile.read(dir.appendingPathComponent("s.webp").path)
+    #expect(image.width == 640 && image.height == 427)
+    #expect(throws: ImageFileError.self) { try sepia.apply(from: Self.rocket, to: dir.appendingPathComponent("x.bmp")) }
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.bmp").path))
+  }
+}

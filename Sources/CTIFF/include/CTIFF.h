@@ -12,9 +12,10 @@ typedef enum {
   FX_TIFF_ERR_CORRUPT = 1,      ///< libtiff rejected the data (message says why)
   FX_TIFF_ERR_UNSUPPORTED = 2,  ///< a valid TIFF fxc does not decode
   FX_TIFF_ERR_NOMEM = 3,        ///< out of memory
+  FX_TIFF_ERR_PAGE = 4,         ///< the page asked for is not in the file (message says how many there are)
 } fx_tiff_status;
 
-/// The first page (directory) of a TIFF file.
+/// The page (directory) of a TIFF file that the reader reads.
 typedef struct {
   uint32_t width, height;
   int bits;         ///< 8 or 16: the depth the decoder delivers
@@ -28,17 +29,17 @@ typedef struct {
 /// A TIFF decoder reading from memory; opaque to Swift.
 typedef struct fx_tiff_reader fx_tiff_reader;
 
-/// Parses the first directory of the TIFF in `bytes[0..<size]` (which must
-/// outlive the reader). libtiff may allocate at most `max_alloc` bytes at
+/// Parses directory `page` (0 for the first) of the TIFF in `bytes[0..<size]`
+/// (which must outlive the reader). libtiff may allocate at most `max_alloc` bytes at
 /// once for its own buffers. On FX_TIFF_OK `*out` is a reader to decode and
 /// then close.
-fx_tiff_status fx_tiff_reader_open(const void *bytes, size_t size, size_t max_alloc, fx_tiff_reader **out,
-                                   fx_tiff_header *header, char *msg, size_t msg_cap);
+fx_tiff_status fx_tiff_reader_open(const void *bytes, size_t size, size_t max_alloc, int page,
+                                   fx_tiff_reader **out, fx_tiff_header *header, char *msg, size_t msg_cap);
 
 /// Like fx_tiff_reader_open, reading the file open as `fd` with pread (the
 /// descriptor stays the caller's).
-fx_tiff_status fx_tiff_reader_open_fd(int fd, size_t max_alloc, fx_tiff_reader **out, fx_tiff_header *header,
-                                      char *msg, size_t msg_cap);
+fx_tiff_status fx_tiff_reader_open_fd(int fd, size_t max_alloc, int page, fx_tiff_reader **out,
+                                      fx_tiff_header *header, char *msg, size_t msg_cap);
 
 /// The next `count` rows of a file whose header says `direct`, stored as
 /// fx_tiff_reader_decode stores them, into `count` rows `row_bytes` apart. A
@@ -47,7 +48,7 @@ fx_tiff_status fx_tiff_reader_open_fd(int fd, size_t max_alloc, fx_tiff_reader *
 fx_tiff_status fx_tiff_reader_rows(fx_tiff_reader *reader, void *pixels, size_t row_bytes, uint32_t count,
                                    char *msg, size_t msg_cap);
 
-/// Decodes the first page as RGBA with `header.bits` bits per sample (16-bit
+/// Decodes the page as RGBA with `header.bits` bits per sample (16-bit
 /// in native byte order), straight alpha (associated alpha is divided out;
 /// no alpha is opaque), rows top to bottom as stored, into `height` rows
 /// `row_bytes` apart. 8- and 16-bit gray and RGB, with or without alpha,
@@ -57,7 +58,7 @@ fx_tiff_status fx_tiff_reader_rows(fx_tiff_reader *reader, void *pixels, size_t 
 fx_tiff_status fx_tiff_reader_decode(fx_tiff_reader *reader, void *pixels, size_t row_bytes, char *msg,
                                      size_t msg_cap);
 
-/// The ICC profile of the first page (TIFFTAG_ICCPROFILE), if any: returns 1
+/// The ICC profile of the page (TIFFTAG_ICCPROFILE), if any: returns 1
 /// and points `*profile` at `*size` bytes owned by the reader, else 0.
 int fx_tiff_reader_icc(fx_tiff_reader *reader, const void **profile, size_t *size);
 
