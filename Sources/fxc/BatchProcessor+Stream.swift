@@ -48,6 +48,7 @@ extension BatchProcessor {
     r.kernelSeconds = threads > 1 ? times.total : max(times.total - times.read - times.write, 1e-9)
     if PathBytes.withCString(job.destination, { stat($0, &s) }) == 0 { r.outputBytes = Int(s.st_size) }
     r.status = .ok
+    r.streamed = true
 
     let mpix = Double(info.width * info.height) / 1e6
     var text = "\(job.input.path) → \(job.destination): \(info.width)×\(info.height), \(kernel.backend.rawValue)"

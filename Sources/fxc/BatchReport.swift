@@ -29,6 +29,8 @@ struct FileResult {
   var orientation: Int? = nil
   /// What was wrong with the file but did not stop it (``ImageFileInfo/warnings``).
   var warnings: [String] = []
+  /// Decoded, run and encoded in bands rather than as whole images.
+  var streamed = false
 }
 
 /// Running totals of a batch.
@@ -59,7 +61,7 @@ struct BatchCounts {
 ///
 ///     {"chain": "...", "shard": "0/4", "threads": 2,
 ///      "files": [{"input": "a.jpg", "output": "out/a.jpg", "status": "ok", "width": 640, ...}, ...],
-///      "summary": {"total": 500, "ok": 498, "failed": 2, ..., "files_per_second": 41.2}}
+///      "summary": {"total": 500, "ok": 498, "failed": 2, ..., "files_per_second": 41.2, "peak_rss_mib": 118.4}}
 ///
 /// The report is UTF-8 JSON, whatever the file names. Every string is the
 /// ``PathBytes/display(_:)`` form, which shows a byte that is not UTF-8 as
@@ -109,12 +111,18 @@ final class BatchReport {
     if r.status == .ok {
       fields += [
         ("decode_ms", Self.number(r.decodeSeconds * 1000)), ("kernel_ms", Self.number(r.kernelSeconds * 1000)),
-        ("encode_ms", Self.number(r.encodeSeconds * 1000)),
+        ("encode_ms", Self.number(r.encodeSeconds * 1000)), ("streamed", r.streamed ? "true" : "false"),
       ]
     }
     let object = "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
     emit((first ? "  " : ",\n  ") + object)
     first = false
+  }
+
+  /// The process's peak resident set size so far, in MiB (getrusage's `ru_maxrss`, KiB on Linux).
+  static func peakResidentMiB() -> Double {
+    var usage = rusage()
+    return getrusage(RUSAGE_SELF.rawValue, &usage) == 0 ? Double(usage.ru_maxrss) / 1024 : 0
   }
 
   /// Writes the summary and moves the report into place.
@@ -125,6 +133,7 @@ final class BatchReport {
       ("seconds", Self.number(seconds)), ("files_per_second", Self.number(seconds > 0 ? Double(c.written) / seconds : 0)),
       ("mpixels_per_second", Self.number(seconds > 0 ? c.megapixels / seconds : 0)),
       ("interrupted_by", interrupted.map(Self.string) ?? "null"), ("exit_status", String(exitStatus)),
+      ("peak_rss_mib", Self.number(Self.peakResidentMiB())),
     ]
     emit("\n],\n\"summary\": {" + summary.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}}\n")
     try handle.synchronize()

@@ -69,4 +69,44 @@ struct BatchStreamingTests {
     #expect(result.stderr.contains("in/cut.jpg: truncated JPEG file"), "\(result)")
     #expect(dir.tree("out") == ["good.jpg"], "no output and no temporary file for the cut file")
   }
+
+  /// The memory streaming saves, from the report's peak resident set size: a
+  /// 6000×4000 px JPEG made from the bundled photo (tiled), run streamed and
+  /// whole. The whole run holds the decoded image and the output (96 MB each
+  /// as RGBA8); the streamed one a few bands, so it peaks at least one image lower.
+  @Test func streamingPeaksAtLeastAnImageLower() throws {
+    let dir = try BatchScratch()
+    try dir.rocket("rocket.jpg")
+    let (photo, _) = try ImageFile.read(dir.file("rocket.jpg"))
+    let (width, height, band) = (6000, 4000, 16)
+    let writer = try ImageRowWriter(path: dir.file("big.jpg"), width: width, height: height, options: ImageWriteOptions(layout: .rgb))
+    var rows = [UInt8](repeating: 0, count: width * 4 * band)
+    for y0 in stride(from: 0, to: height, by: band) {
+      for k in 0..<band {
+        let source = photo.data + ((y0 + k) % photo.height) * photo.rowBytes
+        for x0 in stride(from: 0, to: width, by: photo.width) {
+          let n = min(photo.width, width - x0)
+          rows.withUnsafeMutableBytes { ($0.baseAddress! + (k * width + x0) * 4).copyMemory(from: source, byteCount: n * 4) }
+        }
+      }
+      try rows.withUnsafeBytes { try writer.write($0.baseAddress!, rowBytes: width * 4, format: .rgba8, count: band) }
+    }
+    try writer.finish()
+    func peak(_ extra: [String]) throws -> Double {
+      let name = extra.isEmpty ? "streamed" : "whole"
+      let result = try BatchFXC.run(
+        ["run", "-c", "gaussianBlur(sigma: 3) | sepia", "big.jpg", "-o", "\(name).jpg", "-j", "2", "--report", "\(name).json"] + extra,
+        in: dir.path)
+      #expect(result.status == 0, "\(result)")
+      let top = try #require(try JSONSerialization.jsonObject(with: dir.bytes("\(name).json")) as? [String: Any])
+      let files = try #require(top["files"] as? [[String: Any]])
+      #expect(files.first?["streamed"] as? Bool == extra.isEmpty, "\(files)")
+      let summary = try #require(top["summary"] as? [String: Any])
+      return try #require((summary["peak_rss_mib"] as? NSNumber)?.doubleValue)
+    }
+    let streamed = try peak([]), whole = try peak(["--no-stream"])
+    let image = Double(width * height * 4) / 1_048_576
+    #expect(streamed < whole - image, "streamed \(streamed) MiB, whole \(whole) MiB, one RGBA8 image \(image) MiB")
+    #expect(try dir.bytes("streamed.jpg") == dir.bytes("whole.jpg"))
+  }
 }
