@@ -74,31 +74,17 @@ extension CompiledKernel {
       throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
     }
     let lookahead = plan.run.lookahead ?? Array(repeating: 0, count: kernel.passes.count)
-    // Input rows a strip [s, e) reads: s + below ..< e + above.
-    var below = Int.max, above = Int.min
-    for (i, r) in inputReach.enumerated() {
-      guard case .some(.some(let r)) = r else { continue }
-      below = Swift.min(below, lookahead[i] - r)
-      above = Swift.max(above, lookahead[i] + r)
-    }
-    if below == Int.max { (below, above) = (0, 0) }
+    let (below, above) = inputRows(lookahead)
     let slack = threads > 1 ? 64 : 0
     let input = try Ring(rows: RunPlan.stripRows + above - below + slack, rowBytes: width * layout.inputs[0].bytesPerPixel)
     let output = try Ring(rows: RunPlan.stripRows + slack, rowBytes: width * layout.output.bytesPerPixel)
     let state = StreamState(height: height)
     let ringRows = kernel.intermediates.indices.map { RunPlan.ringRows(plan.run.rowSpan[passWriting(inputCountOffset: $0)]) }
-    let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: width)
+    let intermediateBytes = BufferDescriptor.planar(width: width).rowBytes
     let rings = try ringRows.map { try BufferPool.shared.allocate(byteCount: $0 * intermediateBytes) }
     defer { rings.forEach(BufferPool.shared.release) }
-
-    var descriptors = [input.descriptor(width: width, height: height)]
-    for (r, rows) in zip(rings, ringRows) {
-      descriptors.append(
-        BufferDescriptor(
-          data: r.pointer, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height),
-          rowMask: Int32(rows - 1), planeStride: Int32(planeStride)))
-    }
-    descriptors.append(output.descriptor(width: width, height: height))
+    let descriptors = Self.descriptors(
+      input: input, rings: zip(rings, ringRows).map { ($0.pointer, $1) }, output: output, width: width, height: height)
 
     let decode = { (end: Int) throws in
       // Inline: rows up to `end`; on the decoder thread, as far as the ring allows.
@@ -125,8 +111,7 @@ extension CompiledKernel {
     defer { state.stopAndJoin() }
 
     let values = uniforms.isEmpty ? [0] : uniforms
-    let columnLookahead = plan.run.columnLookahead
-    let (tileStarts, tileWidth) = tiles(columns: width, ringRows: ringRows, cacheBytes: Self.streamTileCacheBytes)
+    let tiles = tiles(columns: width, ringRows: ringRows, cacheBytes: Self.streamTileCacheBytes)
     var done = Array(repeating: 0, count: kernel.passes.count)
     var strip = -2 * (lookahead.max() ?? 0)
     try descriptors.withUnsafeBytes { d in
@@ -140,19 +125,7 @@ extension CompiledKernel {
           } else {
             try decode(needed)
           }
-          let targets = passes.indices.map { i in i == passes.count - 1 ? end : Swift.min(height, end + lookahead[i]) }
-          // Every tile computes the strip's rows of every pass before the next
-          // strip starts, so all tiles see the rings at the same rows (a
-          // tile's halo columns rewrite its neighbour's values, identically).
-          for (t, tx) in tileStarts.enumerated() {
-            let tileEnd = t == tileStarts.count - 1 ? width : tx + tileWidth
-            for (i, pass) in passes.enumerated() where targets[i] > done[i] {
-              let halo = columnLookahead?[i] ?? 0
-              let x0 = Swift.max(0, tx - halo), x1 = Swift.min(width, tileEnd + halo)
-              pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(targets[i]), Int32(x0), Int32(x1))
-            }
-          }
-          for i in passes.indices { done[i] = Swift.max(done[i], targets[i]) }
+          computeStrip(end: end, lookahead: lookahead, done: &done, tiles: tiles, width: width, height: height, d, u)
           let produced = Swift.max(0, end)
           if threaded {
             state.publish(produced: produced, released: Swift.max(0, end + below))
@@ -165,6 +138,55 @@ extension CompiledKernel {
     }
     if threaded { try state.waitForEncoder() }
     withExtendedLifetime((input, output)) {}
+  }
+
+  /// The buffers of a streamed run: input 0's ring, the intermediates'
+  /// rings (planar, `rows` each), the output's ring.
+  private static func descriptors(
+    input: Ring, rings: [(UnsafeMutableRawPointer, Int)], output: Ring, width: Int, height: Int
+  ) -> [BufferDescriptor] {
+    let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: width)
+    var descriptors = [input.descriptor(width: width, height: height)]
+    for (pointer, rows) in rings {
+      descriptors.append(
+        BufferDescriptor(
+          data: pointer, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height),
+          rowMask: Int32(rows - 1), planeStride: Int32(planeStride)))
+    }
+    return descriptors + [output.descriptor(width: width, height: height)]
+  }
+
+  /// Input rows a strip `[s, e)` reads: `s + below ..< e + above`, from each
+  /// pass's lookahead and its reach into input 0.
+  private func inputRows(_ lookahead: [Int]) -> (below: Int, above: Int) {
+    var below = Int.max, above = Int.min
+    for (i, r) in inputReach.enumerated() {
+      guard case .some(.some(let r)) = r else { continue }
+      below = Swift.min(below, lookahead[i] - r)
+      above = Swift.max(above, lookahead[i] + r)
+    }
+    return below == Int.max ? (0, 0) : (below, above)
+  }
+
+  /// Computes every pass up to its row for the strip ending at `end`.
+  /// Every tile computes the strip's rows of every pass before the next
+  /// strip starts, so all tiles see the rings at the same rows (a tile's halo
+  /// columns rewrite its neighbour's values, identically).
+  private func computeStrip(
+    end: Int, lookahead: [Int], done: inout [Int], tiles: (starts: [Int], width: Int), width: Int, height: Int,
+    _ d: UnsafeRawBufferPointer, _ u: UnsafeBufferPointer<Float>
+  ) {
+    let passes = self.passes, columnLookahead = plan.run.columnLookahead
+    let targets = passes.indices.map { i in i == passes.count - 1 ? end : Swift.min(height, end + lookahead[i]) }
+    for (t, tx) in tiles.starts.enumerated() {
+      let tileEnd = t == tiles.starts.count - 1 ? width : tx + tiles.width
+      for (i, pass) in passes.enumerated() where targets[i] > done[i] {
+        let halo = columnLookahead?[i] ?? 0
+        let x0 = Swift.max(0, tx - halo), x1 = Swift.min(width, tileEnd + halo)
+        pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(targets[i]), Int32(x0), Int32(x1))
+      }
+    }
+    for i in passes.indices { done[i] = Swift.max(done[i], targets[i]) }
   }
 }
 
