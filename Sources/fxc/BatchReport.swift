@@ -119,10 +119,16 @@ final class BatchReport {
     first = false
   }
 
-  /// The process's peak resident set size so far, in MiB (getrusage's `ru_maxrss`, KiB on Linux).
+  /// The process's peak resident set size so far, in MiB: `VmHWM` of
+  /// /proc/self/status, this program's own. (getrusage's `ru_maxrss` keeps
+  /// the peak of the process before its exec: a large parent that started
+  /// fxc would show as fxc's peak.) 0 where /proc is not there.
   static func peakResidentMiB() -> Double {
-    var usage = rusage()
-    return getrusage(RUSAGE_SELF.rawValue, &usage) == 0 ? Double(usage.ru_maxrss) / 1024 : 0
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+      let kib = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+    else { return 0 }
+    return kib / 1024
   }
 
   /// Writes the summary and moves the report into place.
