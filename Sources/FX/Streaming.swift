@@ -105,7 +105,7 @@ extension Pipeline {
   /// few bands of rows, whatever the image's size), else through whole images.
   ///
   /// The rule: a file streams when ``ImageRowReader/open(_:options:)``
-  /// streams it (non-interlaced PNG, baseline JPEG, 8/16-bit TIFF), it needs
+  /// streams it (non-interlaced PNG, JPEG but CMYK, 8/16-bit TIFF), it needs
   /// no EXIF rotation, the output format is PNG, JPEG or TIFF
   /// (``ImageRowWriter/streams(_:)``), the image is at least a vector wide,
   /// and the compiled kernel reads its input at rows `y + k`

@@ -14,8 +14,11 @@ internal import CTIFF
 /// gives: straight alpha, RGBA8 or RGBA16 (native byte order).
 ///
 /// Which files stream (``open(_:options:)`` returns nil for the rest, which
-/// are read whole): PNG that is not interlaced; baseline JPEG in gray, YCbCr
-/// or RGB (not progressive, not CMYK/YCCK); TIFF of 8 or 16 bits, gray or RGB
+/// are read whole): PNG that is not interlaced; JPEG in gray, YCbCr or RGB
+/// (not CMYK/YCCK) — a progressive JPEG too, though libjpeg then holds the
+/// whole image's DCT coefficients (2 bytes a sample: 3 bytes a pixel at
+/// 4:2:0, 6 at 4:4:4, against 4 for the decoded RGBA8 and 4 more for an
+/// output) until its last row; TIFF of 8 or 16 bits, gray or RGB
 /// with or without alpha, contiguous samples, striped or tiled (not palette,
 /// bilevel, YCbCr, CMYK, separate planes). Any file whose ICC profile is to
 /// be converted (``ImageReadOptions/convertToSRGB``) is read whole. WebP,
@@ -135,7 +138,7 @@ public final class ImageRowReader {
     }
     let icc = copy { fx_jpeg_reader_icc(handle, &$0, &$1) }
     let exif = copy { fx_jpeg_reader_exif(handle, &$0, &$1) }
-    guard header.progressive == 0, header.cmyk == 0, try finishInfo(&info, icc: icc, exif: exif, options: options) else {
+    guard header.cmyk == 0, try finishInfo(&info, icc: icc, exif: exif, options: options) else {
       fx_jpeg_reader_close(handle)
       return nil
     }

@@ -186,7 +186,8 @@ def make_jpegs():
 def make_progressive_jpeg():
     """progressive.jpg: examples/rocket.jpg (public domain) at 96×64, a
     progressive JPEG of quality 85 — the one fixture made by Pillow, whose
-    encoder writes progressive files; ImageRowReader reads such files whole."""
+    encoder writes progressive files (ImageRowReader streams it from
+    libjpeg's buffered coefficients)."""
     from PIL import Image
 
     here = os.path.dirname(os.path.abspath(__file__))
