@@ -334,3 +334,29 @@ fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height,
   fx_png_writer_close(w);
   return s;
 }
+
+int fx_png_profile_refused(const void *icc, size_t icc_size, int channels, char *msg, size_t msg_cap) {
+  static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                     PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+  if (channels < 1 || channels > 4) channels = 3;
+  fx_png_writer *w = calloc(1, sizeof *w);
+  if (w == NULL) return 0;
+  w->fd = -1;
+  w->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &w->log, on_error, on_warning);
+  w->info = w->png != NULL ? png_create_info_struct(w->png) : NULL;
+  if (w->info == NULL) {
+    fx_png_writer_close(w);
+    return 0;
+  }
+  int refused = 1;
+  if (!setjmp(png_jmpbuf(w->png))) {
+    png_set_IHDR(w->png, w->info, 1, 1, 8, color_types[channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_iCCP(w->png, w->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
+    refused = !png_get_valid(w->png, w->info, PNG_INFO_iCCP);
+    if (refused) put_msg(w->log.error, sizeof w->log.error, w->log.warning[0] ? w->log.warning : "the profile was not accepted");
+  }
+  if (refused) put_msg(msg, msg_cap, w->log.error);
+  fx_png_writer_close(w);
+  return refused;
+}

@@ -103,7 +103,12 @@ static void io_unmap(thandle_t h, void *base, toff_t size) { (void)h, (void)base
 static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap) {
   (void)tif, (void)module;
   fx_tiff_io *io = user;
-  if (io != NULL && io->error[0] == '\0') vsnprintf(io->error, sizeof io->error, fmt, ap);
+  if (io != NULL && io->error[0] == '\0') {
+    vsnprintf(io->error, sizeof io->error, fmt, ap);
+    // Reading a strip by number, libtiff names the scanline (uint32_t)-1: drop that part.
+    char *junk = strstr(io->error, " at scanline 4294967295");
+    if (junk != NULL) memmove(junk, junk + 23, strlen(junk + 23) + 1);
+  }
   return 1;
 }
 

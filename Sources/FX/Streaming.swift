@@ -140,7 +140,7 @@ extension Pipeline {
       if reader.info.orientation != 1 {
         reason = "its EXIF orientation \(reader.info.orientation) is applied to the whole image"
       } else if !ImageRowWriter.streams(format) {
-        reason = "\(format.rawValue) files are encoded whole"
+        reason = "\(format.name) files are encoded whole"
       } else {
         let compiled = try compiledForFile(format: reader.pixelFormat, opaque: !reader.info.layout.hasAlpha)
         let narrow = reader.info.width < compiled.target.lanes ? "the image is narrower than a vector" : nil
@@ -168,12 +168,14 @@ extension Pipeline {
 
   /// The output's options as the batch chooses them: the input's layout
   /// (RGB or RGBA), its depth where the format holds 16 bits, its profile.
+  /// A profile that cannot go into the output (``ICCProfile/embeddingRefusal(in:layout:)``) is left out.
   static func writeOptions(for info: ImageFileInfo, output: String) -> ImageWriteOptions {
     let format = ImageFileFormat(pathExtension: URL(fileURLWithPath: output).pathExtension)
     let sixteen = format == .png || format == .tiff
-    return ImageWriteOptions(
-      format: format, layout: info.layout.hasAlpha ? .rgba : .rgb, bitDepth: sixteen ? info.bitDepth : 8,
-      iccProfile: info.iccProfile)
+    let layout: ChannelLayout = info.layout.hasAlpha ? .rgba : .rgb
+    var profile = info.iccProfile
+    if let p = profile, let format, p.embeddingRefusal(in: format, layout: layout) != nil { profile = nil }
+    return ImageWriteOptions(format: format, layout: layout, bitDepth: sixteen ? info.bitDepth : 8, iccProfile: profile)
   }
 
   /// The pipeline compiled for files of `format`, opaque or not, kept as ``apply(to:uniforms:threads:)`` keeps it.

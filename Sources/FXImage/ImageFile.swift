@@ -112,7 +112,7 @@ public enum ImageFile {
   /// Throws when `page` is not 0 for a format of one page.
   static func checkPage(_ page: Int, format: ImageFileFormat) throws {
     guard page != 0 && format != .tiff else { return }
-    throw ImageFileFailure("page \(page) was asked for, but a \(format.rawValue.uppercased()) file has one page (0)")
+    throw ImageFileFailure("page \(page) was asked for, but a \(format.name) file has one page (0)")
   }
 
   /// The orientation an EXIF block (a TIFF structure) gives, if any (libexif).
@@ -283,7 +283,7 @@ public enum ImageFile {
       }
       try checkProfile(iccProfile, fits: layout.channelCount >= 3 ? .rgb : .gray)
     case .webp, .heic, .avif:
-      let name = format == .webp ? "WebP" : format == .heic ? "HEIC" : "AVIF"
+      let name = format.name
       guard bitDepth == 8 else {
         throw ImageFileFailure("\(name) files are written 8-bit (bit depth \(bitDepth) was asked for)")
       }

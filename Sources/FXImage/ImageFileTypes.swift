@@ -45,6 +45,14 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
   /// Whether ``ImageFile`` writes the format (all but GIF).
   public var isWritable: Bool { self != .gif }
 
+  /// The format's name in messages: PNG, JPEG, TIFF, WebP, GIF, HEIC, AVIF.
+  public var name: String {
+    switch self {
+    case .webp: "WebP"
+    default: rawValue.uppercased()
+    }
+  }
+
   /// The usual file name extension: `png`, `jpg`, `tif`, `webp`, `gif`, `heic`, `avif`.
   public var preferredExtension: String {
     switch self {

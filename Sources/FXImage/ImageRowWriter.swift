@@ -85,7 +85,7 @@ public final class ImageRowWriter {
     self.options = options
     (file, codec) = try ImageFile.attributing(to: path) {
       guard Self.streams(format) else {
-        throw ImageFileFailure("\(format.rawValue) files are encoded whole, not row by row")
+        throw ImageFileFailure("\(format.name) files are encoded whole, not row by row")
       }
       try ImageFile.checkOptions(
         format: format, layout: options.layout, bitDepth: options.bitDepth, quality: options.quality,
@@ -194,8 +194,7 @@ public final class ImageRowWriter {
   }
 
   private func encodingFailure(_ message: CMessage) -> ImageFileFailure {
-    let name = options.format == .png ? "PNG" : options.format == .jpeg ? "JPEG" : "TIFF"
-    return ImageFileFailure("cannot encode \(name): \(message.text)")
+    ImageFileFailure("cannot encode \(options.format?.name ?? "the file"): \(message.text)")
   }
 
   deinit {

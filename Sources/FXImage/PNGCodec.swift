@@ -95,3 +95,24 @@ enum PNGCodec {
     try checkImageSize(width: u32(16), height: u32(20), maxPixels: maxPixels)
   }
 }
+
+extension ICCProfile {
+  /// Why this profile cannot go into a `format` file storing `layout`, or
+  /// nil when it can: it must fit the stored channels (``fits(_:)``; a JPEG
+  /// stores gray or RGB), and libpng refuses to write some profiles in a PNG
+  /// — those it lists as a "known incorrect sRGB profile" (early HP and
+  /// Microsoft sRGB profiles, common in older photos), though such a profile
+  /// reads without trouble from a JPEG or TIFF.
+  public func embeddingRefusal(in format: ImageFileFormat, layout: ChannelLayout) -> String? {
+    let stored: ChannelLayout = format == .jpeg ? (layout.channelCount >= 3 ? .rgb : .gray) : layout
+    guard fits(stored) else {
+      return "a \(colorSpace.rawValue) ICC profile cannot describe the \(stored.rawValue) pixels of the output"
+    }
+    guard format == .png else { return nil }
+    var message = CMessage()
+    let refused = data.withUnsafeBytes { icc in
+      message.withBuffer { fx_png_profile_refused(icc.baseAddress, icc.count, Int32(stored.channelCount), $0, $1) }
+    }
+    return refused != 0 ? "libpng refuses to write it in a PNG (\(message.text))" : nil
+  }
+}

@@ -9,8 +9,10 @@ extension BatchProcessor {
   /// Processes a job in bands: `reader`'s rows through `kernel` into the
   /// output's rows (``CompiledPipeline/stream(from:to:uniforms:threads:stop:)``),
   /// so a file of any size takes a few bands of memory. The output is chosen
-  /// as for whole images (the input's layout, depth and profile). A stop
-  /// abandons the file between bands, leaving no output.
+  /// as for whole images (the input's layout, depth and profile). Its output
+  /// is being written from the first band on, so a stop (the first Ctrl-C)
+  /// lets it finish, as it lets a whole image's write finish; a second
+  /// signal quits at once and removes its temporary file (``BatchRunner``).
   func stream(
     _ reader: ImageRowReader, _ kernel: CompiledPipeline, _ r: inout FileResult, threads: Int, compiled: Bool,
     stopping: () -> Bool, writing: (Bool) -> Void, line: inout String?
@@ -26,23 +28,14 @@ extension BatchProcessor {
     guard try prepareDestination(&r) else { return }
     let sixteen = job.format == .png || job.format == .tiff
     let layout: ChannelLayout = info.layout.hasAlpha ? .rgba : .rgb
-    let profile = outputProfile(info, layout: layout, warnings: &r.warnings)
+    let profile = outputProfile(info, layout: layout, format: job.format, warnings: &r.warnings)
     let write = ImageWriteOptions(
       format: job.format, layout: layout, bitDepth: sixteen ? options.depth ?? info.bitDepth : 8, quality: options.quality,
       compressionLevel: options.compression, lossless: options.lossless, iccProfile: profile)
     writing(true)
     defer { writing(false) }
     let writer = try ImageRowWriter(path: job.destination, width: info.width, height: info.height, options: write)
-    let times: StreamTimes
-    do {
-      // The stream's threads are joined before it returns: `stopping` does not outlive this call.
-      times = try withoutActuallyEscaping(stopping) { stop in
-        try kernel.stream(from: reader, to: writer, uniforms: job.uniforms, threads: threads, stop: stop)
-      }
-    } catch is StreamStopped {
-      r.status = .cancelled
-      return
-    }
+    let times = try kernel.stream(from: reader, to: writer, uniforms: job.uniforms, threads: threads)
     // With threads, reading and writing overlap the kernel; the kernel's share is what the wall time leaves.
     (r.decodeSeconds, r.encodeSeconds) = (times.read, times.write)
     r.kernelSeconds = threads > 1 ? times.total : max(times.total - times.read - times.write, 1e-9)
@@ -52,7 +45,7 @@ extension BatchProcessor {
 
     let mpix = Double(info.width * info.height) / 1e6
     var text = "\(job.input.path) → \(job.destination): \(info.width)×\(info.height), \(kernel.backend.rawValue)"
-    text += " \(fixed(mpix / times.total)) Mpixel/s (streamed in bands: \(fixed(times.total * 1000)) ms from decode to encode"
+    text += " \(fixed(mpix / times.total)) Mpixel/s from decode to encode (streamed in bands: \(fixed(times.total * 1000)) ms"
     text += " on \(threads) thread\(threads == 1 ? "" : "s, reading and writing on threads of their own")"
     if compiled && kernel.compileMilliseconds > 0 { text += ", compile \(fixed(kernel.compileMilliseconds)) ms" }
     text += ", read \(fixed(times.read * 1000)) ms, write \(fixed(times.write * 1000)) ms)"

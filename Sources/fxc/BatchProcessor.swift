@@ -186,7 +186,7 @@ final class BatchProcessor: @unchecked Sendable {
     let sixteen = job.format == .png || job.format == .tiff
     let depth = sixteen ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
     let layout: ChannelLayout = hasAlpha ? .rgba : .rgb
-    let profile = outputProfile(loaded.info, layout: layout, warnings: &r.warnings)
+    let profile = outputProfile(loaded.info, layout: layout, format: job.format, warnings: &r.warnings)
     writing(true)
     defer { writing(false) }
     r.encodeSeconds = try seconds {
@@ -238,12 +238,18 @@ final class BatchProcessor: @unchecked Sendable {
   /// The input's ICC profile, to embed in the output: the output's numbers
   /// are in the input's colour space. A gray profile cannot describe the RGB
   /// file a batch writes: it is dropped with a warning.
-  func outputProfile(_ info: ImageFileInfo, layout: ChannelLayout, warnings: inout [String]) -> ICCProfile? {
+  func outputProfile(_ info: ImageFileInfo, layout: ChannelLayout, format: ImageFileFormat, warnings: inout [String])
+    -> ICCProfile?
+  {
     guard let profile = info.iccProfile else { return nil }
     guard profile.fits(layout) else {
       warnings.append(
         "its \(profile.colorSpace.rawValue) ICC profile cannot describe the \(layout.rawValue) output and is not embedded "
           + "(use --to-srgb to convert instead)")
+      return nil
+    }
+    if let refusal = profile.embeddingRefusal(in: format, layout: layout) {
+      warnings.append("its ICC profile is not embedded in the \(format.name) output: \(refusal) (use --to-srgb to convert instead)")
       return nil
     }
     return profile

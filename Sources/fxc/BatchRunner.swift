@@ -72,7 +72,10 @@ final class BatchRunner: @unchecked Sendable {
     Self.mallopt(-8 /* M_ARENA_MAX */, 1)
     let sources = [SIGINT, SIGTERM].map(watch)
     defer { sources.forEach { $0.cancel() } }
-    let workers = max(1, min(settings.threads, jobs.count))
+    // Jobs the plan already skips or fails take no worker: one file left to
+    // process in a resumed batch gets every thread.
+    let toProcess = jobs.filter { $0.disposition == .process }.count
+    let workers = max(1, min(settings.threads, toProcess))
     let kernelThreads = max(1, settings.threads / workers)
     let group = DispatchGroup()
     for _ in 0..<workers {

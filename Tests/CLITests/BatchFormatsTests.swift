@@ -62,3 +62,24 @@ struct BatchFormatsTests {
     #expect(refused.status != 0 && refused.stderr.contains("fxc reads GIF files but does not write them"), "\(refused)")
   }
 }
+
+/// A JPEG carrying the sRGB profile libpng calls known incorrect, written as
+/// PNG: the profile is left out with a warning, the file is written (before,
+/// libpng's refusal failed the file), streamed or not.
+@Suite("fxc run: a profile libpng refuses")
+struct RefusedProfileTests {
+  @Test(arguments: [[], ["--no-stream"]])
+  func isLeftOutWithAWarning(extra: [String]) throws {
+    let dir = try BatchScratch()
+    let fixture = BatchFXC.packageRoot + "/Tests/FXImageTests/Fixtures/incorrect_srgb.jpg"
+    try FileManager.default.copyItem(atPath: fixture, toPath: dir.file("a.jpg"))
+    let result = try BatchFXC.run(["run", "-c", "sepia", "a.jpg", "-o", "a.png"] + extra, in: dir.path)
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stderr.contains("warning: a.jpg: its ICC profile is not embedded in the PNG output: libpng refuses"), "\(result)")
+    let (image, info) = try ImageFile.read(dir.file("a.png"))
+    #expect(image.width == 32 && info.iccProfile == nil && info.warnings.isEmpty)
+    let tiff = try BatchFXC.run(["run", "-c", "sepia", "a.jpg", "-o", "a.tif"] + extra, in: dir.path)
+    #expect(tiff.status == 0 && tiff.stderr.isEmpty, "\(tiff)")
+    #expect(try ImageFile.read(dir.file("a.tif")).1.iccProfile != nil)
+  }
+}

@@ -110,3 +110,22 @@ struct BatchStreamingTests {
     #expect(try dir.bytes("streamed.jpg") == dir.bytes("whole.jpg"))
   }
 }
+
+/// A resumed batch: outputs that `--skip-existing` skips take no worker, so
+/// the one file left to do gets both threads (its decoder and encoder run
+/// beside the kernel).
+@Suite("fxc run: threads for what is left")
+struct ResumeThreadsTests {
+  @Test func skippedFilesTakeNoWorker() throws {
+    let dir = try BatchScratch()
+    try dir.mkdir("in")
+    try dir.rocket("in/a.jpg")
+    try dir.rocket("in/b.jpg")
+    let first = try BatchFXC.run(["run", "-c", "sepia", "in/a.jpg", "--out-dir", "out"], in: dir.path)
+    #expect(first.status == 0, "\(first)")
+    let resumed = try BatchFXC.run(["run", "-c", "sepia", "in", "--out-dir", "out", "--skip-existing", "-v", "-j", "2"], in: dir.path)
+    #expect(resumed.status == 0, "\(resumed)")
+    let line = try #require(resumed.stdout.split(separator: "\n").first { $0.hasPrefix("in/b.jpg → ") }, "\(resumed)")
+    #expect(line.contains("on 2 threads"), "\(line)")
+  }
+}

@@ -198,3 +198,20 @@ import Testing
     #expect(again.width == 32 && again.height == 20)
   }
 }
+
+/// The same profile in a JPEG, where it reads without trouble: it may be
+/// embedded in a JPEG or TIFF, and `embeddingRefusal` says why not in a PNG
+/// (libpng refuses to write it), so that callers can leave it out.
+@Suite struct KnownIncorrectProfileInAJPEG {
+  @Test func isRefusedForPNGOnly() throws {
+    let (image, info) = try ImageFile.read(fixture("incorrect_srgb.jpg"))
+    let profile = try #require(info.iccProfile)
+    #expect(profile.embeddingRefusal(in: .png, layout: .rgb)?.contains("known incorrect sRGB profile") == true)
+    #expect(profile.embeddingRefusal(in: .jpeg, layout: .rgba) == nil && profile.embeddingRefusal(in: .tiff, layout: .rgb) == nil)
+    #expect(profile.embeddingRefusal(in: .tiff, layout: .gray)?.contains("cannot describe") == true)
+    let dir = try TemporaryDirectory()
+    #expect(throws: ImageFileError.self) { try ImageFile.write(image, to: dir.file("a.png"), layout: .rgb, iccProfile: profile) }
+    try ImageFile.write(image, to: dir.file("a.tif"), layout: .rgb, iccProfile: profile)
+    #expect(try ImageFile.read(dir.file("a.tif")).1.iccProfile?.data == profile.data)
+  }
+}

@@ -101,4 +101,9 @@ fx_png_status fx_png_writer_finish(fx_png_writer *writer, void **out, size_t *ou
                                    size_t msg_cap);
 void fx_png_writer_close(fx_png_writer *writer);
 
+/// Whether libpng refuses to write the ICC profile `icc[0..<icc_size]` in
+/// the iCCP chunk of a PNG of `channels` channels (1–4) — as it refuses the
+/// profiles it lists as "known incorrect sRGB profile" — with its reason in `msg`.
+int fx_png_profile_refused(const void *icc, size_t icc_size, int channels, char *msg, size_t msg_cap);
+
 #endif

@@ -195,6 +195,12 @@ def make_progressive_jpeg():
     rocket.resize((96, 64)).save("progressive.jpg", quality=85, progressive=True)
 
 
+# incorrect_srgb.png and incorrect_srgb.jpg: a 32×20 crop (100, 100)–(132, 120)
+# of scikit-image's astronaut.png (NASA, public domain) with its ICC profile,
+# the 3144-byte "sRGB IEC61966-2.1" that libpng calls a known incorrect sRGB
+# profile (saved with Pillow, PNG and JPEG quality 90).
+
+
 if __name__ == "__main__":
     make_pngs()
     make_jpegs()
