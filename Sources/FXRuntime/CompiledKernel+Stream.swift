@@ -86,21 +86,17 @@ extension CompiledKernel {
     let descriptors = Self.descriptors(
       input: input, rings: zip(rings, ringRows).map { ($0.pointer, $1) }, output: output, width: width, height: height)
 
+    // Rows up to `end` into and out of the rings: inline, or on the decoder's and encoder's threads.
     let decode = { (end: Int) throws in
-      // Inline: rows up to `end`; on the decoder thread, as far as the ring allows.
-      while state.decoded < end {
-        let first = state.decoded
-        let count = Swift.min(end - first, input.contiguousRows(from: first))
-        try read(input.row(first), input.rowBytes, count)
-        state.advanceDecoded(to: first + count)
+      try input.segments(from: state.decoded, to: end) { row, y, count in
+        try read(row, input.rowBytes, count)
+        state.advanceDecoded(to: y + count)
       }
     }
     let encode = { (end: Int) throws in
-      while state.encoded < end {
-        let first = state.encoded
-        let count = Swift.min(end - first, output.contiguousRows(from: first))
-        try write(output.row(first), output.rowBytes, count)
-        state.advanceEncoded(to: first + count)
+      try output.segments(from: state.encoded, to: end) { row, y, count in
+        try write(row, output.rowBytes, count)
+        state.advanceEncoded(to: y + count)
       }
     }
     let threaded = threads > 1
@@ -207,8 +203,16 @@ final class Ring {
   deinit { BufferPool.shared.release(block) }
 
   func row(_ y: Int) -> UnsafeMutableRawPointer { block.pointer + (y & (rows - 1)) * rowBytes }
-  /// Rows from `y` to the end of the ring's memory.
-  func contiguousRows(from y: Int) -> Int { rows - (y & (rows - 1)) }
+  /// Calls `body(pointer, y, count)` for rows `first..<end` in pieces that
+  /// are contiguous in the ring's memory (a piece ends where the ring wraps).
+  func segments(from first: Int, to end: Int, _ body: (UnsafeMutableRawPointer, Int, Int) throws -> Void) rethrows {
+    var y = first
+    while y < end {
+      let count = Swift.min(end - y, rows - (y & (rows - 1)))
+      try body(row(y), y, count)
+      y += count
+    }
+  }
 
   func descriptor(width: Int, height: Int) -> BufferDescriptor {
     BufferDescriptor(
