@@ -245,8 +245,8 @@ fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int 
                                    const void *icc, size_t icc_size, fx_jpeg_writer **out, char *msg,
                                    size_t msg_cap) {
   *out = NULL;
-  if (components != 1 && components != 3) {
-    put_msg(msg, msg_cap, "a JPEG is written with 1 or 3 components");
+  if (components != 1 && components != 3 && components != 4) {
+    put_msg(msg, msg_cap, "a JPEG is written from 1 (gray), 3 (RGB) or 4 (RGBX) samples a pixel");
     return FX_JPEG_ERR_UNSUPPORTED;
   }
   fx_jpeg_writer *w = calloc(1, sizeof *w);
@@ -278,7 +278,7 @@ fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int 
   w->cinfo.image_width = width;
   w->cinfo.image_height = height;
   w->cinfo.input_components = components;
-  w->cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  w->cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : components == 3 ? JCS_RGB : JCS_EXT_RGBX;
   jpeg_set_defaults(&w->cinfo);
   jpeg_set_quality(&w->cinfo, quality, TRUE);
   // Optimised Huffman tables need a second pass over the whole image's

@@ -104,7 +104,8 @@ public final class ImageRowWriter {
     var message = CMessage()
     var handle: OpaquePointer?
     let icc = options.iccProfile?.data ?? []
-    let channels = Int32(options.layout.channelCount)
+    // A JPEG's RGB is handed over as RGBX, so opaque RGBA8 rows go as they are (``write(_:rowBytes:format:count:)``).
+    let channels = Int32(format == .jpeg && options.layout == .rgb ? 4 : options.layout.channelCount)
     let (w, h) = (UInt32(width), UInt32(height))
     return try icc.withUnsafeBytes { icc in
       let iccPointer = icc.isEmpty ? nil : icc.baseAddress
@@ -147,6 +148,11 @@ public final class ImageRowWriter {
         throw ImageFileFailure("rows \(rowsWritten)..<\(rowsWritten + count) written, of \(height)")
       }
       let layout = options.layout, depth = options.bitDepth
+      if case .jpeg(let w) = codec, layout == .rgb {
+        try writeRGBX(w, pixels, rowBytes: rowBytes, format: format, count: count)
+        rowsWritten += count
+        return
+      }
       let packedRowBytes = Packing.packedRowBytes(width: width, layout: layout, bitDepth: depth)
       if packed == nil || packed!.capacity < packedRowBytes * count {
         packed = try MallocBytes(capacity: packedRowBytes * count)
@@ -171,6 +177,22 @@ public final class ImageRowWriter {
       }
       guard ok else { throw encodingFailure(message) }
       rowsWritten += count
+    }
+  }
+
+  /// RGB rows of a JPEG as RGBX: opaque RGBA8 rows are handed to libjpeg as
+  /// they are (its 4th byte ignored: the same file as packed RGB, without the
+  /// packing); others are composited over black into RGBX first.
+  private func writeRGBX(_ w: OpaquePointer, _ pixels: UnsafeRawPointer, rowBytes: Int, format: PixelFormat, count: Int) throws {
+    var source = pixels, stride = rowBytes
+    if format != .rgba8 || !Packing.isOpaque(pixels, rowBytes: rowBytes, width: width, rows: count) {
+      if packed == nil || packed!.capacity < 4 * width * count { packed = try MallocBytes(capacity: 4 * width * count) }
+      Packing.packRGBX(pixels, rowBytes: rowBytes, width: width, rows: count, format: format, into: packed!.pointer)
+      (source, stride) = (UnsafeRawPointer(packed!.pointer), 4 * width)
+    }
+    var message = CMessage()
+    guard message.withBuffer({ fx_jpeg_writer_rows(w, source, stride, UInt32(count), $0, $1) }) == FX_JPEG_OK else {
+      throw encodingFailure(message)
     }
   }
 

@@ -160,4 +160,35 @@ enum Packing {
       }
     }
   }
+
+  /// Whether every pixel of `rows` RGBA8 rows has alpha 255.
+  static func isOpaque(_ data: UnsafeRawPointer, rowBytes: Int, width: Int, rows: Int) -> Bool {
+    for y in 0..<rows {
+      let row = (data + y * rowBytes).assumingMemoryBound(to: UInt8.self)
+      var all: UInt8 = 255
+      for x in 0..<width { all &= row[4 * x + 3] }
+      if all != 255 { return false }
+    }
+    return true
+  }
+
+  /// Rows as 8-bit RGBX: the colour composited over black, as
+  /// ``packRows(_:rowBytes:width:rows:format:layout:bitDepth:bigEndian:into:)``
+  /// stores RGB, then a 255.
+  static func packRGBX(
+    _ data: UnsafeRawPointer, rowBytes: Int, width: Int, rows: Int, format: PixelFormat, into output: UnsafeMutableRawPointer
+  ) {
+    let pixelBytes = format.bytesPerPixel
+    for y in 0..<rows {
+      let row = data + y * rowBytes
+      let target = (output + y * 4 * width).assumingMemoryBound(to: UInt8.self)
+      for x in 0..<width {
+        let v = sample(row + x * pixelBytes, format, bitDepth: 8, straight: false)
+        target[4 * x] = UInt8(truncatingIfNeeded: v.x)
+        target[4 * x + 1] = UInt8(truncatingIfNeeded: v.y)
+        target[4 * x + 2] = UInt8(truncatingIfNeeded: v.z)
+        target[4 * x + 3] = 255
+      }
+    }
+  }
 }

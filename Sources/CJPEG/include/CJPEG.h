@@ -89,7 +89,9 @@ fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t heigh
 /// A JPEG encoder writing rows as they come; opaque to Swift.
 typedef struct fx_jpeg_writer fx_jpeg_writer;
 
-/// Starts a JPEG as fx_jpeg_encode writes it, into the file open as `fd`
+/// Starts a JPEG as fx_jpeg_encode writes it — `components` 1 (gray), 3
+/// (RGB) or 4 (RGBX: RGB and a byte that is ignored; the same file as RGB) —
+/// into the file open as `fd`
 /// (the writer writes through a duplicate, flushed by finish), or into memory
 /// when `fd` is -1. Then write all `height` rows in order (`count` at a time,
 /// `row_bytes` apart), finish (for memory, `*out` is then a malloc'd buffer
