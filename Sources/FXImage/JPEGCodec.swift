@@ -40,12 +40,34 @@ enum JPEGCodec {
     -> MallocBytes
   {
     let fileLayout: ChannelLayout = layout == .gray || layout == .grayAlpha ? .gray : .rgb
+    if fileLayout == .rgb && image.format == .rgba8 && image.isOpaque {
+      // Opaque RGBA8 needs no packing: libjpeg reads it as RGBX (the 4th byte ignored), the same file.
+      return try encodeRGBX(image, quality: quality, iccProfile: iccProfile)
+    }
     return try encodeRows(image, layout: fileLayout, bitDepth: 8, iccProfile: iccProfile, name: "JPEG") {
       input, out, size, msg, cap in
       fx_jpeg_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(fileLayout.channelCount),
         Int32(quality), input.icc, input.iccCount, &out, &size, msg, cap) == FX_JPEG_OK
     }
+  }
+
+  /// Encodes an opaque RGBA8 image's rows as they are, as RGBX.
+  private static func encodeRGBX(_ image: ImageBuffer, quality: Int, iccProfile: [UInt8]?) throws -> MallocBytes {
+    var message = CMessage()
+    var out: UnsafeMutableRawPointer?
+    var size = 0
+    let icc = iccProfile ?? []
+    let ok = icc.withUnsafeBytes { icc in
+      message.withBuffer { msg, cap in
+        fx_jpeg_encode(
+          image.data, UInt32(image.width), UInt32(image.height), image.rowBytes, 4, Int32(quality),
+          icc.isEmpty ? nil : icc.baseAddress, icc.count, &out, &size, msg, cap) == FX_JPEG_OK
+      }
+    }
+    withExtendedLifetime(image) {}
+    guard ok, let out else { throw ImageFileFailure("cannot encode JPEG: \(message.text)") }
+    return MallocBytes(pointer: out, count: size)
   }
 
   /// The most libjpeg may allocate: its buffers for a progressive file, 2

@@ -99,6 +99,22 @@ import Testing
     }
   }
 
+  /// An opaque RGBA8 image goes to libjpeg as RGBX, unpacked (whole or in
+  /// rows); the same pixels as RGBA16 are packed to RGB first: the files are
+  /// the same bytes.
+  @Test func rgbxAndPackedRGBGiveTheSameJPEG() throws {
+    let dir = try TemporaryDirectory()
+    let opaque = try TIFFFiles.image(.rgba8, opaque: true)
+    #expect(opaque.isOpaque)
+    try ImageFile.write(opaque, to: dir.file("rgbx.jpg"))
+    try ImageFile.write(try opaque.copy(as: .rgba16), to: dir.file("rgb.jpg"))
+    let writer = try ImageRowWriter(path: dir.file("rows.jpg"), width: opaque.width, height: opaque.height, options: ImageWriteOptions())
+    try writer.write(opaque.data, rowBytes: opaque.rowBytes, format: .rgba8, count: opaque.height)
+    try writer.finish()
+    #expect(try bytes(of: dir.file("rgbx.jpg")) == bytes(of: dir.file("rgb.jpg")))
+    #expect(try bytes(of: dir.file("rows.jpg")) == bytes(of: dir.file("rgb.jpg")))
+  }
+
   /// A writer dropped before finish (an error upstream, a stop) leaves no file and no temporary.
   @Test func anUnfinishedWriterLeavesNothing() throws {
     let dir = try TemporaryDirectory()

@@ -71,8 +71,8 @@ fx_jpeg_status fx_jpeg_reader_finish(fx_jpeg_reader *reader, char *msg, size_t m
 /// Frees the reader (NULL is allowed).
 void fx_jpeg_reader_close(fx_jpeg_reader *reader);
 
-/// Encodes `height` rows of 8-bit samples, `components` 1 (gray) or 3 (RGB)
-/// per pixel, `row_bytes` apart, as a baseline JFIF JPEG of `quality` 1…100
+/// Encodes `height` rows of 8-bit samples, `components` 1 (gray), 3 (RGB)
+/// or 4 (RGBX, the 4th ignored) per pixel, `row_bytes` apart, as a baseline JFIF JPEG of `quality` 1…100
 /// (optimised Huffman tables up to FX_JPEG_OPTIMIZE_MAX_PIXELS),
 /// with the ICC profile `icc[0..<icc_size]` in APP2 segments unless NULL.
 /// On success `*out` is a malloc'd buffer of `*out_size` bytes to release
