@@ -137,18 +137,25 @@ func encodeRows(
   _ encode: (EncoderInput, inout UnsafeMutableRawPointer?, inout Int, UnsafeMutablePointer<CChar>, Int) -> Bool
 ) throws -> MallocBytes {
   let (rows, rowBytes) = try Packing.pack(image, layout: layout, bitDepth: bitDepth, bigEndian: bigEndian)
+  return try withExtendedLifetime(rows) {
+    try runEncoder(rows: UnsafeRawPointer(rows.pointer), rowBytes: rowBytes, iccProfile: iccProfile, name: name, encode)
+  }
+}
+
+/// Runs a C encoder on rows already in the layout it takes (which must stay
+/// alive for the call), as ``encodeRows(_:layout:bitDepth:bigEndian:iccProfile:name:_:)`` does after packing.
+func runEncoder(
+  rows: UnsafeRawPointer, rowBytes: Int, iccProfile: [UInt8]?, name: String,
+  _ encode: (EncoderInput, inout UnsafeMutableRawPointer?, inout Int, UnsafeMutablePointer<CChar>, Int) -> Bool
+) throws -> MallocBytes {
   var message = CMessage()
   var out: UnsafeMutableRawPointer?
   var size = 0
   let icc = iccProfile ?? []
-  let ok = withExtendedLifetime(rows) {
-    icc.withUnsafeBytes { icc in
-      message.withBuffer { msg, cap in
-        let input = EncoderInput(
-          rows: UnsafeRawPointer(rows.pointer), rowBytes: rowBytes, icc: icc.isEmpty ? nil : icc.baseAddress,
-          iccCount: icc.count)
-        return encode(input, &out, &size, msg, cap)
-      }
+  let ok = icc.withUnsafeBytes { icc in
+    message.withBuffer { msg, cap in
+      let input = EncoderInput(rows: rows, rowBytes: rowBytes, icc: icc.isEmpty ? nil : icc.baseAddress, iccCount: icc.count)
+      return encode(input, &out, &size, msg, cap)
     }
   }
   guard ok, let out else { throw ImageFileFailure("cannot encode \(name): \(message.text)") }

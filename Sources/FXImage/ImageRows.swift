@@ -130,12 +130,7 @@ public final class ImageRowReader {
     var info = ImageFileInfo(
       format: .jpeg, layout: header.components == 1 ? .gray : .rgb, bitDepth: 8, width: Int(header.width),
       height: Int(header.height))
-    do {
-      try checkImageSize(width: info.width, height: info.height, maxPixels: options.maxPixels)
-    } catch {
-      fx_jpeg_reader_close(handle)
-      throw error
-    }
+    try checkSize(info, options) { fx_jpeg_reader_close(handle) }
     let icc = copy { fx_jpeg_reader_icc(handle, &$0, &$1) }
     let exif = copy { fx_jpeg_reader_exif(handle, &$0, &$1) }
     guard header.cmyk == 0, try finishInfo(&info, icc: icc, exif: exif, options: options) else {
@@ -160,18 +155,23 @@ public final class ImageRowReader {
     }
     guard opened == FX_TIFF_OK, let handle else { throw TIFFCodec.failure(opened, message) }
     var info = TIFFCodec.info(header)
-    do {
-      try checkImageSize(width: info.width, height: info.height, maxPixels: options.maxPixels)
-    } catch {
-      fx_tiff_reader_close(handle)
-      throw error
-    }
+    try checkSize(info, options) { fx_tiff_reader_close(handle) }
     let icc = copy { fx_tiff_reader_icc(handle, &$0, &$1) }
     guard header.direct != 0, try finishInfo(&info, icc: icc, exif: nil, options: options) else {
       fx_tiff_reader_close(handle)
       return nil
     }
     return ImageRowReader(path: path, fd: fd, codec: .tiff(handle), info: info, pixelFormat: info.bitDepth == 16 ? .rgba16 : .rgba8)
+  }
+
+  /// ``checkImageSize(width:height:maxPixels:)``, calling `close` before it throws.
+  private static func checkSize(_ info: ImageFileInfo, _ options: ImageReadOptions, close: () -> Void) throws {
+    do {
+      try checkImageSize(width: info.width, height: info.height, maxPixels: options.maxPixels)
+    } catch {
+      close()
+      throw error
+    }
   }
 
   /// Sets the profile and orientation as ``ImageFile`` does; false when the

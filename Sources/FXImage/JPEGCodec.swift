@@ -54,20 +54,14 @@ enum JPEGCodec {
 
   /// Encodes an opaque RGBA8 image's rows as they are, as RGBX.
   private static func encodeRGBX(_ image: ImageBuffer, quality: Int, iccProfile: [UInt8]?) throws -> MallocBytes {
-    var message = CMessage()
-    var out: UnsafeMutableRawPointer?
-    var size = 0
-    let icc = iccProfile ?? []
-    let ok = icc.withUnsafeBytes { icc in
-      message.withBuffer { msg, cap in
+    try withExtendedLifetime(image) {
+      try runEncoder(rows: image.data, rowBytes: image.rowBytes, iccProfile: iccProfile, name: "JPEG") {
+        input, out, size, msg, cap in
         fx_jpeg_encode(
-          image.data, UInt32(image.width), UInt32(image.height), image.rowBytes, 4, Int32(quality),
-          icc.isEmpty ? nil : icc.baseAddress, icc.count, &out, &size, msg, cap) == FX_JPEG_OK
+          input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, 4, Int32(quality), input.icc,
+          input.iccCount, &out, &size, msg, cap) == FX_JPEG_OK
       }
     }
-    withExtendedLifetime(image) {}
-    guard ok, let out else { throw ImageFileFailure("cannot encode JPEG: \(message.text)") }
-    return MallocBytes(pointer: out, count: size)
   }
 
   /// The most libjpeg may allocate: its buffers for a progressive file, 2

@@ -34,13 +34,18 @@ extension CompiledKernel {
   /// keeps in flight: about an L2 cache. Smaller than a whole-image run's
   /// ``tileCacheBytes``: a streamed tile computes one strip of rows at a time,
   /// so it revisits its rings' rows strip after strip, and they should still
-  /// be in cache (measured on a 20,000 px wide blur: 1 MiB ≈ 256 KiB, 13%
-  /// faster than 8 MiB, 30% faster than whole rows).
+  /// be in cache (a 20,000 px wide JPEG through σ 3 + sepia on 2 threads:
+  /// 6.03 s with 1 MiB, 5.95 s with 256 KiB, 6.65 s with 4 MiB, 7.71 s with
+  /// whole rows; Benchmarks/README.md).
   public nonisolated(unsafe) static var streamTileCacheBytes: Int = 1 << 20
 
   /// For each pass, the largest row offset at which it reads input 0:
-  /// nil when it does not read it, `.some(nil)` when at data-dependent rows.
-  private var inputReach: [Int??] {
+  /// nil when it does not read it, `.some(nil)` when at data-dependent rows
+  /// (computed once, with the plan: ``inputRowReach``).
+  private var inputReach: [Int??] { inputRowReach }
+
+  /// ``inputReach`` of `kernel`.
+  static func inputRowReach(_ kernel: Kernel) -> [Int??] {
     kernel.passes.map { pass in RunPlan.reach(pass.program, .y)[0].map { $0.map(Int.init) } }
   }
 

@@ -23,6 +23,8 @@ public final class CompiledKernel: @unchecked Sendable {
   var passes: [PassFunction] { code.passes }
   /// The loop plan the code follows (``KernelPlan``): per pass and at run time.
   public let plan: KernelPlan
+  /// Each pass's reach into input 0's rows (``stream(width:height:uniforms:threads:read:write:)``).
+  let inputRowReach: [Int??]
 
   /// Milliseconds spent in each phase of the compile ("emit", "optimise"; the
   /// rest of ``compileMilliseconds`` is machine-code generation and linking).
@@ -55,6 +57,7 @@ public final class CompiledKernel: @unchecked Sendable {
       code = try NativeCode(kernel, plan: plan, layout: layout, keepObject: keepObject)
     }
     compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    inputRowReach = Self.inputRowReach(kernel)
     self.plan = plan
     self.kernel = kernel
     self.layout = layout
