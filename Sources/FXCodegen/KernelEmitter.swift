@@ -109,10 +109,18 @@ public struct BufferDescriptor {
 /// block-uniform bodies are the plan's (``PassPlan``); the emitter decides
 /// nothing.
 public enum KernelEmitter {
-  public static func emit(_ kernel: Kernel, plan: KernelPlan, layout: KernelLayout) throws -> KernelModule {
-    let module = try KernelModule(name: "fxc_kernel", target: plan.target)
+  /// A module defining `fxc_pass<k>` for each pass `k` of `passes` (by
+  /// default every pass of `kernel`): one module per pass lets
+  /// ``NativeCode`` optimise and generate code for the passes on several
+  /// threads, each module in its own LLVM context.
+  public static func emit(
+    _ kernel: Kernel, plan: KernelPlan, layout: KernelLayout, passes: Range<Int>? = nil
+  ) throws -> KernelModule {
+    let passes = passes ?? kernel.passes.indices
+    let module = try KernelModule(name: passes.count == 1 ? "fxc_pass\(passes.lowerBound)" : "fxc_kernel", target: plan.target)
     let formats = layout.formats(kernel)
-    for (k, (pass, passPlan)) in zip(kernel.passes, plan.passes).enumerated() {
+    for k in passes {
+      let (pass, passPlan) = (kernel.passes[k], plan.passes[k])
       try module.withBuilder { builder in
         let planar = Set(kernel.inputCount..<kernel.outputBuffer)
         var e = PassEmitter(module: module, builder: builder, plan: passPlan, formats: formats, planar: planar, pass: pass)

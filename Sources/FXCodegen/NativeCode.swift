@@ -2,6 +2,7 @@ import Dispatch
 import FXIR
 import FXLLVM
 import FXPasses
+import Synchronization
 
 /// Machine code for the passes of one kernel on one ``Target``, linked into
 /// a ``JIT`` of its own: one C function per pass (``PassFunction``). What a
@@ -23,69 +24,78 @@ public final class NativeCode: @unchecked Sendable {
 
   /// The pass functions, in kernel order.
   public let passes: [PassFunction]
-  /// The relocatable object the code was linked from, when asked to keep it
-  /// (for a disk cache) or when it came from one.
+  /// The relocatable objects the code was linked from (one per pass, in an
+  /// ``ObjectBundle``), when asked to keep them (for a disk cache) or when
+  /// they came from one.
   public let object: [UInt8]?
-  /// Milliseconds by phase: "emit", "optimise", "codegen" (when an object
-  /// was kept), "lookup" (code generation and linking of the rest).
+  /// Milliseconds by phase: "emit", "optimise" and "codegen" summed over the
+  /// passes (which are compiled in parallel, so the sum may exceed the
+  /// wall-clock time), "link" (loading the objects and looking up the passes).
   public let phaseMilliseconds: [String: Double]
   /// Keeps the code alive: releasing the JIT frees it.
   private let jit: JIT
 
-  /// Emits `kernel` following `plan`, optimises it (``optimisationPipeline``)
-  /// and generates code for the plan's target; with `keepObject`, through an
-  /// ELF object that is kept (one code generation either way).
+  /// Emits each pass of `kernel` following `plan` into a module of its own,
+  /// optimises it (``optimisationPipeline``) and generates an ELF object for
+  /// the plan's target — the passes on as many threads as there are cores
+  /// (LLVM contexts are independent, so this is safe and gives the same
+  /// machine code as one module) — then links the objects into a JIT.
+  /// With `keepObject`, the objects are kept for a disk cache.
   ///
-  /// - Throws: ``LLVMError`` if LLVM rejects the module (a compiler bug) or
+  /// - Throws: ``LLVMError`` if LLVM rejects a module (a compiler bug) or
   ///   this machine cannot run the target's code.
   public init(_ kernel: Kernel, plan: KernelPlan, layout: KernelLayout, keepObject: Bool = false) throws {
     try Self.checkRunnable(plan.target)
-    let start = DispatchTime.now().uptimeNanoseconds
-    var phases: [String: Double] = [:]
-    let jit = try JIT(target: plan.target)
-    let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout)
-    let emitted = DispatchTime.now().uptimeNanoseconds
-    try module.optimize(Self.optimisationPipeline)
-    phases["emit"] = Double(emitted - start) / 1e6
-    let optimised = DispatchTime.now().uptimeNanoseconds
-    phases["optimise"] = Double(optimised - emitted) / 1e6
-    if keepObject {
-      let bytes = try module.objectCode()
-      phases["codegen"] = Double(DispatchTime.now().uptimeNanoseconds - optimised) / 1e6
-      try jit.addObject(bytes)
-      object = bytes
-    } else {
-      try jit.add(module)
-      object = nil
+    let count = kernel.passes.count
+    let results = Mutex<[Result<PassObject, Error>?]>(Array(repeating: nil, count: count))
+    DispatchQueue.concurrentPerform(iterations: count) { k in
+      let result = Result { try PassObject(k, of: kernel, plan: plan, layout: layout) }
+      results.withLock { $0[k] = result }
     }
+    let objects = try results.withLock { try $0.map { try $0!.get() } }
     let linking = DispatchTime.now().uptimeNanoseconds
-    passes = try Self.lookup(kernel.passes.count, in: jit)
-    phases["lookup"] = Double(DispatchTime.now().uptimeNanoseconds - linking) / 1e6
+    let jit = try JIT(target: plan.target)
+    for object in objects { try jit.addObject(object.bytes) }
+    passes = try Self.lookup(count, in: jit)
+    var phases = ["link": Double(DispatchTime.now().uptimeNanoseconds - linking) / 1e6]
+    for phase in ["emit", "optimise", "codegen"] {
+      phases[phase] = objects.reduce(0) { $0 + ($1.milliseconds[phase] ?? 0) }
+    }
     phaseMilliseconds = phases
+    object = keepObject ? ObjectBundle.pack(objects.map(\.bytes)) : nil
     self.jit = jit
   }
 
   /// Links machine code made earlier (a disk-cache hit): no LLVM
   /// optimisation or code generation.
   ///
-  /// - Throws: ``LLVMError`` if the bytes are not an object for `target`
-  ///   defining `passCount` pass functions.
+  /// - Throws: ``LLVMError`` if the bytes are not an ``ObjectBundle`` of
+  ///   objects for `target` defining `passCount` pass functions.
   public init(object: [UInt8], passCount: Int, target: Target) throws {
     try Self.checkRunnable(target)
     let start = DispatchTime.now().uptimeNanoseconds
+    guard let objects = ObjectBundle.unpack(object) else {
+      throw LLVMError("the cached machine code is not a bundle of object files")
+    }
     let jit = try JIT(target: target)
-    try jit.addObject(object)
+    for bytes in objects { try jit.addObject(bytes) }
     passes = try Self.lookup(passCount, in: jit)
-    phaseMilliseconds = ["lookup": Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6]
+    phaseMilliseconds = ["link": Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6]
     self.object = object
     self.jit = jit
   }
 
-  /// The optimised LLVM IR and the assembly of `kernel` following `plan`, for `fxc dump`.
+  /// The optimised LLVM IR and the assembly of `kernel` following `plan`, for
+  /// `fxc dump`: each pass's module in turn, as compiled.
   public static func dump(_ kernel: Kernel, plan: KernelPlan, layout: KernelLayout) throws -> (ir: String, assembly: String) {
-    let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout)
-    try module.optimize(optimisationPipeline)
-    return (module.textualIR, try module.assembly())
+    var ir: [String] = [], assembly: [String] = []
+    for k in kernel.passes.indices {
+      let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout, passes: k..<(k + 1))
+      try module.optimize(optimisationPipeline)
+      ir.append(module.textualIR)
+      assembly.append(try module.assembly())
+    }
+    return (ir.joined(separator: "\n"), assembly.joined(separator: "\n"))
   }
 
   private static func checkRunnable(_ target: Target) throws {
@@ -96,5 +106,57 @@ public final class NativeCode: @unchecked Sendable {
 
   private static func lookup(_ count: Int, in jit: JIT) throws -> [PassFunction] {
     try (0..<count).map { unsafeBitCast(try jit.lookup("fxc_pass\($0)"), to: PassFunction.self) }
+  }
+}
+
+/// One pass compiled on its own: its module emitted, optimised and turned into
+/// an ELF object, with the time of each step.
+private struct PassObject {
+  let bytes: [UInt8]
+  let milliseconds: [String: Double]
+
+  init(_ k: Int, of kernel: Kernel, plan: KernelPlan, layout: KernelLayout) throws {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout, passes: k..<(k + 1))
+    let emitted = DispatchTime.now().uptimeNanoseconds
+    try module.optimize(NativeCode.optimisationPipeline)
+    let optimised = DispatchTime.now().uptimeNanoseconds
+    bytes = try module.objectCode()
+    let done = DispatchTime.now().uptimeNanoseconds
+    milliseconds = [
+      "emit": Double(emitted - start) / 1e6, "optimise": Double(optimised - emitted) / 1e6,
+      "codegen": Double(done - optimised) / 1e6,
+    ]
+  }
+}
+
+/// Several object files as one byte string, for the disk cache: a count, each
+/// object's length (little-endian UInt64s), then the objects in order.
+enum ObjectBundle {
+  static func pack(_ objects: [[UInt8]]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    for n in [UInt64(objects.count)] + objects.map({ UInt64($0.count) }) {
+      withUnsafeBytes(of: n.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    for object in objects { bytes.append(contentsOf: object) }
+    return bytes
+  }
+
+  /// The objects of `bytes`, or nil when it is not a whole bundle.
+  static func unpack(_ bytes: [UInt8]) -> [[UInt8]]? {
+    func word(_ i: Int) -> Int? {
+      guard (i + 1) * 8 <= bytes.count else { return nil }
+      let n = bytes[(i * 8)..<(i * 8 + 8)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+      return n <= UInt64(bytes.count) ? Int(n) : nil
+    }
+    guard let count = word(0), count > 0, count < bytes.count / 8 else { return nil }
+    var objects: [[UInt8]] = []
+    var offset = (count + 1) * 8
+    for i in 1...count {
+      guard let length = word(i), offset + length <= bytes.count else { return nil }
+      objects.append(Array(bytes[offset..<(offset + length)]))
+      offset += length
+    }
+    return offset == bytes.count ? objects : nil
   }
 }

@@ -26,11 +26,11 @@ public final class CompiledKernel: @unchecked Sendable {
   /// Each pass's reach into input 0's rows (``stream(width:height:uniforms:threads:read:write:)``).
   let inputRowReach: [Int??]
 
-  /// Milliseconds spent in each phase of the compile ("emit", "optimise"; the
-  /// rest of ``compileMilliseconds`` is machine-code generation and linking).
+  /// Milliseconds spent in each phase of the compile (``NativeCode/phaseMilliseconds``:
+  /// "emit", "optimise" and "codegen" summed over the passes, compiled in parallel; "link").
   public var phaseMilliseconds: [String: Double] { code.phaseMilliseconds }
 
-  /// The ELF object of the code, when compiled with `keepObject` or loaded from one (for the disk cache).
+  /// The machine code as ELF objects (``NativeCode/object``), when compiled with `keepObject` or loaded from them (for the disk cache).
   var object: [UInt8]? { code.object }
 
   /// Plans `kernel` for `target` and has the code generator compile it

@@ -10,7 +10,9 @@ struct BenchCommand: Command {
     discussion: """
       Prints, for each chain, the interpreter's and the JIT's Mpixel/s (the best of repeated runs), \
       their ratio, the cold and cached compile times, the JIT on all cores, and the JIT's speed as a \
-      share of a memcpy of the same bytes. A chain with a separable convolution is also timed unsplit.
+      share of a memcpy of the same bytes. A chain with a separable convolution is also timed unsplit. \
+      Cold is lowering plus LLVM with no cache; LLVM's one-time start-up in the process is paid \
+      before the first chain and reported on its own (llvm_startup_ms).
       """,
     options: [
       .repeatable("-c", "--chain", value: "CHAIN", help: "a chain to time; repeatable", default: "five built-in chains"),
@@ -118,12 +120,14 @@ struct BenchCommand: Command {
       )
     }
     let pipelines = try chains.map { try pipeline(chain: $0).0 }  // every chain checked before any timing
+    // LLVM's one-time start-up, reported on its own rather than in the first chain's compile time.
+    let startup = Pipeline.warmUpCompiler(target: target)
     // The bandwidth yardstick, measured in this run: a copy of the same bytes
     // (input read + output written), as pixels per second.
     let copy = try ImageBuffer(width: input.width, height: input.height, format: input.format)
     let memcpyRate = mpix / bestTime(budget: budget, clock: clock) { copy.data.copyMemory(from: input.data, byteCount: input.byteCount) }
     if !json {
-      print("memcpy of the same bytes: \(fixed(memcpyRate)) Mpix/s")
+      print("memcpy of the same bytes: \(fixed(memcpyRate)) Mpix/s; LLVM start-up, once per process: \(fixed(startup)) ms")
       print(
         "chain".padding(toLength: 58, withPad: " ", startingAt: 0)
           + "  interp Mpix/s    JIT Mpix/s   ratio  compile ms  threads  all thr.  %memcpy  cached ms")
@@ -176,7 +180,8 @@ struct BenchCommand: Command {
       }
       let row = Row(
         chain: chain, width: input.width, height: input.height, interpRate: interpRate, jitRate: jitRate, jitAllRate: jitAllRate,
-        memcpyRate: memcpyRate, freshRate: mpix / fresh, freshAllRate: mpix / freshAll, pageFaultsPerRun: faults, relaxedRates: relaxedRates,
+        memcpyRate: memcpyRate, llvmStartup: startup, freshRate: mpix / fresh, freshAllRate: mpix / freshAll, pageFaultsPerRun: faults,
+        relaxedRates: relaxedRates,
         unsplitRate: unsplitRate, hasSplit: hasSplit, compiled: compiled, cached: cached,
         opaque: !options.opaqueInputs.isEmpty)
       if json { printJSON(row) } else { printRow(row) }
@@ -226,6 +231,8 @@ extension BenchCommand {
     var chain: String
     var width: Int, height: Int
     var interpRate: Double, jitRate: Double, jitAllRate: Double, memcpyRate: Double
+    /// LLVM's one-time start-up in this process (``Pipeline/warmUpCompiler(target:)``), before any chain's compile.
+    var llvmStartup: Double
     /// The JIT with a fresh output buffer per run (`CompiledPipeline.run(_:)`), 1 and all threads.
     var freshRate: Double, freshAllRate: Double
     /// Minor page faults per fresh-output run, after warm-up.
@@ -246,6 +253,7 @@ extension BenchCommand {
         ("ratio", fixed(r.jitRate / r.interpRate, 2)), ("compile_ms", fixed(r.compiled.compileMilliseconds, 2)),
         ("compile_ms_cold", fixed(r.compiled.compileMilliseconds, 2)), ("llvm_ms", fixed(r.compiled.llvmMilliseconds, 2)),
         ("llvm_optimise_ms", fixed(r.compiled.llvmPhases["optimise"] ?? 0, 2)), ("compile_ms_cached", fixed(r.cached.compileMilliseconds, 2)),
+        ("llvm_startup_ms", fixed(r.llvmStartup, 2)),
         ("threads", "\(threads)"), ("jit_mpix_s_all_threads", fixed(r.jitAllRate, 3)), ("all_threads", "\(allThreads)"),
         ("jit_fresh_mpix_s", fixed(r.freshRate, 3)), ("jit_fresh_mpix_s_all_threads", fixed(r.freshAllRate, 3)),
         ("page_faults_per_run", fixed(r.pageFaultsPerRun, 1)), ("memcpy_mpix_s", fixed(r.memcpyRate, 3)),

@@ -73,7 +73,7 @@ struct DumpCommand: Command {
     let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8, options: options, cache: nil, target: target)
     let phases = compiled.llvmPhases.sorted { $0.key < $1.key }.map { "\($0.key) \(fixed($0.value))" }.joined(separator: ", ")
     print(
-      "\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms, the rest code generation and linking"))"
+      "\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms; emit, optimise and codegen summed over the \(compiled.kernel.passes.count) passes, compiled in parallel"))"
     )
     print("\n## loop plan\n\(compiled.plan)")
     print("\n## run-time schedule\n\(compiled.runtimeSchedule)")

@@ -2,6 +2,8 @@ import FX
 import Foundation
 import Testing
 
+@testable import FXCodegen
+
 /// The kernel cache: a second compile of the same chain does no LLVM work and
 /// gives the same pixels; a damaged cache file is recompiled, not trusted.
 struct KernelCacheTests {
@@ -17,6 +19,8 @@ struct KernelCacheTests {
     let pipeline = try Pipeline(sepia(amount: 0.4) | wave(amplitude: 2, wavelength: 13) | vignette())
     let first = try pipeline.compile(cache: cache)
     #expect(first.kernelSource == .compiled)
+    // Several passes, so several objects compiled in parallel, bundled in one cache file.
+    #expect(first.kernel.passes.count > 1)
     let second = try pipeline.compile(cache: cache)
     #expect(second.kernelSource == .diskCache)
     let input = randomImage(29, 11, seed: 6)
@@ -24,6 +28,20 @@ struct KernelCacheTests {
     #expect(memcmp(a.data, b.data, a.byteCount) == 0)
     // Another chain, another key.
     #expect(try Pipeline(sepia(amount: 0.5)).compile(cache: cache).kernelSource == .compiled)
+  }
+
+  /// A kernel's machine code is one object per pass in a bundle; a bundle
+  /// whose lengths do not add up to its size is refused, not linked.
+  @Test func objectBundlesRoundTripAndRefuseWhatDoesNotAddUp() {
+    let objects: [[UInt8]] = [[1, 2, 3], [], Array(repeating: 7, count: 300)]
+    let packed = ObjectBundle.pack(objects)
+    #expect(packed.count == 4 * 8 + 303)
+    #expect(ObjectBundle.unpack(packed) == objects)
+    #expect(ObjectBundle.unpack(Array(packed.dropLast())) == nil)
+    #expect(ObjectBundle.unpack(packed + [0]) == nil)
+    #expect(ObjectBundle.unpack([]) == nil)
+    #expect(ObjectBundle.unpack(ObjectBundle.pack([])) == nil)
+    #expect(ObjectBundle.unpack(Array(repeating: 0xff, count: 64)) == nil)
   }
 
   @Test func memoryCacheHit() throws {
