@@ -44,6 +44,21 @@ struct KernelCacheTests {
     #expect(ObjectBundle.unpack(Array(repeating: 0xff, count: 64)) == nil)
   }
 
+  /// The passes are compiled on several threads, each in a module and LLVM
+  /// context of its own: the machine code must not depend on which thread
+  /// finished first, or the disk cache's key would not name one object.
+  @Test func parallelCompilesGiveTheSameMachineCode() throws {
+    let pipeline = try Pipeline(gaussianBlur(sigma: 4) | sepia() | vignette())
+    let compiled = try pipeline.compile(cache: nil)
+    #expect(compiled.kernel.passes.count >= 3)
+    let plan = compiled.plan
+    let objects = try (0..<3).map { _ in
+      try NativeCode(compiled.kernel, plan: plan, layout: compiled.layout, keepObject: true).object
+    }
+    #expect(objects[0] != nil && objects[0] == objects[1] && objects[1] == objects[2])
+    #expect(ObjectBundle.unpack(objects[0] ?? [])?.count == compiled.kernel.passes.count)
+  }
+
   @Test func memoryCacheHit() throws {
     let pipeline = try Pipeline(brightness(amount: 0.123) | contrast(amount: 1.1))
     let cache = KernelCache.memoryOnly
