@@ -144,7 +144,8 @@ public enum RangeAnalysis {
     case .log: return widened(a[0].lo <= 0 ? -.infinity : log(a[0].lo), log(a[0].hi), nan: nan || a[0].lo < 0)
     case .pow:
       // x ≥ 0 and finite operands: never NaN (Semantics.pow); monotone in x for a fixed exponent.
-      let ordinary = a[0].lo >= 0 && a[0].hi < .infinity && a[1].isFinite
+      // A NaN constant's facts are an empty interval, so x's NaN flag must be asked too.
+      let ordinary = !a[0].mayBeNaN && a[0].lo >= 0 && a[0].hi < .infinity && a[1].isFinite
       guard ordinary else { return .unknown }
       if a[1].lo == a[1].hi {
         let e = a[1].lo, p = [Glibc.pow(a[0].lo, e), Glibc.pow(a[0].hi, e)]

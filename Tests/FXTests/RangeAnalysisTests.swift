@@ -45,6 +45,20 @@ import Testing
     #expect(Differential.check(effect(.input()), inputs: [image]) == nil)
   }
 
+  @Test func powOfANaNConstantMayBeNaN() throws {
+    // Found by fxc fuzz --seed 3031 (case 12200582086882544630, shrunk): a NaN
+    // constant's facts are an empty interval (+∞ … −∞, or NaN), which passed
+    // pow's "x ≥ 0 and finite" test, so pow(NaN, y) was proved never NaN and
+    // smoothstep's clamp of NaN became a single instruction, giving NaN, not 0.
+    let f = facts { p, c in [p.add(.pow, [p.constant(Float.nan), c])] }
+    #expect(f[1].mayBeNaN)
+    let effect = Effect.layer("s0") { position, _ in
+      smoothstep(float4(1.0), pow(log(-6.83), float4(position, 0.0, 0.0)), float4(0.0))
+    }
+    let image = try ImageBuffer(width: 1, height: 1, format: .rgba32f)
+    #expect(Differential.check(effect(.input()), inputs: [image]) == nil)
+  }
+
   @Test func minAndMaxFollowSemanticsForNaN() {
     let f = facts { p, c in
       [
