@@ -1,0 +1,56 @@
+import FX
+import Foundation
+import Testing
+
+/// Small programs with hand-computed results: each construct of the front end
+/// gives the value Metal gives.
+struct MetalSmokeTests {
+  /// The color effect's value at pixel (1, 2) of a constant (0.2, 0.4, 0.6, 1) image.
+  func value(_ body: String, params: String = "", _ arguments: [ShaderArgument] = []) throws -> SIMD4<Float> {
+    let source = """
+      #include <metal_stdlib>
+      using namespace metal;
+      [[ stitchable ]] half4 f(float2 position, half4 color\(params)) {
+      \(body)
+      }
+      """
+    let library = try ShaderLibrary(source: source, path: "f.metal")
+    return try MetalSupport.pixel(try library.f.bind(arguments).effect)
+  }
+
+  @Test func returnsTheColor() throws {
+    #expect(try value("return color;") == SIMD4(0.2, 0.4, 0.6, 1))
+  }
+
+  @Test func swizzlesAndConstructors() throws {
+    #expect(try value("return half4(color.bgr, 0.5h);") == SIMD4(0.6, 0.4, 0.2, 0.5))
+    #expect(try value("half4 c = color; c.rg = c.gr; c.a *= 0.5; return c;") == SIMD4(0.4, 0.2, 0.6, 0.5))
+    #expect(try value("return half4(position, 0, 1);") == SIMD4(1.5, 2.5, 0, 1))
+  }
+
+  @Test func ifElseAndEarlyReturn() throws {
+    #expect(try value("if (position.x > 1.0) { return half4(1); } return half4(0);") == SIMD4(1, 1, 1, 1))
+    #expect(
+      try value("float v = 0; if (position.y < 2.0) v = 1; else if (position.y < 3.0) v = 2; else v = 3; return half4(v);") == SIMD4(2, 2, 2, 2))
+  }
+
+  @Test func integerSemantics() throws {
+    #expect(try value("int a = -7; return half4(a / 2, a % 2, 7 / 2, -7 >> 1);") == SIMD4(-3, -1, 3, -4))
+    #expect(try value("uint u = 0xFFFFFFFFu; return half4(float(u >> 28), float(u / 0x10000000u), u > 1u ? 1 : 0, 0);") == SIMD4(15, 15, 1, 0))
+  }
+
+  @Test func loops() throws {
+    #expect(try value("float s = 0; for (int i = 0; i < 4; i++) s += i; return half4(s);") == SIMD4(6, 6, 6, 6))
+    #expect(try value("float s = 0; for (int i = 0; i < 10; i++) { if (i == 3) break; s += 1; } return half4(s);") == SIMD4(3, 3, 3, 3))
+    #expect(
+      try value("float s = 0; for (int i = 0; i < int(position.y); i++) { if (i == 0) continue; s += 10; } return half4(s);") == SIMD4(10, 10, 10, 10)
+    )
+    #expect(try value("float x = 100; while (x > 1) x *= 0.5; return half4(x);") == SIMD4(0.78125, 0.78125, 0.78125, 0.78125))
+    #expect(try value("for (float t = 0.0; t < 1.0; t += 0.25) { if (t > 0.4) return half4(t); } return half4(0);") == SIMD4(0.5, 0.5, 0.5, 0.5))
+  }
+
+  @Test func uniformArgument() throws {
+    let p = Param.uniform("amount", 0.5)
+    #expect(try value("return color * amount;", params: ", float amount", [.float(p)]) == SIMD4(0.1, 0.2, 0.3, 0.5))
+  }
+}
