@@ -62,6 +62,7 @@ public struct MetalDiagnostic: Error, CustomStringConvertible, Equatable, Sendab
 
   /// `file:line:col: error: message`, the source line, and a caret under the column.
   public var description: String {
+    guard line > 0 else { return "\(file): error: \(message)" }
     var text = "\(file):\(line):\(column): error: \(message)"
     if !sourceLine.isEmpty {
       let prefix = sourceLine.prefix(max(column - 1, 0)).map { $0 == "\t" ? "\t" : " " }.joined()

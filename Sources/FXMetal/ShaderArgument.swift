@@ -14,6 +14,8 @@ public struct ShaderArgument {
     case colorArray([[Expr]])
     case image(Image)
     case boundingRect
+    /// The image size, float2.
+    case size
   }
 
   let storage: Storage
@@ -50,7 +52,7 @@ public struct ShaderArgument {
   /// `.boundingRect` for a `float4`: `float4(0, 0, width, height)` of the image (its size in pixels).
   public static var boundingRect: ShaderArgument { ShaderArgument(storage: .boundingRect) }
   /// The image size `(width, height)` for a `float2`, what SwiftUI code passes as `.float2(proxy.size)`.
-  public static var size: ShaderArgument { .float2(Expr.size.x, Expr.size.y) }
+  public static var size: ShaderArgument { ShaderArgument(storage: .size) }
 
   var kindName: String {
     switch storage {
@@ -60,6 +62,7 @@ public struct ShaderArgument {
     case .colorArray: ".colorArray"
     case .image: ".image"
     case .boundingRect: ".boundingRect"
+    case .size: ".size"
     }
   }
 }
@@ -85,6 +88,7 @@ struct ShaderBinding {
     for (p, a) in zip(function.parameters, arguments) {
       switch (p.kind, a.storage) {
       case (.float(let n), .floats(let v)) where v.count == n: break
+      case (.float(2), .size): break
       case (.color, .floats(let v)) where v.count == 4: break
       case (.float(4), .boundingRect), (.color, .color), (.color, .boundingRect), (.floatArray, .floatArray),
         (.colorArray, .colorArray):
@@ -108,6 +112,7 @@ struct ShaderBinding {
       case .floats(let v): values[slot] = .vector(p.kind == .color ? .half : .float, v)
       case .color(let v): values[slot] = .vector(.half, v)
       case .boundingRect: values[slot] = .vector(.float, [Expr(Float(0)), Expr(Float(0)), size.x, size.y])
+      case .size: values[slot] = .vector(.float, [size.x, size.y])
       case .floatArray(let v):
         values[slot] = Value(handle: .buffer(v), type: .buffer(.float))
         values[slot + 1] = .vector(.int, [.int(v.count)])

@@ -17,6 +17,7 @@ extension ShaderBinding {
       case .colorArray(let v): return "[\(v.count) colors]"
       case .image: return "image"
       case .boundingRect: return "boundingRect"
+      case .size: return "size"
       }
     }
     return "\(function.name)(\(values.joined(separator: ", ")))"

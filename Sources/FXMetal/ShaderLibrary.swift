@@ -30,9 +30,9 @@ public final class ShaderLibrary: @unchecked Sendable {
     let text: String
     do { text = try String(contentsOf: url, encoding: .utf8) } catch {
       throw MetalDiagnostic(
-        file: url.path, line: 0, column: 0, message: "cannot read the file: \(error.localizedDescription)", sourceLine: "")
+        file: url.relativePath, line: 0, column: 0, message: "cannot read the file: \(error.localizedDescription)", sourceLine: "")
     }
-    try self.init(source: text, path: url.path, url: url)
+    try self.init(source: text, path: url.relativePath, url: url)
   }
 
   /// Loads Metal source text; `path` names it in diagnostics, `url` (if any)

@@ -80,6 +80,7 @@ func negation(_ a: Expr) -> Expr {
 func choose(_ c: Expr?, _ a: Expr, _ b: Expr) -> Expr {
   guard let c else { return a }
   if let k = constantBool(c) { return k ? a : b }
+  if let x = constantBool(a), let y = constantBool(b) { return x == y ? a : x ? c : negation(c) }
   return select(c, a, b)
 }
 
