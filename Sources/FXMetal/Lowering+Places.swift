@@ -97,11 +97,13 @@ extension Lowering {
         root: p.root, type: element, choices: p.choices.map { ($0.condition, Array($0.slots[(n * size)..<((n + 1) * size)])) },
         location: location)
     }
-    // A per-pixel index: one choice per element (an index outside the array reads the last element).
+    // A per-pixel index: one choice per element. A read outside the array
+    // reads the last element (``read(_:)`` ignores the last condition); a
+    // write outside it writes nothing.
     var choices: [(condition: Expr?, slots: [Int])] = []
     for c in p.choices {
       for n in 0..<count {
-        let hit = n == count - 1 ? nil : (i == Expr.int(n))
+        let hit = i == Expr.int(n)
         choices.append((conjunction(c.condition, hit), Array(c.slots[(n * size)..<((n + 1) * size)])))
       }
     }

@@ -42,7 +42,7 @@ public struct ShaderArgument {
     ShaderArgument(storage: .floatArray(values.map { Expr($0) }))
   }
   /// `.floatArray(values)` with uniform or computed elements.
-  public static func floatArray(_ values: [Expr]) -> ShaderArgument { ShaderArgument(storage: .floatArray(values)) }
+  public static func floatArray(elements values: [Expr]) -> ShaderArgument { ShaderArgument(storage: .floatArray(values)) }
   /// `.colorArray(colors)` for `device const half4 *colors, int count`; straight colors, passed premultiplied.
   public static func colorArray(_ colors: [Color]) -> ShaderArgument {
     ShaderArgument(storage: .colorArray(colors.map { c in [c.red * c.alpha, c.green * c.alpha, c.blue * c.alpha, c.alpha].map { Expr($0) } }))

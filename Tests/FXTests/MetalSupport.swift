@@ -14,6 +14,16 @@ enum MetalSupport {
     try ShaderLibrary(url: fixtures.appendingPathComponent(file))
   }
 
+  /// The largest difference between the interpreter and one JIT-compiled kernel over several input sets.
+  static func maxJITDifference(_ effect: Effect, _ inputSets: [[ImageBuffer]]) throws -> Float {
+    let pipeline = try Pipeline(effect)
+    let compiled = try pipeline.compile(
+      inputFormats: inputSets[0].map(\.format), outputFormat: .rgba32f, cache: nil, target: target)
+    return try inputSets.map { inputs in
+      maxDifference(try Interpreter.runStaged(pipeline.graph, inputs: inputs), try compiled.run(inputs))
+    }.max() ?? 0
+  }
+
   /// The interpreter's and the JIT's output of `effect` over `inputs`, and their largest difference.
   static func run(_ effect: Effect, _ inputs: [ImageBuffer]) throws -> (reference: ImageBuffer, jit: ImageBuffer, difference: Float) {
     let pipeline = try Pipeline(effect)
