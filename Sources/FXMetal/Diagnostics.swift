@@ -93,6 +93,7 @@ struct MetalError: Error {
 
 /// The candidate nearest to `word` by edit distance, if it is close enough to be a likely typo.
 func suggestion(for word: String, among candidates: [String]) -> String? {
+  guard word.count >= 3 else { return nil }
   let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
   guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
   return best.1 <= max(1, word.count / 3) ? best.0 : nil

@@ -117,6 +117,7 @@ extension Parser {
       }
       if ["static_cast", "reinterpret_cast", "const_cast"].contains(t.text) { return try cppCast() }
       if t.text == "sizeof" { throw MetalError("unsupported: sizeof", at: t.location) }
+      if t.text == "as_type" { throw MetalError("unsupported: as_type (reinterpreting bits)", at: t.location) }
       if isTypeName(t.text) || (t.text == "vec" && peek().isPunct("<")) {
         let type = try typeSyntax()
         return ExprSyntax(kind: .typeName(type), location: t.location)

@@ -17,6 +17,8 @@ extension Parser {
       name += "::" + peek(k + 2).text
       k += 2
     }
+    // Two names in a row start a declaration, of a type that may be unknown (reported when it is resolved).
+    if peek(k + 1).kind == .identifier, !Self.qualifiers.contains(peek(k + 1).text) { return true }
     guard isTypeName(name) else { return false }
     var next = peek(k + 1)
     if next.isPunct("<") {  // texture2d<half> t, vec<float, 2> v

@@ -38,7 +38,7 @@ struct Preprocessor {
   private mutating func process(_ tokens: [Token], url: URL?) throws -> [Token] {
     var out: [Token] = []
     // For each open #if: whether its current branch is live, whether some branch was taken, whether the enclosing one is live.
-    var conditions: [(live: Bool, taken: Bool, outer: Bool)] = []
+    var conditions: [(live: Bool, taken: Bool, outer: Bool, at: SourceLocation)] = []
     var live: Bool { conditions.last.map { $0.live && $0.outer } ?? true }
     var i = 0
     var text: [Token] = []
@@ -61,20 +61,18 @@ struct Preprocessor {
       switch name.text {
       case "if", "ifdef", "ifndef":
         let value = live ? try condition(name, Array(line.dropFirst())) : false
-        conditions.append((value, value, live))
+        conditions.append((value, value, live, name.location))
       case "elif", "else":
         guard let top = conditions.popLast() else { throw MetalError("#\(name.text) without #if", at: name.location) }
         let value = try !top.taken && top.outer && (name.text == "else" || condition(name, Array(line.dropFirst())))
-        conditions.append((value, top.taken || value, top.outer))
+        conditions.append((value, top.taken || value, top.outer, top.at))
       case "endif":
         guard conditions.popLast() != nil else { throw MetalError("#endif without #if", at: name.location) }
       default:
         if live { out += try directive(name, Array(line.dropFirst()), url: url) }
       }
     }
-    guard conditions.isEmpty else {
-      throw MetalError("unterminated #if", at: tokens.last?.location ?? SourceLocation(file: 0, line: 1, column: 1))
-    }
+    if let open = conditions.last { throw MetalError("unterminated #if: no #endif", at: open.at) }
     return out + (try expand(text))
   }
 
@@ -121,7 +119,7 @@ struct Preprocessor {
       guard depth < 32 else { throw MetalError("#include nested too deeply", at: first.location) }
       let text: String
       do { text = try read(target) } catch {
-        throw MetalError("cannot read included file '\(first.text)' (\(target.path))", at: first.location)
+        throw MetalError("cannot read included file '\(first.text)' (looked next to the including file)", at: first.location)
       }
       depth += 1
       defer { depth -= 1 }

@@ -76,7 +76,8 @@ final class Program {
   func constantInt(_ e: ExprSyntax) throws -> Int {
     let lowering = Lowering(program: self, position: [Expr(Float(0)), Expr(Float(0))])
     lowering.frames.append(Lowering.Frame(function: Self.fileScope, returnType: .void))
-    let v = try lowering.evaluate(e)
+    let message = "unsupported: an array length that is not an integer constant (a literal, macro or file-scope constant)"
+    guard let v = try? lowering.evaluate(e) else { throw MetalError(message, at: e.location) }
     guard v.type.isNumeric, v.scalars.count == 1, let c = v.scalars[0].constantValue, c == c.rounded(), c >= 0 else {
       throw MetalError("array length must be a non-negative integer constant", at: e.location)
     }
