@@ -91,6 +91,8 @@ struct ParameterSyntax {
   var type: TypeSyntax
   var name: String
   var arrayLength: ExprSyntax?
+  /// `float k = 2.0`: used when a call leaves the argument out.
+  var defaultValue: ExprSyntax?
   var location: SourceLocation
 }
 

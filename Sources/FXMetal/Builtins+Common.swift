@@ -7,15 +7,17 @@ extension Builtins {
   static let common: [String: Function] = [
     "mix": { try lanewise("mix", $0, $1, arity: 3, floatOnly: true) { mix($0[0], $0[1], $0[2]) } },
     "smoothstep": { try lanewise("smoothstep", $0, $1, arity: 3, floatOnly: true) { smoothstep($0[0], $0[1], $0[2]) } },
-    "clamp": { try lanewise("clamp", $0, $1, arity: 3, floatOnly: false) { clamp($0[0], $0[1], $0[2]) } },
-    "min": { try lanewise("min", $0, $1, arity: 2, floatOnly: false) { min($0[0], $0[1]) } },
-    "max": { try lanewise("max", $0, $1, arity: 2, floatOnly: false) { max($0[0], $0[1]) } },
-    "min3": { try lanewise("min3", $0, $1, arity: 3, floatOnly: false) { min(min($0[0], $0[1]), $0[2]) } },
-    "max3": { try lanewise("max3", $0, $1, arity: 3, floatOnly: false) { max(max($0[0], $0[1]), $0[2]) } },
+    "clamp": { try ordered("clamp", $0, $1, arity: 3) { k, l in minimum(maximum(l[0], l[1], k), l[2], k) } },
+    "min": { try ordered("min", $0, $1, arity: 2) { k, l in minimum(l[0], l[1], k) } },
+    "max": { try ordered("max", $0, $1, arity: 2) { k, l in maximum(l[0], l[1], k) } },
+    "min3": { try ordered("min3", $0, $1, arity: 3) { k, l in minimum(minimum(l[0], l[1], k), l[2], k) } },
+    "max3": { try ordered("max3", $0, $1, arity: 3) { k, l in maximum(maximum(l[0], l[1], k), l[2], k) } },
     "median3": {
-      try lanewise("median3", $0, $1, arity: 3, floatOnly: false) { max(min($0[0], $0[1]), min(max($0[0], $0[1]), $0[2])) }
+      try ordered("median3", $0, $1, arity: 3) { k, l in
+        maximum(minimum(l[0], l[1], k), minimum(maximum(l[0], l[1], k), l[2], k), k)
+      }
     },
-    "abs": { try lanewise("abs", $0, $1, arity: 1, floatOnly: false) { abs($0[0]) } },
+    "abs": { try ordered("abs", $0, $1, arity: 1) { k, l in k == .uint ? l[0] : abs(l[0]) } },
     "sign": {
       try lanewise("sign", $0, $1, arity: 1, floatOnly: true) { l in
         let x = l[0]
@@ -29,6 +31,24 @@ extension Builtins {
     "transpose": transpose,
     "determinant": determinant,
   ]
+
+  /// A lane-wise function that needs the operands' kind (`uint` orders differently from `int`).
+  private static func ordered(
+    _ name: String, _ args: [Value], _ location: SourceLocation, arity: Int, _ f: (ScalarType, [Expr]) -> Expr
+  ) throws -> Value {
+    let (kind, lanes) = try shaped(name, args, location, arity: arity, floatOnly: false)
+    return .vector(kind, (0..<lanes[0].count).map { i in f(kind, lanes.map { $0[i] }) })
+  }
+
+  /// `min` in `kind`'s order: Metal's fmin for floats, unsigned for `uint`.
+  static func minimum(_ a: Expr, _ b: Expr, _ kind: ScalarType) -> Expr {
+    kind == .uint ? select((a ^ Operators.signBit) < (b ^ Operators.signBit), a, b) : min(a, b)
+  }
+
+  /// `max` in `kind`'s order.
+  static func maximum(_ a: Expr, _ b: Expr, _ kind: ScalarType) -> Expr {
+    kind == .uint ? select((a ^ Operators.signBit) > (b ^ Operators.signBit), a, b) : max(a, b)
+  }
 
   /// Metal's `select(a, b, c)`: `c ? b : a`, lane by lane (a scalar `c` picks whole vectors).
   private static func metalSelect(_ args: [Value], _ location: SourceLocation) throws -> Value {

@@ -9,7 +9,7 @@ extension Lowering {
     switch callee.kind {
     case .typeName(let t):
       let type = try program.resolve(t)
-      if case .structure = type, arguments.count == 1, case .initializerList = arguments[0].kind {
+      if arguments.count == 1, case .initializerList = arguments[0].kind {
         return try initialize(type, from: arguments[0])
       }
       return try construct(type, try arguments.map { try evaluate($0) }, at: location)
@@ -35,12 +35,15 @@ extension Lowering {
   private func callUser(_ name: String, _ candidates: [FunctionSyntax], _ arguments: [ExprSyntax], at location: SourceLocation)
     throws -> Value
   {
-    let defined = candidates.filter { !$0.body.isEmpty && $0.parameters.count == arguments.count }
+    let defined = candidates.filter { f in
+      !f.body.isEmpty && f.parameters.count >= arguments.count
+        && f.parameters.dropFirst(arguments.count).allSatisfy { $0.defaultValue != nil }
+    }
     guard !defined.isEmpty else {
       let counts = Set(candidates.map(\.parameters.count)).sorted().map(String.init).joined(separator: " or ")
       throw MetalError("'\(name)' takes \(counts) arguments, got \(arguments.count)", at: location)
     }
-    let values = try arguments.map { try evaluate($0) }
+    var values = try arguments.map { try evaluate($0) }
     var function = defined[0]
     if defined.count > 1 {
       let exact = try defined.first { f in
@@ -48,6 +51,7 @@ extension Lowering {
       }
       function = exact ?? defined[0]
     }
+    for p in function.parameters.dropFirst(values.count) { values.append(try evaluate(p.defaultValue!)) }
     var bound: [Value] = []
     for (p, v) in zip(function.parameters, values) {
       let type = try program.resolve(p.type)
@@ -61,7 +65,7 @@ extension Lowering {
       }
     }
     let (result, finals) = try call(function, bound, at: location)
-    for (k, p) in function.parameters.enumerated() where p.type.isReference {
+    for (k, p) in function.parameters.enumerated().prefix(arguments.count) where p.type.isReference {
       if p.type.qualifiers.contains("const") { continue }
       try write(try place(arguments[k]), finals[k], at: arguments[k].location)
     }

@@ -70,6 +70,20 @@ extension Lowering {
     return CountedLoop(name: name, kind: kind, start: start, stride: stride, count: count, limit: limit)
   }
 
+  /// A float counter that starts at a whole number and steps by one (`x++`,
+  /// `x += 2`), which the body leaves alone: its values are exact whole
+  /// numbers, so they can be computed from the iteration number.
+  func floatCounter(_ initial: StmtSyntax?, _ step: ExprSyntax?, assigned: Set<String>) -> (
+    name: String, kind: ScalarType, start: Float, step: Float
+  )? {
+    guard let initial, case .declaration(_, let ds) = initial.kind, ds.count == 1, let step,
+      !assigned.contains(ds[0].name), let v = lookup(ds[0].name), case .vector(let kind, 1) = v.type, kind.isFloating,
+      let start = v.scalars[0].constantValue, start == start.rounded(), Swift.abs(start) < 1_048_576,
+      let k = Self.loopStride(of: step, ds[0].name)
+    else { return nil }
+    return (ds[0].name, kind, start, Float(k))
+  }
+
   /// The constant step of `i++`, `++i`, `i--`, `i += k`, `i -= k`, `i = i + k`.
   static func loopStride(of step: ExprSyntax, _ name: String) -> Int? {
     func constant(_ e: ExprSyntax) -> Int? {

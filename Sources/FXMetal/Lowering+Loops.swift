@@ -33,6 +33,12 @@ extension Lowering {
       }
     }
     let trips = constantTripCount(initial, condition, step)
+    if let trips, let counter = floatCounter(initial, step, assigned: assigned) {
+      // `for (float x = -2; x <= 2; x++)`: whole steps from a whole start add exactly, so x = start + t·step.
+      return try runFold(count: Expr.int(trips), limit: trips, carried: assigned, body: body, at: location) { t in
+        self.declare(counter.name, .vector(counter.kind, [Expr(counter.start) + float(t) * Expr(counter.step)]))
+      }
+    }
     try generalLoop(condition: condition, step: step, body: body, checkFirst: true, trips: trips, at: location)
   }
 

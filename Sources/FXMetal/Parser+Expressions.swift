@@ -76,6 +76,10 @@ extension Parser {
     var e = base
     while true {
       let t = current
+      if case .typeName = e.kind, t.isPunct("{") {  // `Ring{c, r}`: a braced initializer of a type
+        e = ExprSyntax(kind: .call(e, [try initializerList()]), location: e.location)
+        continue
+      }
       if accept("(") {
         var arguments: [ExprSyntax] = []
         if !current.isPunct(")") {

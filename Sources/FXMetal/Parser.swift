@@ -9,7 +9,7 @@ struct Parser {
 
   static let qualifiers: Set<String> = [
     "const", "constexpr", "constant", "device", "thread", "threadgroup", "static", "inline", "volatile",
-    "__attribute__",
+    "vertex", "fragment", "kernel", "__attribute__",
   ]
 
   var current: Token { tokens[index] }
@@ -129,6 +129,7 @@ struct Parser {
           length = try expression()
           try expect("]")
         }
+        skipAttributes()  // [[ position ]], [[ user(…) ]]
         if current.isPunct("(") {
           throw MetalError("unsupported: member functions of structs", at: current.location)
         }
@@ -154,14 +155,21 @@ struct Parser {
           length = try expression()
           try expect("]")
         }
-        while current.isPunct("[[") {  // [[ texture(0) ]], [[ buffer(0) ]]…: binding attributes, ignored
-          while !current.isPunct("]]") && current.kind != .end { advance() }
-          advance()
-        }
-        parameters.append(ParameterSyntax(type: ptype, name: pname.text, arrayLength: length, location: start))
+        skipAttributes()  // [[ texture(0) ]], [[ buffer(0) ]]…: bindings, ignored
+        var defaultValue: ExprSyntax?
+        if accept("=") { defaultValue = try assignment() }
+        parameters.append(
+          ParameterSyntax(type: ptype, name: pname.text, arrayLength: length, defaultValue: defaultValue, location: start))
       } while accept(",")
     }
     try expect(")", "closing the parameter list")
+    skipAttributes()
+    if type.qualifiers.contains("vertex") || type.qualifiers.contains("fragment") || type.qualifiers.contains("kernel") {
+      // A render or compute function in the same file: not an effect, its body is skipped unread.
+      try skipBody()
+      return FunctionSyntax(
+        name: name.text, returnType: type, parameters: [], body: [], isStitchable: false, location: name.location)
+    }
     if accept(";") {  // a prototype; the definition comes later
       return FunctionSyntax(
         name: name.text, returnType: type, parameters: parameters, body: [], isStitchable: false, location: name.location)
@@ -175,6 +183,26 @@ struct Parser {
     return FunctionSyntax(
       name: name.text, returnType: type, parameters: parameters, body: body, isStitchable: stitchable,
       location: name.location)
+  }
+
+  /// Skips `[[ … ]]` attributes.
+  mutating func skipAttributes() {
+    while current.isPunct("[[") {
+      while !current.isPunct("]]") && current.kind != .end { advance() }
+      advance()
+    }
+  }
+
+  /// Skips a braced body without parsing it.
+  private mutating func skipBody() throws {
+    let open = try expect("{", "opening the function body")
+    var depth = 1
+    while depth > 0 {
+      guard current.kind != .end else { throw MetalError("expected '}' closing the function", at: open.location) }
+      if current.isPunct("{") { depth += 1 }
+      if current.isPunct("}") { depth -= 1 }
+      advance()
+    }
   }
 
   /// `a::b::c` as one string.
