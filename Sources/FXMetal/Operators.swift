@@ -86,8 +86,14 @@ extension Lowering {
     switch op {
     case "+": return a
     case "-":
+      // A negated literal stays a constant (`-2` bounds a loop with a known trip count).
       let k = s == .bool ? ScalarType.int : s
-      return .vector(k, try convert(a, to: .vector(k, n), at: location).scalars.map { -$0 })
+      return .vector(
+        k,
+        try convert(a, to: .vector(k, n), at: location).scalars.map { x in
+          guard let c = x.constantValue, c.isFinite, k != .bool else { return -x }
+          return k.isFloating ? Expr(-c) : Expr.int(-Int(c))
+        })
     case "!": return .vector(.bool, try convert(a, to: .vector(.bool, n), at: location).scalars.map { negation($0) })
     case "~":
       guard s.isInteger || s == .bool else { throw MetalError("invalid argument type \(a.type) to unary '~'", at: location) }

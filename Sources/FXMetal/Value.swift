@@ -88,6 +88,12 @@ func choose(_ c: Expr?, _ a: Expr, _ b: Expr) -> Expr {
 /// toward zero from float (saturating), `uint` bits read as unsigned, `x != 0` to bool.
 func convertScalar(_ e: Expr, from: ScalarType, to: ScalarType) -> Expr {
   if from == to || (from.isFloating && to.isFloating) || (from.isInteger && to.isInteger) { return e }
+  // A small whole constant converts to a constant (`float y = -2` keeps a loop's trip count known).
+  if let c = e.constantValue, c == c.rounded(), Swift.abs(c) < 16_777_216, from != .bool, to != .bool,
+    from == .int || (from.isFloating && c >= 0) || (from == .uint && c >= 0)
+  {
+    return to.isFloating ? Expr(c) : Expr.int(Int(c))
+  }
   switch (from, to) {
   case (.bool, .int), (.bool, .uint): return choose(e, .int(1), .int(0))
   case (.bool, _): return choose(e, Expr(Float(1)), Expr(Float(0)))

@@ -13,6 +13,7 @@ struct MetalIdiomTests {
     "emboss": [.float(2)],
     "rainbow": [.float(0.25)],
     "spiral": [.size, .float(0.3), .color(Color(0, 0, 0)), .color(Color(1, 1, 1))],
+    "bloom": [.float(3), .float(0.6)],
     "steps": [.float(4)],
   ]
 

@@ -78,6 +78,23 @@ float3 hueToRGB(float h) {
   return mix(first, second, half(smoothstep(0.4, 0.6, t) * saturate(1.2 - r) + p.x * 0.0));
 }
 
+[[ stitchable ]] half4 bloom(float2 position, SwiftUI::Layer layer, float radius, float threshold) {
+  half4 base = layer.sample(position);
+  half3 glow = half3(0);
+  float count = 0;
+  for (float y = -2; y <= 2; y++) {
+    for (float x = -2; x <= 2; x++) {
+      half4 s = layer.sample(position + float2(x, y) * radius * 0.5);
+      float bright = max3(s.r, s.g, s.b);
+      if (bright > threshold) {
+        glow += s.rgb;
+      }
+      count += 1;
+    }
+  }
+  return half4(base.rgb + glow / count, base.a);
+}
+
 [[ stitchable ]] half4 steps(float2 position, half4 color, float levels) {
   float n = max(levels, 2.0);
   half3 q = floor(color.rgb * half(n - 1) + 0.5h) / half(n - 1);
