@@ -43,10 +43,13 @@ let package = Package(
     // runs what a code generator made and does not import LLVM.
     .target(name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXLLVM", "FXCodegen"]),
     .target(name: "FXEffects", dependencies: ["FXIR", "FXDSL"]),
+    // The Metal Shading Language front end: SwiftUI `[[ stitchable ]]`
+    // functions, preprocessed, parsed, checked and lowered to FXDSL effects.
+    .target(name: "FXMetal", dependencies: ["FXIR", "FXDSL", "FXEffects"]),
     .target(
       name: "FX",
       dependencies: [
-        "FXIR", "FXDSL", "FXPasses", "FXInterpreter", "FXLLVM", "FXCodegen", "FXRuntime", "FXImage", "FXEffects",
+        "FXIR", "FXDSL", "FXPasses", "FXInterpreter", "FXLLVM", "FXCodegen", "FXRuntime", "FXImage", "FXEffects", "FXMetal",
       ]),
     // Random graphs, the shrinker and differential checks: for the tests and
     // `fxc fuzz`, not part of the FX product.
@@ -57,7 +60,7 @@ let package = Package(
     .testTarget(name: "FXIRTests", dependencies: ["FXIR", "FXDSL", "FXPasses", "FXInterpreter"]),
     .testTarget(name: "FXImageTests", dependencies: ["FXImage", "CLCMS"], resources: [.copy("Fixtures")]),
     .testTarget(name: "FXLLVMTests", dependencies: ["FXLLVM", "FXPasses", "CLLVM"]),
-    .testTarget(name: "FXTests", dependencies: ["FX", "FXTestSupport"]),
+    .testTarget(name: "FXTests", dependencies: ["FX", "FXTestSupport"], exclude: ["Fixtures"]),
     .testTarget(name: "CLITests", dependencies: ["FX", "fxc"], exclude: ["Golden"]),
   ],
   swiftLanguageModes: [.v5]

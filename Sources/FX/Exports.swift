@@ -7,5 +7,6 @@
 @_exported import FXImage
 @_exported import FXInterpreter
 @_exported import FXLLVM
+@_exported import FXMetal
 @_exported import FXPasses
 @_exported import FXRuntime

@@ -120,6 +120,7 @@ struct OpEmitter: VectorEmitter {
       let negative = b.icmp(.slt, r, vi.null)
       let fixed = b.select(negative, b.add(r, d), r)
       return b.select(positive, fixed, vi.null)
+    case .quot, .rem, .uquot, .urem: return integerDivision(op, a[0], a[1])
     case .toInt: return saturatingToInt(a[0])
     case .toFloat: return b.sitofp(a[0], to: vf)
     case .toFloatUnsigned: return b.uitofp(a[0], to: vf)
@@ -180,6 +181,25 @@ struct OpEmitter: VectorEmitter {
     let clamped = b.select(b.fcmp(.olt, n, low), low, b.select(above, high, n))
     let truncated = b.fptosi(clamped, to: vi)
     return b.select(above, splat(i32(Int(Int32.max))), truncated)
+  }
+
+  /// C division and remainder as ``Semantics/quotient(_:_:)`` and its
+  /// siblings define them: the divisor is replaced by 1 where it is 0 (and,
+  /// signed, where it is −1, whose quotient is the negation), so no lane
+  /// divides by zero or overflows, and those lanes take their defined result.
+  func integerDivision(_ op: Op, _ x: Value, _ y: Value) -> Value {
+    let one = splat(i32(1))
+    let zero = b.icmp(.eq, y, vi.null)
+    let signed = op == .quot || op == .rem
+    let minusOne = b.icmp(.eq, y, splat(i32(-1)))
+    let unsafe = signed ? b.or(zero, minusOne) : zero
+    let d = b.select(unsafe, one, y)
+    switch op {
+    case .quot: return b.select(zero, vi.null, b.select(minusOne, b.sub(vi.null, x), b.sdiv(x, d)))
+    case .rem: return b.select(unsafe, vi.null, b.srem(x, d))
+    case .uquot: return b.select(zero, vi.null, b.udiv(x, d))
+    default: return b.select(zero, vi.null, b.urem(x, d))
+    }
   }
 
   /// Semantics.min / max exactly: `isnan(a) ? b : (b ⋖ a ? b : a)`, so a NaN

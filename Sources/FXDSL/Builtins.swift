@@ -179,3 +179,20 @@ private func vector(_ lanes: Int, _ parts: [Expr], _ file: String, _ line: Int) 
 public func float2(_ parts: Expr..., file: String = #fileID, line: Int = #line) -> Expr { vector(2, parts, file, line) }
 public func float3(_ parts: Expr..., file: String = #fileID, line: Int = #line) -> Expr { vector(3, parts, file, line) }
 public func float4(_ parts: Expr..., file: String = #fileID, line: Int = #line) -> Expr { vector(4, parts, file, line) }
+
+/// C's `a / b` on int: truncated toward zero; 0 when `b == 0`; `Int32.min / -1` wraps (``Semantics/quotient(_:_:)``).
+public func quotient(_ a: Expr, _ b: Expr, file: String = #fileID, line: Int = #line) -> Expr {
+  call(.quot, [a, b], "quotient", file, line)
+}
+/// C's `a % b` on int (the sign of `a`); 0 when `b` is 0 or −1 (``Semantics/remainder(_:_:)``).
+public func remainder(_ a: Expr, _ b: Expr, file: String = #fileID, line: Int = #line) -> Expr {
+  call(.rem, [a, b], "remainder", file, line)
+}
+/// C's `a / b` on `uint` (the int's bits read as unsigned); 0 when `b == 0`.
+public func unsignedQuotient(_ a: Expr, _ b: Expr, file: String = #fileID, line: Int = #line) -> Expr {
+  call(.uquot, [a, b], "unsignedQuotient", file, line)
+}
+/// C's `a % b` on `uint` (the int's bits read as unsigned); 0 when `b == 0`.
+public func unsignedRemainder(_ a: Expr, _ b: Expr, file: String = #fileID, line: Int = #line) -> Expr {
+  call(.urem, [a, b], "unsignedRemainder", file, line)
+}

@@ -326,6 +326,19 @@ public struct EffectRegistry: Sendable {
     effects.append(spec)
   }
 
+  /// Adds `spec` in place of any effect of the same name (a `--shaders`
+  /// file's function called like a built-in effect stands for it in that run).
+  ///
+  /// - Throws: ``CatalogueError`` as ``register(_:)`` does, except for a taken name.
+  public mutating func registerReplacing(_ spec: EffectSpec) throws {
+    let saved = effects
+    effects.removeAll { $0.name == spec.name }
+    do { try register(spec) } catch {
+      effects = saved
+      throw error
+    }
+  }
+
   /// The effect called `name` (exact spelling), if there is one.
   public func spec(named name: String) -> EffectSpec? { effects.first { $0.name == name } }
 

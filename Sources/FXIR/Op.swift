@@ -59,6 +59,13 @@ public enum Op: Hashable, Sendable {
   case shl, shr, ushr
   /// Euclidean remainder for a positive divisor (result in 0..<b); 0 when b ≤ 0.
   case mod
+  /// C's `/` and `%` on int: the quotient truncated toward zero and its
+  /// remainder (the sign of `a`); `b == 0` gives 0 for both, and
+  /// `Int32.min / -1` wraps to `Int32.min` (remainder 0). ``Semantics/quotient(_:_:)``.
+  case quot, rem
+  /// C's `/` and `%` on `uint`: the operands' bits read as unsigned 32-bit
+  /// values; `b == 0` gives 0 for both.
+  case uquot, urem
   /// float → int: truncation toward zero, saturating at Int32's bounds, NaN → 0.
   case toInt
   /// int → float, signed / as an unsigned 32-bit value.

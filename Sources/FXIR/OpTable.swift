@@ -130,6 +130,10 @@ extension Op {
     case .toFloat: 33
     case .toFloatUnsigned: 34
     case .select: 35
+    case .quot: 36
+    case .rem: 37
+    case .uquot: 38
+    case .urem: 39
     default: -1
     }
   }
@@ -190,5 +194,9 @@ extension Op {
       name: "toFloatUnsigned", signature: .conversion(from: .int, to: .float), cost: 1,
       meaning: Meaning(toFloat: { Float(UInt32(bitPattern: $0)) })),
     OpSpec(name: "select", signature: .select, cost: 1, meaning: Meaning()),
+    OpSpec(name: "quot", signature: .integer, cost: 8, meaning: Meaning(int2: { Semantics.quotient($0, $1) })),
+    OpSpec(name: "rem", signature: .integer, cost: 8, meaning: Meaning(int2: { Semantics.remainder($0, $1) })),
+    OpSpec(name: "uquot", signature: .integer, cost: 8, meaning: Meaning(int2: { Semantics.unsignedQuotient($0, $1) })),
+    OpSpec(name: "urem", signature: .integer, cost: 8, meaning: Meaning(int2: { Semantics.unsignedRemainder($0, $1) })),
   ]
 }

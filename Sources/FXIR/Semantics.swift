@@ -29,6 +29,28 @@ public enum Semantics {
     return r < 0 ? r &+ b : r
   }
 
+  /// C's `a / b` on int, truncated toward zero; 0 when `b == 0`;
+  /// `Int32.min / -1` wraps to `Int32.min` (C leaves both undefined; Metal
+  /// promises nothing, so fxc picks values that never trap).
+  @inlinable public static func quotient(_ a: Int32, _ b: Int32) -> Int32 {
+    b == 0 ? 0 : a.dividedReportingOverflow(by: b).partialValue
+  }
+
+  /// C's `a % b` on int (the sign of `a`), `a − (a / b)·b`; 0 when `b == 0` or `b == −1`.
+  @inlinable public static func remainder(_ a: Int32, _ b: Int32) -> Int32 {
+    b == 0 || b == -1 ? 0 : a % b
+  }
+
+  /// C's `a / b` on `uint` (the bits read as unsigned); 0 when `b == 0`.
+  @inlinable public static func unsignedQuotient(_ a: Int32, _ b: Int32) -> Int32 {
+    b == 0 ? 0 : Int32(bitPattern: UInt32(bitPattern: a) / UInt32(bitPattern: b))
+  }
+
+  /// C's `a % b` on `uint` (the bits read as unsigned); 0 when `b == 0`.
+  @inlinable public static func unsignedRemainder(_ a: Int32, _ b: Int32) -> Int32 {
+    b == 0 ? 0 : Int32(bitPattern: UInt32(bitPattern: a) % UInt32(bitPattern: b))
+  }
+
   @inlinable public static func shiftAmount(_ b: Int32) -> Int32 { b & 31 }
 
   /// Evaluates a pure op on constant operands, by its ``OpSpec/meaning``.

@@ -67,6 +67,12 @@ package final class Builder {
   package func nswMul(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildNSWMul(ref, l.ref, r.ref, name)!) }
   /// `srem`.
   package func srem(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildSRem(ref, l.ref, r.ref, name)!) }
+  /// `sdiv`: a zero divisor or `min / −1` is undefined behaviour.
+  package func sdiv(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildSDiv(ref, l.ref, r.ref, name)!) }
+  /// `udiv`: a zero divisor is undefined behaviour.
+  package func udiv(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildUDiv(ref, l.ref, r.ref, name)!) }
+  /// `urem`: a zero divisor is undefined behaviour.
+  package func urem(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildURem(ref, l.ref, r.ref, name)!) }
 
   // MARK: bits
 

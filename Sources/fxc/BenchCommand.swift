@@ -16,6 +16,7 @@ struct BenchCommand: Command {
       """,
     options: [
       .repeatable("-c", "--chain", value: "CHAIN", help: "a chain to time; repeatable", default: "five built-in chains"),
+      .shaders,
       .option("--image", value: "FILE", help: "the image to time on", default: "the bundled examples/rocket.jpg"),
       .threads(help: "threads of the JIT's run; the 'all thr.' column uses every core", default: "1"),
       .flag("--json", help: "one JSON object per chain instead of the table"),
@@ -40,6 +41,7 @@ struct BenchCommand: Command {
   ]
 
   var chains: [String]
+  var registry: EffectRegistry
   var image: String?
   var threads: Int
   var json: Bool
@@ -62,6 +64,7 @@ struct BenchCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     chains = try args.options("--chain")
     if chains.isEmpty { chains = Self.defaultChains }
+    registry = try shaderRegistry(args.option("--shaders"))
     image = try args.option("--image")
     threads = try threadCount(&args, default: 1)
     json = args.flag("--json")
@@ -119,7 +122,7 @@ struct BenchCommand: Command {
         "image: \(PathBytes.display(path)) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Target.host.summary)\(target.name == "host" ? "" : "; target: " + target.summary); clock: \(clock.rawValue)"
       )
     }
-    let pipelines = try chains.map { try pipeline(chain: $0).0 }  // every chain checked before any timing
+    let pipelines = try chains.map { try pipeline(chain: $0, registry: registry).0 }  // every chain checked before any timing
     // LLVM's one-time start-up, reported on its own rather than in the first chain's compile time.
     let startup = Pipeline.warmUpCompiler(target: target)
     // The bandwidth yardstick, measured in this run: a copy of the same bytes

@@ -2,8 +2,8 @@ import FX
 import Foundation
 
 /// Parses and resolves a `--chain` argument into a pipeline.
-func pipeline(chain text: String) throws -> (Pipeline, Effect) {
-  let effect = try resolveChain(text)
+func pipeline(chain text: String, registry: EffectRegistry = .builtIn) throws -> (Pipeline, Effect) {
+  let effect = try resolveChain(text, registry: registry)
   do {
     return (try Pipeline(effect), effect)
   } catch let e as GraphError {
@@ -77,6 +77,11 @@ extension OptionSpec {
 }
 
 extension OptionSpec {
+  /// `--shaders FILE.metal`, which run, bench, dump and effects take.
+  static let shaders = OptionSpec.option(
+    "--shaders", value: "FILE.metal",
+    help: "a Metal file whose [[ stitchable ]] functions join the effects for this run, named by function")
+
   /// `--float strict|relaxed`, which run, bench, dump and fuzz take.
   static let floatMode = OptionSpec.option(
     "--float", value: "strict|relaxed",
@@ -98,4 +103,19 @@ func parseFloatMode(_ args: inout CommandArguments) throws -> FloatMode {
 func parseTarget(_ name: String?) throws -> Target {
   guard let name else { return .host }
   do { return try Target.named(name) } catch { throw UsageError("option '--target': \(error)") }
+}
+
+/// The effects chains may name: the catalogue, plus the stitchable functions
+/// of the `--shaders` file when one is given (each standing for any built-in
+/// effect of its name).
+/// - Throws: ``MetalDiagnostic`` for a file that does not compile,
+///   ``CommandFailure`` for two functions of one name.
+func shaderRegistry(_ path: String?) throws -> EffectRegistry {
+  guard let path else { return .builtIn }
+  let library = try ShaderLibrary(url: URL(fileURLWithPath: path))
+  do {
+    return try EffectRegistry.builtIn.adding(library)
+  } catch let e as CatalogueError {
+    throw CommandFailure(description: "error: \(e)")
+  }
 }

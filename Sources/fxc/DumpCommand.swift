@@ -15,6 +15,7 @@ struct DumpCommand: Command {
       """,
     options: [
       .option("-c", "--chain", value: "CHAIN", help: "the chain to compile, like 'gaussianBlur(sigma: 2) | sepia'"),
+      .shaders,
       .flag("--passes", help: "the graph before and after each pass"),
       .flag("--ir", help: "the kernel and its optimised LLVM IR"),
       .flag("--asm", help: "the kernel and its host assembly"),
@@ -27,6 +28,7 @@ struct DumpCommand: Command {
     ])
 
   var chain: String
+  var registry: EffectRegistry
   var passes: Bool
   var ir: Bool
   var asm: Bool
@@ -39,6 +41,7 @@ struct DumpCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     guard let chain = try args.option("--chain") else { throw UsageError("fxc dump needs --chain 'effect | effect …'") }
     self.chain = chain
+    registry = try shaderRegistry(args.option("--shaders"))
     passes = args.flag("--passes")
     options = LoweringOptions()
     options.splitSeparable = !args.flag("--no-split")
@@ -52,7 +55,7 @@ struct DumpCommand: Command {
   }
 
   func execute() throws {
-    var (pipeline, effect) = try pipeline(chain: chain)
+    var (pipeline, effect) = try pipeline(chain: chain, registry: registry)
     pipeline.floatMode = floatMode
     let showAll = !passes && !ir && !asm
     print("# chain: \(effect.name)")

@@ -6,7 +6,7 @@ import Foundation
 struct EffectsCommand: Command {
   static let spec = CommandSpec(
     name: "effects", abstract: "list the effects with their parameters, defaults and ranges",
-    usage: ["", "--sheet OUT.png [--image PHOTO] [--cell 64…1024] [--columns 1…64] [--overwrite]"],
+    usage: ["", "--shaders FILE.metal", "--sheet OUT.png [--image PHOTO] [--cell 64…1024] [--columns 1…64] [--overwrite]"],
     discussion: """
       Lists every effect with its parameters: default, accepted values (numbers with their range and \
       unit, colors #rrggbb[aa], choices a|b|c) and what it does. With --sheet, renders every effect \
@@ -14,6 +14,9 @@ struct EffectsCommand: Command {
       photo to a blue-toned mirror image of it.
       """,
     options: [
+      .option(
+        "--shaders", value: "FILE.metal",
+        help: "list the [[ stitchable ]] functions of a Metal file instead: kind, Metal signature, parameters as chains give them"),
       .option("--sheet", value: "OUT.png", help: "write a contact sheet of every effect instead of the list"),
       .option("--image", value: "PHOTO", help: "the photo of the sheet", default: "the bundled examples/rocket.jpg"),
       .option("--cell", value: "64…1024", help: "width of a cell in pixels", default: "200"),
@@ -22,6 +25,7 @@ struct EffectsCommand: Command {
     ])
 
   var sheet: String?
+  var shaders: String?
   var image: String?
   var cellWidth: Int
   var columns: Int
@@ -30,6 +34,8 @@ struct EffectsCommand: Command {
   init(_ argv: [String]) throws {
     var args = try CommandArguments(argv, Self.spec)
     sheet = try args.option("--sheet")
+    shaders = try args.option("--shaders")
+    if shaders != nil, sheet != nil { throw UsageError("--shaders lists a Metal file's functions; --sheet renders the catalogue: give one") }
     image = try args.option("--image")
     cellWidth = try args.intOption("--cell", range: 64...1024) ?? 200
     columns = try args.intOption("--columns", range: 1...64) ?? 6
@@ -42,6 +48,11 @@ struct EffectsCommand: Command {
   }
 
   func execute() throws {
+    if let shaders {
+      let library = try ShaderLibrary(url: URL(fileURLWithPath: shaders))
+      print(library.functions.isEmpty ? "\(shaders): no [[ stitchable ]] functions" : effectsListing(library.functions.map(\.effectSpec)))
+      return
+    }
     guard let sheet else {
       print(effectsListing())
       return
@@ -61,7 +72,7 @@ struct EffectsCommand: Command {
   }
 }
 
-/// Parses a chain and resolves it against the catalogue.
-func resolveChain(_ text: String) throws -> Effect {
-  try ChainSyntax.parse(text).resolve().effect
+/// Parses a chain and resolves it against the catalogue (and a `--shaders` file's functions).
+func resolveChain(_ text: String, registry: EffectRegistry = .builtIn) throws -> Effect {
+  try ChainSyntax.parse(text).resolve(registry: registry).effect
 }

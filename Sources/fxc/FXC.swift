@@ -79,6 +79,9 @@ enum FXC {
     } catch let e as ChainSyntaxError {
       printError("\(e)")
       return 2
+    } catch let e as MetalDiagnostic {
+      printError("\(e)")
+      return 1
     } catch {
       printError("error: \(error)")
       return 1

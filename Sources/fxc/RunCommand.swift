@@ -26,6 +26,7 @@ struct RunCommand: Command {
         options: [
           .option(
             "-c", "--chain", value: "CHAIN", help: "the effects to apply, left to right: 'sepia | vignette(intensity: 0.8)' (see 'fxc effects')"),
+          .shaders,
           .positional(
             "FILE | DIR | 'GLOB'",
             help:
@@ -102,6 +103,7 @@ struct RunCommand: Command {
   }
 
   var chain: String
+  var registry: EffectRegistry
   var arguments: [String]
   var manifest: String?
   var recursive: Bool
@@ -123,6 +125,7 @@ struct RunCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     guard let chain = try args.option("--chain") else { throw UsageError("fxc run needs --chain 'effect | effect …'") }
     self.chain = chain
+    registry = try shaderRegistry(args.option("--shaders"))
     output = try args.option("--output")
     outDir = try args.option("--out-dir")
     nameTemplate = try args.option("--name")
@@ -265,11 +268,11 @@ struct RunCommand: Command {
     let syntax = try ChainSyntax.parse(chain)
     var settings: [String: ParamSetting] = [:]
     for var p in params {
-      p.name = try Self.fullName(p.name, in: syntax)
+      p.name = try Self.fullName(p.name, in: syntax, registry: registry)
       if settings[p.name] != nil { throw UsageError("--param \(p.name) is given twice") }
       settings[p.name] = p
     }
-    let resolved = try syntax.resolve(uniforms: Set(settings.keys))
+    let resolved = try syntax.resolve(uniforms: Set(settings.keys), registry: registry)
     var uniforms: [String: (ResolvedChain.Uniform, ParamSetting)] = [:]
     for (name, setting) in settings {
       let uniform = resolved.uniform(named: name)!
@@ -284,9 +287,9 @@ struct RunCommand: Command {
   }
 
   /// `effect.parameter` for a `--param` name; a bare parameter name must belong to exactly one effect of the chain.
-  static func fullName(_ name: String, in syntax: ChainSyntax) throws -> String {
+  static func fullName(_ name: String, in syntax: ChainSyntax, registry: EffectRegistry = .builtIn) throws -> String {
     if name.contains(".") { return name }
-    let specs = syntax.calls.compactMap { Catalogue.spec(named: $0.name) }
+    let specs = syntax.calls.compactMap { registry.spec(named: $0.name) }
     var owners: [String] = []
     for spec in specs where spec.parameter(named: name) != nil && !owners.contains(spec.name) { owners.append(spec.name) }
     switch owners.count {

@@ -1,0 +1,124 @@
+// The syntax tree of a Metal translation unit, as the parser builds it.
+// Types are still names here; the lowering resolves them (Types.swift).
+
+/// A type as written: `float2`, `metal::half4`, `texture2d<half>`,
+/// `device const float *`, `SwiftUI::Layer`, `float3x3`.
+struct TypeSyntax: CustomStringConvertible {
+  /// The name without `metal::` (`SwiftUI::Layer` keeps its namespace).
+  var name: String
+  /// Template arguments (`texture2d<half, access::sample>`, `vec<float, 2>`), as written.
+  var arguments: [String] = []
+  var isPointer = false
+  var isReference = false
+  /// `constant`, `device`, `thread`, `threadgroup`, `const`, `constexpr`, `static`.
+  var qualifiers: Set<String> = []
+  var location: SourceLocation
+
+  var description: String {
+    (arguments.isEmpty ? name : "\(name)<\(arguments.joined(separator: ", "))>") + (isPointer ? " *" : "")
+      + (isReference ? " &" : "")
+  }
+}
+
+/// An expression as written.
+struct ExprSyntax {
+  indirect enum Kind {
+    case name(String)
+    case integer(UInt64, unsigned: Bool)
+    case floating(Double, half: Bool)
+    case boolean(Bool)
+    /// `a op b` for arithmetic, comparison, logical and bitwise operators.
+    case binary(String, ExprSyntax, ExprSyntax)
+    /// `-a`, `!a`, `~a`, `+a`, `++a`, `--a`.
+    case unary(String, ExprSyntax)
+    /// `a++`, `a--`.
+    case postfix(String, ExprSyntax)
+    /// `a = b`, `a += b`, …
+    case assign(String, ExprSyntax, ExprSyntax)
+    case conditional(ExprSyntax, ExprSyntax, ExprSyntax)
+    /// `f(args)`, `float2(args)`, `layer.sample(p)` (callee a member), `T<…>(args)`.
+    case call(ExprSyntax, [ExprSyntax])
+    /// A type used as a callee: `float2(…)`, `vec<float, 3>(…)`.
+    case typeName(TypeSyntax)
+    case member(ExprSyntax, String)
+    case index(ExprSyntax, ExprSyntax)
+    /// `(float)x`, `static_cast<float>(x)`.
+    case cast(TypeSyntax, ExprSyntax)
+    /// `{a, b, c}` for arrays and structs.
+    case initializerList([ExprSyntax])
+    case comma(ExprSyntax, ExprSyntax)
+  }
+
+  var kind: Kind
+  var location: SourceLocation
+}
+
+/// One declared variable of a declaration statement: `x = 1`, `a[3] = {…}`.
+struct Declarator {
+  var name: String
+  /// Array length, when `name[N]`; an empty `[]` takes the initializer list's length.
+  var arrayLength: ExprSyntax?
+  var isArray = false
+  var initializer: ExprSyntax?
+  /// `sampler s(filter::linear, …)`: constructor arguments.
+  var constructorArguments: [ExprSyntax]?
+  var location: SourceLocation
+}
+
+/// A statement as written.
+struct StmtSyntax {
+  indirect enum Kind {
+    case declaration(TypeSyntax, [Declarator])
+    case expression(ExprSyntax)
+    case block([StmtSyntax])
+    case ifElse(ExprSyntax, StmtSyntax, StmtSyntax?)
+    /// `for (initial; condition; step) body`; each part optional.
+    case forLoop(StmtSyntax?, ExprSyntax?, ExprSyntax?, StmtSyntax)
+    case whileLoop(ExprSyntax, StmtSyntax)
+    case doWhile(StmtSyntax, ExprSyntax)
+    case breakStatement
+    case continueStatement
+    case returnStatement(ExprSyntax?)
+    case empty
+  }
+
+  var kind: Kind
+  var location: SourceLocation
+}
+
+/// A function parameter.
+struct ParameterSyntax {
+  var type: TypeSyntax
+  var name: String
+  var arrayLength: ExprSyntax?
+  /// `float k = 2.0`: used when a call leaves the argument out.
+  var defaultValue: ExprSyntax?
+  var location: SourceLocation
+}
+
+/// A function definition.
+struct FunctionSyntax {
+  var name: String
+  var returnType: TypeSyntax
+  var parameters: [ParameterSyntax]
+  var body: [StmtSyntax]
+  var isStitchable: Bool
+  var location: SourceLocation
+}
+
+/// A struct: its fields in order.
+struct StructSyntax {
+  var name: String
+  var fields: [(type: TypeSyntax, name: String, arrayLength: ExprSyntax?)]
+  var location: SourceLocation
+}
+
+/// Everything at file scope.
+struct TranslationUnit {
+  var functions: [FunctionSyntax] = []
+  var structs: [StructSyntax] = []
+  /// File-scope `constant`/`constexpr` values, in order.
+  var globals: [StmtSyntax] = []
+  /// `typedef T name;` and `using name = T;`.
+  var aliases: [String: TypeSyntax] = [:]
+}

@@ -1,0 +1,108 @@
+import FXDSL
+import FXIR
+
+// Calls: constructors and casts, helper functions (inlined), built-ins,
+// and the methods of layers and textures.
+
+extension Lowering {
+  func call(_ callee: ExprSyntax, _ arguments: [ExprSyntax], at location: SourceLocation) throws -> Value {
+    switch callee.kind {
+    case .typeName(let t):
+      let type = try program.resolve(t)
+      if arguments.count == 1, case .initializerList = arguments[0].kind {
+        return try initialize(type, from: arguments[0])
+      }
+      return try construct(type, try arguments.map { try evaluate($0) }, at: location)
+    case .name(let name):
+      let bare = name.hasPrefix("metal::") ? String(name.dropFirst(7)) : name
+      if let candidates = program.functions[bare] ?? program.functions[String(bare.split(separator: ":").last ?? "")] {
+        return try callUser(bare, candidates, arguments, at: location)
+      }
+      if let f = Builtins.function(bare) { return try f(try arguments.map { try evaluate($0) }, location) }
+      if bare == "as_type" || bare.hasPrefix("as_type") {
+        throw MetalError("unsupported: as_type (reinterpreting bits)", at: location)
+      }
+      let all = program.functionNames + Builtins.names
+      let hint = suggestion(for: bare, among: all).map { "; did you mean '\($0)'?" } ?? ""
+      throw MetalError("use of undeclared function '\(bare)'\(hint)", at: location)
+    case .member(let base, let method):
+      return try callMethod(try evaluate(base), method, try arguments.map { try evaluate($0) }, at: location)
+    default:
+      throw MetalError("called object is not a function", at: location)
+    }
+  }
+
+  private func callUser(_ name: String, _ candidates: [FunctionSyntax], _ arguments: [ExprSyntax], at location: SourceLocation)
+    throws -> Value
+  {
+    let defined = candidates.filter { f in
+      !f.body.isEmpty && f.parameters.count >= arguments.count
+        && f.parameters.dropFirst(arguments.count).allSatisfy { $0.defaultValue != nil }
+    }
+    guard !defined.isEmpty else {
+      let counts = Set(candidates.map(\.parameters.count)).sorted().map(String.init).joined(separator: " or ")
+      throw MetalError("'\(name)' takes \(counts) arguments, got \(arguments.count)", at: location)
+    }
+    var values = try arguments.map { try evaluate($0) }
+    var function = defined[0]
+    if defined.count > 1 {
+      let exact = try defined.first { f in
+        try zip(f.parameters, values).allSatisfy { try program.resolve($0.type) == $1.type }
+      }
+      function = exact ?? defined[0]
+    }
+    for p in function.parameters.dropFirst(values.count) { values.append(try evaluate(p.defaultValue!)) }
+    var bound: [Value] = []
+    for (p, v) in zip(function.parameters, values) {
+      let type = try program.resolve(p.type)
+      if type.isHandle {
+        guard v.type == type || (type == .texture && v.type == .texture) else {
+          throw MetalError("cannot pass \(v.type) as \(type) to '\(name)'", at: location)
+        }
+        bound.append(v)
+      } else {
+        bound.append(try convert(v, to: type, at: location))
+      }
+    }
+    let (result, finals) = try call(function, bound, at: location)
+    for (k, p) in function.parameters.enumerated().prefix(arguments.count) where p.type.isReference {
+      if p.type.qualifiers.contains("const") { continue }
+      try write(try place(arguments[k]), finals[k], at: arguments[k].location)
+    }
+    return result
+  }
+
+  /// A layer's `sample(p)`, a texture's `sample(s, p)`, `read(p)`, `get_width()`, `get_height()`.
+  func callMethod(_ base: Value, _ method: String, _ arguments: [Value], at location: SourceLocation) throws -> Value {
+    switch (base.handle, method) {
+    case (.layer(let layer)?, "sample"):
+      guard arguments.count == 1 else { throw MetalError("sample takes one float2 position", at: location) }
+      let p = try convert(arguments[0], to: .float2, at: location)
+      return Self.lanes(layer.sample(float2(p.scalars[0], p.scalars[1])), kind: .half)
+    case (.texture(let texture)?, "sample"):
+      guard arguments.count >= 2, case .sampler(let s)? = arguments[0].handle else {
+        throw MetalError("a texture's sample takes (sampler, float2 coordinates)", at: location)
+      }
+      if arguments.count > 2 { throw MetalError("unsupported: sample with a level, bias or offset", at: location) }
+      let uv = try convert(arguments[1], to: .float2, at: location).scalars
+      let p = s.normalized ? float2(uv[0] * texture.size.x, uv[1] * texture.size.y) : float2(uv[0], uv[1])
+      return Self.lanes(texture.sample(p, s.sampler), kind: .half)
+    case (.texture(let texture)?, "read"):
+      guard arguments.count == 1, arguments[0].type.lanes == 2 else {
+        throw MetalError("a texture's read takes one uint2 coordinate", at: location)
+      }
+      let c = try convert(arguments[0], to: .vector(.uint, 2), at: location).scalars
+      let p = float2(floatFromUnsigned(c[0]) + 0.5, floatFromUnsigned(c[1]) + 0.5)
+      return Self.lanes(texture.sample(p, .nearest), kind: .half)
+    case (.texture(let texture)?, "get_width"): return .vector(.uint, [int(texture.size.x)])
+    case (.texture(let texture)?, "get_height"): return .vector(.uint, [int(texture.size.y)])
+    default:
+      throw MetalError("no method '\(method)' on a value of type \(base.type)", at: location)
+    }
+  }
+
+  /// A float4 expression as a 4-lane value of `kind`.
+  static func lanes(_ e: Expr, kind: ScalarType) -> Value {
+    .vector(kind, ["x", "y", "z", "w"].map { e.swizzle($0) })
+  }
+}

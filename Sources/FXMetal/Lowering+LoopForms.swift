@@ -1,0 +1,226 @@
+import FXDSL
+import FXIR
+
+// Recognising counted loops, and the syntax facts loops need: which
+// variables a statement may assign, whether it returns.
+
+/// A loop `for (int i = start; i op bound; i += stride)` with its trip count.
+struct CountedLoop {
+  var name: String
+  var kind: ScalarType
+  var start: Expr
+  var stride: Int
+  var count: Expr
+  /// The trip count when it is a constant, else ``Lowering/countedLoopLimit``.
+  var limit: Int
+}
+
+extension Lowering {
+  /// The counted form of a `for` loop, if it has one (see Lowering+Loops.swift).
+  func countedForm(_ initial: StmtSyntax?, _ condition: ExprSyntax?, _ step: ExprSyntax?, assigned: Set<String>) throws
+    -> CountedLoop?
+  {
+    guard let initial, case .declaration(_, let ds) = initial.kind, ds.count == 1, let condition, let step else { return nil }
+    let name = ds[0].name
+    guard !assigned.contains(name), let v = lookup(name), case .vector(let kind, 1) = v.type, kind.isInteger,
+      let stride = Self.loopStride(of: step, name), case .binary(var op, let l, let r) = condition.kind
+    else { return nil }
+    let boundSyntax: ExprSyntax
+    if case .name(name) = l.kind {
+      boundSyntax = r
+    } else if case .name(name) = r.kind {
+      boundSyntax = l
+      op = ["<": ">", ">": "<", "<=": ">=", ">=": "<="][op] ?? op
+    } else {
+      return nil
+    }
+    var used = Set<String>()
+    Assignments.names(boundSyntax, into: &used)
+    guard used.isDisjoint(with: assigned), !used.contains(name) else { return nil }
+    let bound = try evaluate(boundSyntax)
+    guard bound.type.isNumeric, bound.scalars.count == 1, let bk = bound.type.scalarType else { return nil }
+    var e = bound.scalars[0]
+    if bk.isFloating {
+      switch op {
+      case "<", ">=": e = int(ceil(e))
+      case "<=", ">": e = int(floor(e))
+      default: return nil
+      }
+    } else if bk == .bool {
+      return nil
+    }
+    let start = v.scalars[0]
+    let distance: Expr
+    switch (op, stride > 0) {
+    case ("<", true): distance = e - start
+    case ("<=", true): distance = e - start + Expr.int(1)
+    case ("!=", true) where stride == 1: distance = e - start
+    case (">", false): distance = start - e
+    case (">=", false): distance = start - e + Expr.int(1)
+    case ("!=", false) where stride == -1: distance = start - e
+    default: return nil
+    }
+    let k = Swift.abs(stride)
+    let count = k == 1 ? distance : quotient(distance + Expr.int(k - 1), Expr.int(k))
+    var limit = Self.countedLoopLimit
+    if let s = start.constantValue, let b = e.constantValue {
+      let d = Int(op == "<" || op == "<=" || (op == "!=" && stride > 0) ? b - s : s - b) + (op.hasSuffix("=") && op != "!=" ? 1 : 0)
+      limit = Swift.max(0, (d + k - 1) / k)
+    }
+    return CountedLoop(name: name, kind: kind, start: start, stride: stride, count: count, limit: limit)
+  }
+
+  /// A float counter that starts at a whole number and steps by one (`x++`,
+  /// `x += 2`), which the body leaves alone: its values are exact whole
+  /// numbers, so they can be computed from the iteration number.
+  func floatCounter(_ initial: StmtSyntax?, _ step: ExprSyntax?, assigned: Set<String>) -> (
+    name: String, kind: ScalarType, start: Float, step: Float
+  )? {
+    guard let initial, case .declaration(_, let ds) = initial.kind, ds.count == 1, let step,
+      !assigned.contains(ds[0].name), let v = lookup(ds[0].name), case .vector(let kind, 1) = v.type, kind.isFloating,
+      let start = v.scalars[0].constantValue, start == start.rounded(), Swift.abs(start) < 1_048_576,
+      let k = Self.loopStride(of: step, ds[0].name)
+    else { return nil }
+    return (ds[0].name, kind, start, Float(k))
+  }
+
+  /// The constant step of `i++`, `++i`, `i--`, `i += k`, `i -= k`, `i = i + k`.
+  static func loopStride(of step: ExprSyntax, _ name: String) -> Int? {
+    func constant(_ e: ExprSyntax) -> Int? {
+      if case .integer(let v, _) = e.kind, v < 1 << 20 { return Int(v) }
+      return nil
+    }
+    switch step.kind {
+    case .postfix(let op, let e), .unary(let op, let e):
+      guard case .name(name) = e.kind, op == "++" || op == "--" else { return nil }
+      return op == "++" ? 1 : -1
+    case .assign(let op, let target, let value):
+      guard case .name(name) = target.kind else { return nil }
+      if op == "+=", let k = constant(value), k > 0 { return k }
+      if op == "-=", let k = constant(value), k > 0 { return -k }
+      if op == "=", case .binary(let o, let a, let b) = value.kind, case .name(name) = a.kind, let k = constant(b), k > 0 {
+        return o == "+" ? k : o == "-" ? -k : nil
+      }
+      return nil
+    default: return nil
+    }
+  }
+
+  /// The trip count of `for (T i = a; i op b; i += k)` when `a`, `b` and `k`
+  /// are constants and the body leaves `i` alone, counted in `T`'s arithmetic.
+  func constantTripCount(_ initial: StmtSyntax?, _ condition: ExprSyntax?, _ step: ExprSyntax?) -> Int? {
+    guard let initial, case .declaration(_, let ds) = initial.kind, ds.count == 1, let condition, let step,
+      let v = lookup(ds[0].name), v.type.isNumeric, v.scalars.count == 1, let start = v.scalars[0].constantValue,
+      case .binary(let op, let l, let r) = condition.kind, case .name(ds[0].name) = l.kind,
+      let bound = try? evaluate(r), bound.scalars.count == 1, let b = bound.scalars[0].constantValue
+    else { return nil }
+    var k: Float
+    switch step.kind {
+    case .postfix(let o, _), .unary(let o, _): k = o == "++" ? 1 : -1
+    case .assign(let o, _, let value):
+      guard let s = try? evaluate(value), s.scalars.count == 1, let c = s.scalars[0].constantValue else { return nil }
+      guard o == "+=" || o == "-=" else { return nil }
+      k = o == "+=" ? c : -c
+    default: return nil
+    }
+    var x = start
+    var n = 0
+    let holds: (Float) -> Bool = {
+      switch op {
+      case "<": $0 < b
+      case "<=": $0 <= b
+      case ">": $0 > b
+      case ">=": $0 >= b
+      case "!=": $0 != b
+      default: false
+      }
+    }
+    while holds(x) {
+      n += 1
+      x += k
+      if n > Int(Loop.maxLimit) { return nil }
+    }
+    return n
+  }
+}
+
+/// Syntax facts about statements, for loops.
+enum Assignments {
+  /// Adds every variable `s` may assign (the root of each assigned lvalue, and
+  /// every variable passed to a function, which may take it by reference).
+  static func collect(_ s: StmtSyntax, into names: inout Set<String>) {
+    switch s.kind {
+    case .expression(let e): collect(e, into: &names)
+    case .declaration(_, let ds): for d in ds { if let i = d.initializer { collect(i, into: &names) } }
+    case .block(let body): for t in body { collect(t, into: &names) }
+    case .ifElse(let c, let a, let b):
+      collect(c, into: &names)
+      collect(a, into: &names)
+      if let b { collect(b, into: &names) }
+    case .forLoop(let i, let c, let st, let body):
+      if let i { collect(i, into: &names) }
+      if let c { collect(c, into: &names) }
+      if let st { collect(st, into: &names) }
+      collect(body, into: &names)
+    case .whileLoop(let c, let body), .doWhile(let body, let c):
+      collect(c, into: &names)
+      collect(body, into: &names)
+    case .returnStatement(let e): if let e { collect(e, into: &names) }
+    case .breakStatement, .continueStatement, .empty: break
+    }
+  }
+
+  static func collect(_ e: ExprSyntax, into names: inout Set<String>) {
+    switch e.kind {
+    case .assign(_, let target, let value):
+      if let root = root(target) { names.insert(root) }
+      collect(target, into: &names)
+      collect(value, into: &names)
+    case .unary(let op, let a), .postfix(let op, let a):
+      if op == "++" || op == "--", let root = root(a) { names.insert(root) }
+      collect(a, into: &names)
+    case .call(let callee, let args):
+      if case .name(let f) = callee.kind, Builtins.function(f) == nil { for a in args { if let root = root(a) { names.insert(root) } } }
+      for a in args { collect(a, into: &names) }
+    default:
+      for child in children(e) { collect(child, into: &names) }
+    }
+  }
+
+  /// Every name `e` reads.
+  static func names(_ e: ExprSyntax, into names: inout Set<String>) {
+    if case .name(let n) = e.kind { names.insert(n) }
+    for child in children(e) { self.names(child, into: &names) }
+  }
+
+  static func children(_ e: ExprSyntax) -> [ExprSyntax] {
+    switch e.kind {
+    case .binary(_, let a, let b), .assign(_, let a, let b), .comma(let a, let b), .index(let a, let b): [a, b]
+    case .unary(_, let a), .postfix(_, let a), .member(let a, _), .cast(_, let a): [a]
+    case .conditional(let a, let b, let c): [a, b, c]
+    case .call(let callee, let args): [callee] + args
+    case .initializerList(let items): items
+    default: []
+    }
+  }
+
+  /// The variable an lvalue expression is part of.
+  static func root(_ e: ExprSyntax) -> String? {
+    switch e.kind {
+    case .name(let n): n
+    case .member(let a, _), .index(let a, _): root(a)
+    default: nil
+    }
+  }
+
+  /// Whether `s` contains a `return`.
+  static func returns(_ s: StmtSyntax) -> Bool {
+    switch s.kind {
+    case .returnStatement: true
+    case .block(let body): body.contains(where: returns)
+    case .ifElse(_, let a, let b): returns(a) || (b.map(returns) ?? false)
+    case .forLoop(_, _, _, let body), .whileLoop(_, let body), .doWhile(let body, _): returns(body)
+    default: false
+    }
+  }
+}

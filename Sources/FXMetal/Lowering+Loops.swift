@@ -1,0 +1,132 @@
+import FXDSL
+import FXIR
+
+// Loops become the IR's fold. The accumulators are the scalars of every
+// variable the loop may assign (and the flags of `break` and `return`), so
+// the body is lowered once, whatever the trip count.
+//
+// A counted loop — `for (int i = a; i < b; i++)` (also `<=`, `>`, `>=`, `!=`,
+// `+= k`, `-= k`) whose counter the body leaves alone and whose bound it
+// does not change — folds over exactly its trip count, which may be a
+// constant, a uniform or a per-pixel value. Any other loop (`while`, `do`, a
+// float counter, a bound the body changes) folds over a fixed number of
+// iterations, stopping (through its `break` flag) when its condition fails:
+// the trip count itself when init, condition and step are constants, else
+// ``Lowering/generalLoopLimit``.
+
+extension Lowering {
+  /// The most iterations a loop without a counted form runs (`while (x > 1) x *= 0.5;`).
+  static let generalLoopLimit: Int = 1024
+  /// The most iterations a counted loop with a per-pixel or uniform bound runs.
+  static let countedLoopLimit: Int = 1 << 16
+
+  func forLoop(
+    _ initial: StmtSyntax?, _ condition: ExprSyntax?, _ step: ExprSyntax?, _ body: StmtSyntax, at location: SourceLocation
+  ) throws {
+    if let initial { try execute(initial) }
+    var assigned = Set<String>()
+    Assignments.collect(body, into: &assigned)
+    if let condition { Assignments.collect(condition, into: &assigned) }
+    if let counted = try countedForm(initial, condition, step, assigned: assigned) {
+      return try runFold(count: counted.count, limit: counted.limit, carried: assigned, body: body, at: location) { t in
+        self.declare(counted.name, .vector(counted.kind, [counted.start + t * Expr.int(counted.stride)]))
+      }
+    }
+    let trips = constantTripCount(initial, condition, step)
+    if let trips, let counter = floatCounter(initial, step, assigned: assigned) {
+      // `for (float x = -2; x <= 2; x++)`: whole steps from a whole start add exactly, so x = start + t·step.
+      return try runFold(count: Expr.int(trips), limit: trips, carried: assigned, body: body, at: location) { t in
+        self.declare(counter.name, .vector(counter.kind, [Expr(counter.start) + float(t) * Expr(counter.step)]))
+      }
+    }
+    try generalLoop(condition: condition, step: step, body: body, checkFirst: true, trips: trips, at: location)
+  }
+
+  func generalLoop(
+    condition: ExprSyntax?, step: ExprSyntax?, body: StmtSyntax, checkFirst: Bool, trips: Int? = nil,
+    at location: SourceLocation
+  ) throws {
+    var assigned = Set<String>()
+    Assignments.collect(body, into: &assigned)
+    if let step { Assignments.collect(step, into: &assigned) }
+    if let condition { Assignments.collect(condition, into: &assigned) }
+    let n = trips ?? Self.generalLoopLimit
+    try runFold(count: Expr.int(n), limit: n, carried: assigned, body: body, at: location) { _ in
+    } after: { flags in
+      // `continue` still runs the step; a failed condition stops the loop.
+      self.store(flags.continueFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+      if let step { _ = try self.evaluate(step) }
+      if let condition {
+        let c = try self.condition(condition)
+        if constantBool(c) != true { self.stop(flags.breakFlag, where: negation(c)) }
+      }
+    } before: { flags in
+      guard checkFirst, let condition else { return }
+      let c = try self.condition(condition)
+      if constantBool(c) != true { self.stop(flags.breakFlag, where: negation(c)) }
+    }
+  }
+
+  /// Sets the loop's break flag where `c` holds and the loop still runs.
+  private func stop(_ flag: String, where c: Expr) {
+    guard let old = lookup(flag) else { return }
+    let a = conjunction(active(), c)
+    store(flag, Value(.bool, [choose(a, Expr(booleanLiteral: true), old.scalars[0])]))
+  }
+
+  /// Folds `body` over `0 ..< count` (an int), with every visible variable in
+  /// `carried` (and the flags) as accumulators; `enter` binds the counter
+  /// from the fold's index, `before`/`after` run around the body each iteration.
+  func runFold(
+    count: Expr, limit: Int, carried names: Set<String>, body: StmtSyntax, at location: SourceLocation,
+    enter: @escaping (Expr) throws -> Void,
+    after: ((_ flags: (breakFlag: String, continueFlag: String)) throws -> Void)? = nil,
+    before: ((_ flags: (breakFlag: String, continueFlag: String)) throws -> Void)? = nil
+  ) throws {
+    guard limit <= Int(Loop.maxLimit) else {
+      throw MetalError("unsupported: a loop of \(limit) iterations (at most \(Loop.maxLimit))", at: location)
+    }
+    let flags = (breakFlag: hidden("break"), continueFlag: hidden("continue"))
+    declare(flags.breakFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+    var carried = names.filter { lookup($0).map { !$0.type.isHandle } ?? false }.sorted()
+    carried += [flags.breakFlag]
+    if Assignments.returns(body) { carried += [Self.returnFlag, Self.returnValue].filter { lookup($0) != nil } }
+    let entry = carried.map { lookup($0)! }
+    let outer = active()
+    let savedConditions = frame.conditions
+    frame.conditions = []
+    frame.loopFlags.append(flags)
+    defer {
+      frame.conditions = savedConditions
+      frame.loopFlags.removeLast()
+    }
+    var failure: Error?
+    let results = Expr.fold(from: Expr.int(0), to: count, limit: max(limit, 0), initial: entry.flatMap(\.scalars)) {
+      index, accumulators in
+      var offset = 0
+      for (name, value) in zip(carried, entry) {
+        self.store(name, Value(value.type, Array(accumulators[offset..<(offset + value.scalars.count)])))
+        offset += value.scalars.count
+      }
+      do {
+        try self.withScope {
+          self.declare(flags.continueFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+          try enter(index)
+          try before?(flags)
+          try self.withScope { try self.execute(body) }
+          try after?(flags)
+        }
+      } catch {
+        failure = error
+      }
+      return carried.flatMap { self.lookup($0)!.scalars }
+    }
+    if let failure { throw failure }
+    var offset = 0
+    for (name, value) in zip(carried, entry) {
+      let next = Array(results[offset..<(offset + value.scalars.count)])
+      store(name, Value(value.type, zip(next, value.scalars).map { choose(outer, $0, $1) }))
+      offset += value.scalars.count
+    }
+  }
+}

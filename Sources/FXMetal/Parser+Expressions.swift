@@ -1,0 +1,155 @@
+// Expressions, by C's precedence: comma < assignment < ?: < || < && < | < ^
+// < & < equality < relational < shift < additive < multiplicative < unary < postfix.
+
+extension Parser {
+  private static let binaryLevels: [[String]] = [
+    ["||"], ["&&"], ["|"], ["^"], ["&"], ["==", "!="], ["<", ">", "<=", ">="], ["<<", ">>"], ["+", "-"], ["*", "/", "%"],
+  ]
+  private static let assignments: Set<String> = ["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="]
+
+  mutating func expression() throws -> ExprSyntax {
+    var e = try assignment()
+    while current.isPunct(",") {
+      let at = advance().location
+      e = ExprSyntax(kind: .comma(e, try assignment()), location: at)
+    }
+    return e
+  }
+
+  mutating func assignment() throws -> ExprSyntax {
+    let left = try conditional()
+    if current.kind == .punct, Self.assignments.contains(current.text) {
+      let op = advance()
+      let right = current.isPunct("{") ? try initializerList() : try assignment()
+      return ExprSyntax(kind: .assign(op.text, left, right), location: op.location)
+    }
+    return left
+  }
+
+  private mutating func conditional() throws -> ExprSyntax {
+    let c = try binary(0)
+    guard current.isPunct("?") else { return c }
+    let at = advance().location
+    let a = try expression()
+    try expect(":", "in the conditional expression")
+    let b = try assignment()
+    return ExprSyntax(kind: .conditional(c, a, b), location: at)
+  }
+
+  private mutating func binary(_ level: Int) throws -> ExprSyntax {
+    guard level < Self.binaryLevels.count else { return try unary() }
+    var left = try binary(level + 1)
+    while current.kind == .punct, Self.binaryLevels[level].contains(current.text) {
+      let op = advance()
+      let right = try binary(level + 1)
+      left = ExprSyntax(kind: .binary(op.text, left, right), location: op.location)
+    }
+    return left
+  }
+
+  private mutating func unary() throws -> ExprSyntax {
+    let t = current
+    if t.kind == .punct, ["-", "+", "!", "~", "++", "--"].contains(t.text) {
+      advance()
+      return ExprSyntax(kind: .unary(t.text, try unary()), location: t.location)
+    }
+    if t.isPunct("("), peek().kind == .identifier, isTypeName(peek().text), isCast() {
+      advance()
+      let type = try typeSyntax()
+      try expect(")", "closing the cast")
+      return ExprSyntax(kind: .cast(type, try unary()), location: t.location)
+    }
+    if t.isPunct("*") || t.isPunct("&") {
+      throw MetalError("unsupported: pointer operator '\(t.text)'", at: t.location)
+    }
+    return try postfix(try primary())
+  }
+
+  /// After `(` and a type name: whether the parenthesis closes right after the type (a C cast).
+  private func isCast() -> Bool {
+    var k = 2
+    while peek(k).isPunct("::") || peek(k).kind == .identifier && peek(k - 1).isPunct("::") { k += 1 }
+    return peek(k).isPunct(")") || peek(k).isPunct("*")
+  }
+
+  private mutating func postfix(_ base: ExprSyntax) throws -> ExprSyntax {
+    var e = base
+    while true {
+      let t = current
+      if case .typeName = e.kind, t.isPunct("{") {  // `Ring{c, r}`: a braced initializer of a type
+        e = ExprSyntax(kind: .call(e, [try initializerList()]), location: e.location)
+        continue
+      }
+      if accept("(") {
+        var arguments: [ExprSyntax] = []
+        if !current.isPunct(")") {
+          repeat { arguments.append(current.isPunct("{") ? try initializerList() : try assignment()) } while accept(",")
+        }
+        try expect(")", "closing the call")
+        e = ExprSyntax(kind: .call(e, arguments), location: e.location)
+      } else if accept(".") {
+        let name = try identifier("a member name")
+        e = ExprSyntax(kind: .member(e, name.text), location: name.location)
+      } else if t.isPunct("->") {
+        throw MetalError("unsupported: '->' (pointers to structs)", at: t.location)
+      } else if accept("[") {
+        let i = try expression()
+        try expect("]", "closing the subscript")
+        e = ExprSyntax(kind: .index(e, i), location: t.location)
+      } else if t.isPunct("++") || t.isPunct("--") {
+        advance()
+        e = ExprSyntax(kind: .postfix(t.text, e), location: t.location)
+      } else {
+        return e
+      }
+    }
+  }
+
+  private mutating func primary() throws -> ExprSyntax {
+    let t = current
+    switch t.kind {
+    case .integer(let v, let unsigned):
+      advance()
+      return ExprSyntax(kind: .integer(v, unsigned: unsigned), location: t.location)
+    case .floating(let v, let half):
+      advance()
+      return ExprSyntax(kind: .floating(v, half: half), location: t.location)
+    case .identifier:
+      if t.text == "true" || t.text == "false" {
+        advance()
+        return ExprSyntax(kind: .boolean(t.text == "true"), location: t.location)
+      }
+      if ["static_cast", "reinterpret_cast", "const_cast"].contains(t.text) { return try cppCast() }
+      if t.text == "sizeof" { throw MetalError("unsupported: sizeof", at: t.location) }
+      if t.text == "as_type" { throw MetalError("unsupported: as_type (reinterpreting bits)", at: t.location) }
+      if isTypeName(t.text) || (t.text == "vec" && peek().isPunct("<")) {
+        let type = try typeSyntax()
+        return ExprSyntax(kind: .typeName(type), location: t.location)
+      }
+      let name = try qualifiedName()
+      return ExprSyntax(kind: .name(name), location: t.location)
+    case .punct where t.text == "(":
+      advance()
+      let e = try expression()
+      try expect(")", "closing the parenthesis")
+      return e
+    case .punct where t.text == "{":
+      return try initializerList()
+    default:
+      throw MetalError("expected an expression, found \(t)", at: t.location)
+    }
+  }
+
+  private mutating func cppCast() throws -> ExprSyntax {
+    let t = advance()
+    guard t.text == "static_cast" else { throw MetalError("unsupported: \(t.text)", at: t.location) }
+    try expect("<", "after static_cast")
+    var type = try typeSyntax()
+    type.location = t.location
+    try expect(">", "closing static_cast's type")
+    try expect("(", "after static_cast<…>")
+    let value = try expression()
+    try expect(")", "closing static_cast")
+    return ExprSyntax(kind: .cast(type, value), location: t.location)
+  }
+}

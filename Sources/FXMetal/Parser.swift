@@ -1,0 +1,310 @@
+/// A recursive-descent parser for the Metal subset stitchable shaders use,
+/// from preprocessed tokens to a ``TranslationUnit``.
+struct Parser {
+  var tokens: [Token]
+  var index = 0
+  var unit = TranslationUnit()
+
+  init(tokens: [Token]) { self.tokens = tokens }
+
+  static let qualifiers: Set<String> = [
+    "const", "constexpr", "constant", "device", "thread", "threadgroup", "static", "inline", "volatile",
+    "vertex", "fragment", "kernel", "__attribute__",
+  ]
+
+  var current: Token { tokens[index] }
+  func peek(_ k: Int = 1) -> Token { tokens[min(index + k, tokens.count - 1)] }
+
+  @discardableResult
+  mutating func advance() -> Token {
+    let t = tokens[index]
+    if index < tokens.count - 1 { index += 1 }
+    return t
+  }
+
+  mutating func accept(_ p: String) -> Bool {
+    guard current.isPunct(p) else { return false }
+    advance()
+    return true
+  }
+
+  @discardableResult
+  mutating func expect(_ p: String, _ what: String? = nil) throws -> Token {
+    guard current.isPunct(p) else {
+      throw MetalError("expected '\(p)'\(what.map { " " + $0 } ?? ""), found \(current)", at: current.location)
+    }
+    return advance()
+  }
+
+  mutating func identifier(_ what: String) throws -> Token {
+    guard current.kind == .identifier else {
+      throw MetalError("expected \(what), found \(current)", at: current.location)
+    }
+    return advance()
+  }
+
+  /// Parses the whole unit.
+  mutating func parse() throws -> TranslationUnit {
+    while current.kind != .end { try topLevel() }
+    return unit
+  }
+
+  private mutating func topLevel() throws {
+    if accept(";") { return }
+    if current.isIdentifier("using") { return try usingDeclaration() }
+    if current.isIdentifier("namespace") {
+      advance()
+      if current.kind == .identifier { advance() }
+      try expect("{", "after namespace")
+      while !current.isPunct("}") {
+        guard current.kind != .end else { throw MetalError("expected '}' closing the namespace", at: current.location) }
+        try topLevel()
+      }
+      advance()
+      return
+    }
+    if current.isIdentifier("typedef") {
+      advance()
+      let type = try typeSyntax()
+      let name = try identifier("a type name")
+      try expect(";")
+      unit.aliases[name.text] = type
+      return
+    }
+    if current.isIdentifier("struct") { return try structDeclaration() }
+    if current.isIdentifier("template") {
+      throw MetalError("unsupported: templates", at: current.location)
+    }
+    var stitchable = false
+    while current.isPunct("[[") {
+      advance()
+      while !current.isPunct("]]") {
+        guard current.kind != .end else { throw MetalError("expected ']]'", at: current.location) }
+        if current.isIdentifier("stitchable") { stitchable = true }
+        advance()
+      }
+      advance()
+    }
+    let start = current.location
+    let type = try typeSyntax()
+    if current.isPunct("[[") {  // `half4 [[ stitchable ]] f(…)` is not valid; attributes come first
+      throw MetalError("attributes must precede the declaration", at: current.location)
+    }
+    let name = try identifier("a name")
+    if current.isPunct("(") {
+      unit.functions.append(try function(type, name, stitchable: stitchable))
+      return
+    }
+    let declarators = try declarators(first: name)
+    try expect(";", "after the declaration")
+    unit.globals.append(StmtSyntax(kind: .declaration(type, declarators), location: start))
+  }
+
+  private mutating func usingDeclaration() throws {
+    advance()
+    if current.isIdentifier("namespace") {
+      advance()
+      _ = try qualifiedName()
+      try expect(";")
+      return
+    }
+    let name = try identifier("a name")
+    try expect("=", "in a using declaration")
+    unit.aliases[name.text] = try typeSyntax()
+    try expect(";")
+  }
+
+  private mutating func structDeclaration() throws {
+    let start = advance().location
+    let name = try identifier("a struct name")
+    try expect("{", "opening the struct")
+    var fields: [(type: TypeSyntax, name: String, arrayLength: ExprSyntax?)] = []
+    while !accept("}") {
+      guard current.kind != .end else { throw MetalError("expected '}' closing the struct", at: current.location) }
+      let type = try typeSyntax()
+      repeat {
+        let field = try identifier("a field name")
+        var length: ExprSyntax?
+        if accept("[") {
+          length = try expression()
+          try expect("]")
+        }
+        skipAttributes()  // [[ position ]], [[ user(…) ]]
+        if current.isPunct("(") {
+          throw MetalError("unsupported: member functions of structs", at: current.location)
+        }
+        fields.append((type, field.text, length))
+      } while accept(",")
+      try expect(";", "after the field")
+    }
+    try expect(";", "after the struct")
+    unit.structs.append(StructSyntax(name: name.text, fields: fields, location: start))
+  }
+
+  private mutating func function(_ type: TypeSyntax, _ name: Token, stitchable: Bool) throws -> FunctionSyntax {
+    try expect("(")
+    var parameters: [ParameterSyntax] = []
+    if current.isIdentifier("void"), peek().isPunct(")") { advance() }
+    if !current.isPunct(")") {
+      repeat {
+        let start = current.location
+        let ptype = try typeSyntax()
+        let pname = try identifier("a parameter name")
+        var length: ExprSyntax?
+        if accept("[") {
+          length = try expression()
+          try expect("]")
+        }
+        skipAttributes()  // [[ texture(0) ]], [[ buffer(0) ]]…: bindings, ignored
+        var defaultValue: ExprSyntax?
+        if accept("=") { defaultValue = try assignment() }
+        parameters.append(
+          ParameterSyntax(type: ptype, name: pname.text, arrayLength: length, defaultValue: defaultValue, location: start))
+      } while accept(",")
+    }
+    try expect(")", "closing the parameter list")
+    skipAttributes()
+    if type.qualifiers.contains("vertex") || type.qualifiers.contains("fragment") || type.qualifiers.contains("kernel") {
+      // A render or compute function in the same file: not an effect, its body is skipped unread.
+      try skipBody()
+      return FunctionSyntax(
+        name: name.text, returnType: type, parameters: [], body: [], isStitchable: false, location: name.location)
+    }
+    if accept(";") {  // a prototype; the definition comes later
+      return FunctionSyntax(
+        name: name.text, returnType: type, parameters: parameters, body: [], isStitchable: false, location: name.location)
+    }
+    try expect("{", "opening the function body")
+    var body: [StmtSyntax] = []
+    while !accept("}") {
+      guard current.kind != .end else { throw MetalError("expected '}' closing '\(name.text)'", at: current.location) }
+      body.append(try statement())
+    }
+    return FunctionSyntax(
+      name: name.text, returnType: type, parameters: parameters, body: body, isStitchable: stitchable,
+      location: name.location)
+  }
+
+  /// Skips `[[ … ]]` attributes.
+  mutating func skipAttributes() {
+    while current.isPunct("[[") {
+      while !current.isPunct("]]") && current.kind != .end { advance() }
+      advance()
+    }
+  }
+
+  /// Skips a braced body without parsing it.
+  private mutating func skipBody() throws {
+    let open = try expect("{", "opening the function body")
+    var depth = 1
+    while depth > 0 {
+      guard current.kind != .end else { throw MetalError("expected '}' closing the function", at: open.location) }
+      if current.isPunct("{") { depth += 1 }
+      if current.isPunct("}") { depth -= 1 }
+      advance()
+    }
+  }
+
+  /// `a::b::c` as one string.
+  mutating func qualifiedName() throws -> String {
+    var name = try identifier("a name").text
+    while current.isPunct("::") {
+      advance()
+      name += "::" + (try identifier("a name after '::'")).text
+    }
+    return name
+  }
+
+  /// A type: qualifiers, a (qualified) name, template arguments, `*` or `&`.
+  mutating func typeSyntax() throws -> TypeSyntax {
+    let start = current.location
+    var qualifiers: Set<String> = []
+    while current.kind == .identifier, Self.qualifiers.contains(current.text) { qualifiers.insert(advance().text) }
+    if current.isIdentifier("unsigned") {
+      advance()
+      if current.isIdentifier("int") { advance() }
+      return try finishType(TypeSyntax(name: "uint", qualifiers: qualifiers, location: start))
+    }
+    if current.isIdentifier("struct") { advance() }
+    var name = try qualifiedName()
+    if name.hasPrefix("metal::") { name.removeFirst("metal::".count) }
+    var type = TypeSyntax(name: name, qualifiers: qualifiers, location: start)
+    if current.isPunct("<") {
+      advance()
+      var argument = ""
+      var depth = 0
+      while !(depth == 0 && current.isPunct(">")) {
+        guard current.kind != .end else { throw MetalError("expected '>'", at: current.location) }
+        if current.isPunct(","), depth == 0 {
+          type.arguments.append(argument)
+          argument = ""
+        } else {
+          if current.isPunct("<") { depth += 1 }
+          if current.isPunct(">") { depth -= 1 }
+          argument += current.text
+        }
+        advance()
+      }
+      advance()
+      type.arguments.append(argument)
+    }
+    return try finishType(type)
+  }
+
+  private mutating func finishType(_ type: TypeSyntax) throws -> TypeSyntax {
+    var type = type
+    while true {
+      if current.kind == .identifier, Self.qualifiers.contains(current.text) {
+        type.qualifiers.insert(advance().text)
+      } else if accept("*") {
+        type.isPointer = true
+      } else if accept("&") {
+        type.isReference = true
+      } else {
+        return type
+      }
+    }
+  }
+
+  /// The declarators after a declaration's type: `a = 1, b[2] = {…}, s(filter::linear)`.
+  mutating func declarators(first: Token? = nil) throws -> [Declarator] {
+    var result: [Declarator] = []
+    var name = first
+    repeat {
+      let token = try name ?? identifier("a variable name")
+      name = nil
+      var d = Declarator(name: token.text, location: token.location)
+      if accept("[") {
+        d.isArray = true
+        if !current.isPunct("]") { d.arrayLength = try expression() }
+        try expect("]")
+      }
+      if accept("=") {
+        d.initializer = current.isPunct("{") ? try initializerList() : try assignment()
+      } else if current.isPunct("{") {
+        d.initializer = try initializerList()
+      } else if current.isPunct("(") {
+        advance()
+        var arguments: [ExprSyntax] = []
+        if !current.isPunct(")") {
+          repeat { arguments.append(try assignment()) } while accept(",")
+        }
+        try expect(")")
+        d.constructorArguments = arguments
+      }
+      result.append(d)
+    } while accept(",")
+    return result
+  }
+
+  mutating func initializerList() throws -> ExprSyntax {
+    let start = try expect("{").location
+    var elements: [ExprSyntax] = []
+    while !current.isPunct("}") {
+      elements.append(current.isPunct("{") ? try initializerList() : try assignment())
+      if !accept(",") { break }
+    }
+    try expect("}", "closing the initializer list")
+    return ExprSyntax(kind: .initializerList(elements), location: start)
+  }
+}

@@ -1,0 +1,108 @@
+import FXDSL
+import FXIR
+import Foundation
+
+/// A parsed and resolved Metal translation unit: its structs, file-scope
+/// constants (already evaluated) and functions.
+final class Program {
+  let unit: TranslationUnit
+  let files: SourceFiles
+  private(set) var structs: [String: MetalType] = [:]
+  var globals: [String: Value] = [:]
+  let functions: [String: [FunctionSyntax]]
+
+  /// Preprocesses, parses and resolves `text` (the file at `url`, shown as `path`).
+  init(text: String, path: String, url: URL?, files: SourceFiles) throws {
+    self.files = files
+    var preprocessor = Preprocessor(files: files)
+    let tokens = try preprocessor.run(text, path: path, url: url)
+    var parser = Parser(tokens: tokens)
+    unit = try parser.parse()
+    var table: [String: [FunctionSyntax]] = [:]
+    for f in unit.functions {
+      // A prototype is replaced by its definition.
+      if f.body.isEmpty, table[f.name]?.contains(where: { $0.parameters.count == f.parameters.count }) == true { continue }
+      table[f.name, default: []].removeAll { $0.body.isEmpty && $0.parameters.count == f.parameters.count }
+      table[f.name, default: []].append(f)
+    }
+    functions = table
+    for s in unit.structs {
+      let fields = try s.fields.map { field -> (name: String, type: MetalType) in
+        var type = try resolve(field.type)
+        if let length = field.arrayLength { type = .array(type, try constantInt(length)) }
+        return (field.name, type)
+      }
+      structs[s.name] = .structure(s.name, fields)
+    }
+    try evaluateGlobals()
+  }
+
+  var functionNames: [String] { Array(functions.keys) }
+
+  /// The type a type name means here.
+  func resolve(_ syntax: TypeSyntax) throws -> MetalType {
+    if syntax.isPointer {
+      var element = syntax
+      element.isPointer = false
+      return .buffer(try resolve(element))
+    }
+    let name = syntax.name
+    if let alias = unit.aliases[name] { return try resolve(alias) }
+    if let s = structs[name] { return s }
+    if name == "vec", syntax.arguments.count == 2, let n = Int(syntax.arguments[1]),
+      let t = MetalType.builtins[syntax.arguments[0]], case .vector(let k, 1) = t, (1...4).contains(n)
+    {
+      return .vector(k, n)
+    }
+    if name == "texture2d" {
+      let element = syntax.arguments.first ?? "float"
+      guard element == "half" || element == "float" else {
+        throw MetalError("unsupported: texture2d<\(element)>; fxc reads texture2d<half> and texture2d<float>", at: syntax.location)
+      }
+      if syntax.arguments.dropFirst().contains(where: { $0.contains("write") }) {
+        throw MetalError("unsupported: writable textures", at: syntax.location)
+      }
+      return .texture
+    }
+    if name == "Layer" { return .layer }
+    if let t = MetalType.builtins[name] { return t }
+    if let reason = MetalType.unsupported[name] { throw MetalError("unsupported type: \(reason)", at: syntax.location) }
+    let known = Array(MetalType.builtins.keys) + Array(structs.keys) + Array(unit.aliases.keys)
+    let hint = suggestion(for: name, among: known).map { "; did you mean '\($0)'?" } ?? ""
+    throw MetalError("unknown type name '\(name)'\(hint)", at: syntax.location)
+  }
+
+  /// The value of an integer constant expression (an array length).
+  func constantInt(_ e: ExprSyntax) throws -> Int {
+    let lowering = Lowering(program: self, position: [Expr(Float(0)), Expr(Float(0))])
+    lowering.frames.append(Lowering.Frame(function: Self.fileScope, returnType: .void))
+    let message = "unsupported: an array length that is not an integer constant (a literal, macro or file-scope constant)"
+    guard let v = try? lowering.evaluate(e) else { throw MetalError(message, at: e.location) }
+    guard v.type.isNumeric, v.scalars.count == 1, let c = v.scalars[0].constantValue, c == c.rounded(), c >= 0 else {
+      throw MetalError("array length must be a non-negative integer constant", at: e.location)
+    }
+    return Int(c)
+  }
+
+  static let fileScope = FunctionSyntax(
+    name: "<file scope>", returnType: TypeSyntax(name: "void", location: SourceLocation(file: 0, line: 0, column: 0)),
+    parameters: [], body: [], isStitchable: false, location: SourceLocation(file: 0, line: 0, column: 0))
+
+  /// Evaluates file-scope `constant`/`constexpr` declarations in order; later ones may use earlier ones.
+  private func evaluateGlobals() throws {
+    let lowering = Lowering(program: self, position: [Expr(Float(0)), Expr(Float(0))])
+    lowering.frames.append(Lowering.Frame(function: Self.fileScope, returnType: .void))
+    for g in unit.globals {
+      guard case .declaration(let type, let declarators) = g.kind else { continue }
+      let writable =
+        !type.qualifiers.contains("constant") && !type.qualifiers.contains("const")
+        && !type.qualifiers.contains("constexpr")
+      if writable, try resolve(type) != .sampler {
+        throw MetalError(
+          "unsupported: a file-scope variable must be 'constant', 'const' or 'constexpr'", at: g.location)
+      }
+      try lowering.execute(g)
+      for d in declarators { globals[d.name] = lowering.lookup(d.name) }
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import FXDSL
+import FXIR
+import Foundation
+
+/// The `[[ stitchable ]]` functions of a Metal file, loaded as SwiftUI's
+/// `ShaderLibrary` loads them, so code reads the same on both sides:
+///
+///     let shaders = try ShaderLibrary(url: URL(fileURLWithPath: "Ripple.metal"))
+///     let ripple = try shaders.ripple(.float(12), .size)   // a Shader
+///     let pipeline = try Pipeline(ripple.effect | vignette())
+///
+/// Arguments bind positionally, as `Shader.Argument`s do (``ShaderArgument``).
+/// Everything is computed in fp32: `half` is float here, so results can differ
+/// from an Apple GPU by half-precision rounding. `layer.sample(p)` reads
+/// bilinearly with clamp-to-edge outside the image (DESIGN §3).
+@dynamicMemberLookup
+public final class ShaderLibrary: @unchecked Sendable {
+  /// The stitchable functions, in source order.
+  public let functions: [ShaderFunction]
+  /// The path of the main file, as given.
+  public let path: String
+
+  /// Loads, preprocesses, parses and checks the file at `url`.
+  ///
+  /// - Throws: ``MetalDiagnostic`` (`file.metal:line:col: error: …`) for a
+  ///   file that cannot be read, a syntax or type error, an unknown name, or a
+  ///   construct fxc does not support (named); an `#include "…"` is read
+  ///   relative to the including file.
+  public convenience init(url: URL) throws {
+    let text: String
+    do { text = try String(contentsOf: url, encoding: .utf8) } catch {
+      throw MetalDiagnostic(
+        file: url.relativePath, line: 0, column: 0, message: "cannot read the file: \(error.localizedDescription)", sourceLine: "")
+    }
+    try self.init(source: text, path: url.relativePath, url: url)
+  }
+
+  /// Loads Metal source text; `path` names it in diagnostics, `url` (if any)
+  /// is where local `#include`s are found. Throws as ``init(url:)``.
+  public init(source: String, path: String = "shader.metal", url: URL? = nil) throws {
+    self.path = path
+    let files = SourceFiles()
+    do {
+      let program = try Program(text: source, path: path, url: url, files: files)
+      functions = try program.unit.functions.compactMap { try ShaderFunction.classify($0, in: program) }
+      for f in functions { try Self.check(f) }
+    } catch let e as MetalError {
+      throw e.diagnostic(files)
+    }
+  }
+
+  /// Lowers every function once with default arguments, so that errors in a
+  /// body surface when the library is loaded, not when an effect is used.
+  private static func check(_ f: ShaderFunction) throws {
+    do { _ = try ShaderBinding(function: f, arguments: f.parameters.map(\.defaultArgument)).effect() } catch let e as MetalError {
+      throw e
+    }
+  }
+
+  /// The function called `name`.
+  ///
+  /// - Throws: ``MetalDiagnostic`` naming the stitchable functions when there is none called `name`.
+  public func function(named name: String) throws -> ShaderFunction {
+    if let f = functions.first(where: { $0.name == name }) { return f }
+    let names = functions.map(\.name)
+    let hint = suggestion(for: name, among: names).map { "; did you mean '\($0)'?" } ?? ""
+    throw MetalDiagnostic(
+      file: path, line: 0, column: 0,
+      message: "no stitchable function '\(name)'\(hint) (functions: \(names.joined(separator: ", ")))", sourceLine: "")
+  }
+
+  /// `shaders.ripple`: the function called `ripple`, to call with arguments.
+  public subscript(dynamicMember name: String) -> ShaderCall { ShaderCall(library: self, name: name) }
+}
+
+/// `shaders.name(arguments…)`: looks the function up when called, so an
+/// unknown name is a thrown ``MetalDiagnostic``, not a trap.
+@dynamicCallable
+public struct ShaderCall {
+  let library: ShaderLibrary
+  let name: String
+
+  /// - Throws: ``MetalDiagnostic`` for an unknown function or arguments that do not bind.
+  public func dynamicallyCall(withArguments arguments: [ShaderArgument]) throws -> Shader {
+    try bind(arguments)
+  }
+
+  /// The same as calling it: `shaders.ripple.bind([.float(12)])`.
+  public func bind(_ arguments: [ShaderArgument]) throws -> Shader {
+    try library.function(named: name).bind(arguments)
+  }
+}
+
+extension ShaderParameter {
+  /// The argument used to check a function when it is loaded (zeros, an
+  /// empty array, the input as the image).
+  var defaultArgument: ShaderArgument {
+    switch kind {
+    case .float(let n): ShaderArgument(storage: .floats(Array(repeating: Expr(Float(0)), count: n)))
+    case .color: ShaderArgument(storage: .color(Array(repeating: Expr(Float(0)), count: 4)))
+    case .floatArray: .floatArray([Float]())
+    case .colorArray: ShaderArgument(storage: .colorArray([]))
+    case .image: .image(Image.input(1))
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import FXDSL
+import FXEffects
+import FXIR
+
+// A library's functions as catalogue entries, so that chains name them
+// (`fxc run --shaders ripple.metal --chain 'ripple(amplitude: 12, size: auto)'`).
+//
+// Every float lane is a number parameter (any finite value); a float2 or
+// float4 `size` has lanes `size_x`, `size_y`(, `size_z`, `size_w`) and, first,
+// a choice `size: auto` that binds the image size (float2) or
+// `.boundingRect` (float4) instead. A half4 is a color (straight on the command
+// line, premultiplied when passed, like `.color`). An `.image` parameter reads
+// the graph's next input (`fxc run --to FILE` for the first); an array is empty.
+
+extension ShaderFunction {
+  /// The numbers a chain may give a Metal parameter: any finite Float.
+  static let numberRange: ClosedRange<Float> = -1e30...1e30
+
+  /// This function as an effect for chains.
+  public var effectSpec: EffectSpec {
+    var parameters: [ParameterSpec] = []
+    var notes: [String] = []
+    for p in self.parameters {
+      switch p.kind {
+      case .float(let n):
+        if n == 1 {
+          parameters.append(.number(p.name, 0, Self.numberRange, "\(p.type)"))
+          continue
+        }
+        let lanes = ["x", "y", "z", "w"].prefix(n).map { "\(p.name)_\($0)" }
+        if n != 3 {
+          let auto = n == 2 ? "the image size" : "(0, 0, width, height)"
+          parameters.append(.choice(p.name, ["values", "auto"], "values", "\(p.type): auto = \(auto), else \(lanes.joined(separator: ", "))"))
+        }
+        parameters += lanes.map { .number($0, 0, Self.numberRange, "lane of \(p.type) \(p.name)") }
+      case .color: parameters.append(.color(p.name, Color(0, 0, 0, 0), "\(p.type), premultiplied when passed"))
+      case .floatArray, .colorArray: notes.append("\(p.name) is an empty array")
+      case .image: notes.append("\(p.name) reads input \(notes.filter { $0.contains("reads input") }.count + 1)")
+      }
+    }
+    let summary =
+      "Metal \(kind.rawValue) \(name)(\(self.parameters.map(\.description).joined(separator: ", ")))"
+      + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; "))
+    let function = self
+    return EffectSpec(name: name, kind: kind.effectKind, summary: summary, parameters: parameters) { values in
+      let arguments = function.arguments(from: values)
+      return (try? function.bind(arguments).effect) ?? Effect(function.name) { $0 }
+    }
+  }
+
+  /// The arguments a chain's values (in ``effectSpec``'s parameter order) stand for.
+  func arguments(from values: [ParameterValue]) -> [ShaderArgument] {
+    var k = 0
+    var image = 0
+    func next() -> ParameterValue {
+      defer { k += 1 }
+      return k < values.count ? values[k] : .number(Expr(Float(0)))
+    }
+    return parameters.map { p -> ShaderArgument in
+      switch p.kind {
+      case .float(let n):
+        var auto = false
+        if n != 1 && n != 3, case .choice(let word) = next() { auto = word == "auto" }
+        let lanes = (0..<n).map { _ -> Expr in
+          if case .number(let e) = next() { return e }
+          return Expr(Float(0))
+        }
+        if auto { return n == 2 ? .size : .boundingRect }
+        return ShaderArgument(storage: .floats(lanes))
+      case .color:
+        if case .color(let c) = next() { return .color(c) }
+        return .color(Color(0, 0, 0, 0))
+      case .floatArray: return .floatArray([Float]())
+      case .colorArray: return .colorArray([])
+      case .image:
+        image += 1
+        return .image(Image.input(image))
+      }
+    }
+  }
+}
+
+extension EffectRegistry {
+  /// This registry with `library`'s stitchable functions added, each standing
+  /// for any effect of its name.
+  ///
+  /// - Throws: ``CatalogueError`` when two functions of the library share a name.
+  public func adding(_ library: ShaderLibrary) throws -> EffectRegistry {
+    var registry = self
+    var seen = Set<String>()
+    for f in library.functions {
+      guard seen.insert(f.name).inserted else {
+        throw CatalogueError("\(library.path): two stitchable functions are called '\(f.name)'")
+      }
+      try registry.registerReplacing(f.effectSpec)
+    }
+    return registry
+  }
+}

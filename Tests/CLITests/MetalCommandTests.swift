@@ -1,0 +1,108 @@
+// `fxc run|effects|dump --shaders FILE.metal` end to end: the project's Metal
+// re-expressions of the seed shaders give the catalogue's pixels through the
+// command line (16-bit PNG output: within one 16-bit level), parameters bind
+// by name, position and `auto`, uniforms animate, and broken files are
+// refused with the compiler-style diagnostic.
+
+import FX
+import Foundation
+import Testing
+
+struct MetalCommandTests {
+  static let seeds = BatchFXC.packageRoot + "/examples/shaders/seeds.metal"
+
+  /// A scratch directory with two 16-bit test images, `in.png` and `to.png`.
+  final class Directory {
+    let path: String
+    init() throws {
+      path = NSTemporaryDirectory() + "/fxc-metal-cli-" + UUID().uuidString
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+      for (name, seed) in [("in.png", 3), ("to.png", 9)] {
+        let image = try ImageBuffer(width: 45, height: 31, format: .rgba16)
+        var state = UInt32(seed)
+        for y in 0..<31 {
+          for x in 0..<45 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            let n = Float(state >> 8) / Float(1 << 24)
+            image[x, y] = SIMD4(Float(x) / 44, Float(y) / 30, n, 1)
+          }
+        }
+        try ImageFile.write(image, to: path + "/" + name, bitDepth: 16)
+      }
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func read(_ name: String) throws -> ImageBuffer { try ImageFile.read(path + "/" + name).0 }
+  }
+
+  func fxc(_ arguments: [String], in directory: Directory) throws -> BatchOutcome {
+    try BatchFXC.Running(arguments, in: directory.path).wait(timeout: 120)
+  }
+
+  /// The Metal chain and the catalogue chain, each written as a 16-bit PNG, differ by at most one level.
+  @Test(arguments: [
+    ("pixelateBlocks(amount: 1, blockSize: 6, bounds: auto) | vignette", "pixelate(amount: 1, blockSize: 6) | vignette", false),
+    ("pixelateBlocks(0.5, 9, auto)", "pixelate(0.5, 9)", false),
+    ("dissolveBurn(progress: 0.4, grain: 7, edge: #ff8000)", "dissolve(progress: 0.4, grain: 7, edge: #ff8000)", true),
+    ("domainWarpNoise(size: auto, strength: 30, time: 1.5)", "domainWarp(strength: 30, time: 1.5, noise: image)", true),
+  ])
+  func seedsMatchTheCatalogue(metal: String, catalogue: String, usesTo: Bool) throws {
+    let dir = try Directory()
+    let to = usesTo ? ["--to", "to.png"] : []
+    let a = try fxc(["run", "--shaders", Self.seeds, "--chain", metal, "in.png", "-o", "metal.png", "--depth", "16"] + to, in: dir)
+    #expect(a.status == 0, "\(a)")
+    let b = try fxc(["run", "--chain", catalogue, "in.png", "-o", "catalogue.png", "--depth", "16"] + to, in: dir)
+    #expect(b.status == 0, "\(b)")
+    let d = maxDifference(try dir.read("metal.png"), try dir.read("catalogue.png"))
+    #expect(d <= 1.0 / 65535 + 1e-6, "\(metal): \(d)")
+  }
+
+  @Test func uniformsAnimateFrames() throws {
+    let dir = try Directory()
+    let r = try fxc(
+      [
+        "run", "--shaders", Self.seeds, "--chain", "dissolveBurn(progress: 0, grain: 7, edge: #ff8000)", "--to", "to.png",
+        "--param", "dissolveBurn.progress=0...1", "--frames", "3", "in.png", "-o", "f_{frame}.png", "--depth", "16",
+      ], in: dir)
+    #expect(r.status == 0, "\(r)")
+    let c = try fxc(
+      ["run", "--chain", "dissolve(progress: 0.5, grain: 7, edge: #ff8000)", "--to", "to.png", "in.png", "-o", "half.png", "--depth", "16"], in: dir)
+    #expect(c.status == 0, "\(c)")
+    #expect(maxDifference(try dir.read("f_0002.png"), try dir.read("half.png")) <= 1.0 / 65535 + 1e-6)
+  }
+
+  @Test func effectsListsTheFunctions() throws {
+    let dir = try Directory()
+    let r = try fxc(["effects", "--shaders", Self.seeds], in: dir)
+    #expect(r.status == 0, "\(r)")
+    #expect(r.stdout.contains("pixelateBlocks   layer  Metal layer pixelateBlocks(float amount, float blockSize, float2 bounds)"))
+    #expect(r.stdout.contains("values|auto"))
+    #expect(r.stdout.contains("destination reads input 1"))
+  }
+
+  @Test func aBrokenFileIsADiagnostic() throws {
+    let dir = try Directory()
+    let source = "#include <metal_stdlib>\nusing namespace metal;\n[[ stitchable ]] half4 f(float2 position, half4 color) {\n  return colr;\n}\n"
+    try source.write(toFile: dir.path + "/bad.metal", atomically: true, encoding: .utf8)
+    let r = try fxc(["run", "--shaders", "bad.metal", "--chain", "f", "in.png", "-o", "out.png"], in: dir)
+    #expect(r.status == 1)
+    #expect(r.stderr == "bad.metal:4:10: error: use of undeclared identifier 'colr'; did you mean 'color'?\n  return colr;\n         ^\n")
+    let unknown = try fxc(["run", "--shaders", Self.seeds, "--chain", "pixelateBlock", "in.png", "-o", "out.png"], in: dir)
+    #expect(unknown.status == 2)
+    #expect(unknown.stderr.contains("did you mean 'pixelateBlocks'?"))
+  }
+}
+
+extension MetalCommandTests {
+  /// The largest channel difference between two images of one size.
+  func maxDifference(_ a: ImageBuffer, _ b: ImageBuffer) -> Float {
+    guard a.width == b.width, a.height == b.height else { return .infinity }
+    var d: Float = 0
+    for y in 0..<a.height {
+      for x in 0..<a.width {
+        let e = a[x, y] - b[x, y]
+        d = Swift.max(d, Swift.max(-e.min(), e.max()))
+      }
+    }
+    return d
+  }
+}

@@ -1,0 +1,52 @@
+import FX
+import Foundation
+import Testing
+
+/// Every construct of the front end (Fixtures/metal/constructs.metal), each
+/// function JIT-compiled for a pinned target against the interpreter, on a
+/// random image and sizes around the vector width.
+struct MetalConstructTests {
+  static let library = Result { try MetalSupport.library("constructs.metal") }
+
+  /// The arguments each function is called with.
+  static let arguments: [String: [ShaderArgument]] = [
+    "literalsAndSwizzles": [.float(0.7)],
+    "branches": [.float(0.4)],
+    "mathBuiltins": [.float(Param.uniform("time", 0.3))],
+    "geometry": [],
+    "counted": [.float(Param.uniform("count", 7))],
+    "earlyExits": [],
+    "integers": [],
+    "structsAndHelpers": [.size],
+    "macrosAndArrays": [],
+    "ripple": [.float(4), .size],
+    "blur": [.float(2)],
+    "stripes": [.float(3), .color(Color(1, 0, 0, 0.5)), .color(Color(0, 0, 1))],
+    "gradient": [.floatArray([0.2, 0.3, 0.5]), .boundingRect],
+    "palette": [.colorArray([Color(0, 0, 0), Color(1, 0.5, 0), Color(1, 1, 1, 0.5)])],
+    "textured": [.image(.input(1)), .size],
+    "matrices": [],
+  ]
+
+  @Test func everyFunctionIsListed() throws {
+    let names = try Self.library.get().functions.map(\.name)
+    #expect(Set(names) == Set(Self.arguments.keys))
+    let kinds = Dictionary(uniqueKeysWithValues: try Self.library.get().functions.map { ($0.name, $0.kind) })
+    #expect(kinds["ripple"] == .distortion)
+    #expect(kinds["blur"] == .layer)
+    #expect(kinds["stripes"] == .fill)
+    #expect(kinds["branches"] == .color)
+  }
+
+  @Test(arguments: arguments.keys.sorted())
+  func jitMatchesInterpreter(_ name: String) throws {
+    let library = try Self.library.get()
+    let shader = try library.function(named: name).bind(Self.arguments[name]!)
+    let count = name == "textured" ? 2 : 1
+    let sets = [(1, 1), (7, 3), (17, 9), (33, 5)].map { w, h in
+      [randomImage(w, h, seed: UInt64(w * 3 + h), format: .rgba32f), randomImage(5, 4, seed: 2, format: .rgba32f)].prefix(count)
+    }
+    let d = try MetalSupport.maxJITDifference(shader.effect, sets.map(Array.init))
+    #expect(d <= 1e-4, "\(name): max difference \(d)")
+  }
+}

@@ -1,0 +1,36 @@
+import FX
+import Foundation
+import Testing
+
+/// One wrong program per diagnostic (Fixtures/metal/errors/NAME.metal): the
+/// library refuses it with `NAME.metal:line:col: error: …`, the source line and
+/// a caret, exactly as NAME.txt says. `FXC_UPDATE_GOLDEN=1` rewrites the goldens.
+struct MetalDiagnosticTests {
+  static let directory = MetalSupport.fixtures.appendingPathComponent("errors")
+  static let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+    .filter { $0.hasSuffix(".metal") }.map { String($0.dropLast(6)) }.sorted()
+
+  @Test func thereIsOneProgramPerDiagnostic() {
+    #expect(Self.names.count >= 30)
+  }
+
+  @Test(arguments: names)
+  func diagnostic(_ name: String) throws {
+    let url = Self.directory.appendingPathComponent(name + ".metal")
+    let source = try String(contentsOf: url, encoding: .utf8)
+    let golden = Self.directory.appendingPathComponent(name + ".txt")
+    var message = "(no error)"
+    do {
+      _ = try ShaderLibrary(source: source, path: name + ".metal", url: url)
+    } catch let d as MetalDiagnostic {
+      message = d.description
+      #expect(d.line > 0, "\(name): the diagnostic has a line")
+    }
+    if ProcessInfo.processInfo.environment["FXC_UPDATE_GOLDEN"] == "1" {
+      try (message + "\n").write(to: golden, atomically: true, encoding: .utf8)
+      return
+    }
+    let expected = try String(contentsOf: golden, encoding: .utf8)
+    #expect(message + "\n" == expected, "\(name)")
+  }
+}
