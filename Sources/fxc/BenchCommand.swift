@@ -107,6 +107,14 @@ struct BenchCommand: Command {
     return band
   }
 
+  /// The table's first line: the image, the CPU and the clock.
+  func printHeader(_ path: String, _ input: ImageBuffer, opaque: Bool) {
+    let alpha = opaque ? ", opaque: alpha folded" : ""
+    print(
+      "image: \(PathBytes.display(path)) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Target.host.summary)\(target.name == "host" ? "" : "; target: " + target.summary); clock: \(clock.rawValue)"
+    )
+  }
+
   func execute() throws {
     let path = image ?? bundledPhoto()
     guard FileKind.of(path) != .missing else {
@@ -116,12 +124,7 @@ struct BenchCommand: Command {
     let mpix = Double(input.width * input.height) / 1e6
     var options = LoweringOptions()
     if opaque && input.isOpaque { options.opaqueInputs = [0] }
-    if !json {
-      let alpha = options.opaqueInputs.isEmpty ? "" : ", opaque: alpha folded"
-      print(
-        "image: \(PathBytes.display(path)) (\(input.width)×\(input.height), \(input.format)\(alpha)); CPU: \(Target.host.summary)\(target.name == "host" ? "" : "; target: " + target.summary); clock: \(clock.rawValue)"
-      )
-    }
+    if !json { printHeader(path, input, opaque: !options.opaqueInputs.isEmpty) }
     let pipelines = try chains.map { try pipeline(chain: $0, registry: registry).0 }  // every chain checked before any timing
     // LLVM's one-time start-up, reported on its own rather than in the first chain's compile time.
     let startup = Pipeline.warmUpCompiler(target: target)
