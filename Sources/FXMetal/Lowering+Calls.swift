@@ -9,7 +9,8 @@ extension Lowering {
     switch callee.kind {
     case .typeName(let t):
       let type = try program.resolve(t)
-      if case .structure = type, arguments.count == 1, case .initializerList = arguments[0].kind {
+      if type == .sampler { return try samplerValue(arguments, at: location) }
+      if arguments.count == 1, case .initializerList = arguments[0].kind {
         return try initialize(type, from: arguments[0])
       }
       return try construct(type, try arguments.map { try evaluate($0) }, at: location)
@@ -17,6 +18,10 @@ extension Lowering {
       let bare = name.hasPrefix("metal::") ? String(name.dropFirst(7)) : name
       if let candidates = program.functions[bare] ?? program.functions[String(bare.split(separator: ":").last ?? "")] {
         return try callUser(bare, candidates, arguments, at: location)
+      }
+      if bare == "sampler" { return try samplerValue(arguments, at: location) }
+      if let out = Self.outParameterBuiltins[bare], arguments.count == 2 {
+        return try callWithOutParameter(out, arguments, at: location)
       }
       if let f = Builtins.function(bare) { return try f(try arguments.map { try evaluate($0) }, location) }
       if bare == "as_type" || bare.hasPrefix("as_type") {
@@ -35,19 +40,39 @@ extension Lowering {
   private func callUser(_ name: String, _ candidates: [FunctionSyntax], _ arguments: [ExprSyntax], at location: SourceLocation)
     throws -> Value
   {
-    let defined = candidates.filter { !$0.body.isEmpty && $0.parameters.count == arguments.count }
+    let defined = candidates.filter { f in
+      !f.body.isEmpty && f.parameters.count >= arguments.count
+        && f.parameters.dropFirst(arguments.count).allSatisfy { $0.defaultValue != nil }
+    }
     guard !defined.isEmpty else {
+      if candidates.allSatisfy(\.body.isEmpty) {
+        throw MetalError("'\(name)' is declared but not defined in this file or its #includes", at: location)
+      }
       let counts = Set(candidates.map(\.parameters.count)).sorted().map(String.init).joined(separator: " or ")
       throw MetalError("'\(name)' takes \(counts) arguments, got \(arguments.count)", at: location)
     }
-    let values = try arguments.map { try evaluate($0) }
+    var values = try arguments.map { try evaluate($0) }
     var function = defined[0]
     if defined.count > 1 {
+      let full = defined.filter { $0.parameters.count == arguments.count }
+      if !full.isEmpty { function = full[0] }
+    }
+    if defined.count > 1 {
       let exact = try defined.first { f in
-        try zip(f.parameters, values).allSatisfy { try program.resolve($0.type) == $1.type }
+        zip(f.parameters, values).allSatisfy { (try? program.resolve($0.type)) == $1.type }
       }
       function = exact ?? defined[0]
     }
+    for p in function.parameters.dropFirst(values.count) {  // defaults, evaluated at file scope
+      let saved = frames
+      frames = [Frame(function: Program.fileScope, returnType: .void)]
+      defer { frames = saved }
+      values.append(try evaluate(p.defaultValue!))
+    }
+    if !function.templateParameters.isEmpty {
+      program.templateBindings.append(try deduce(function, values, at: location))
+    }
+    defer { if !function.templateParameters.isEmpty { program.templateBindings.removeLast() } }
     var bound: [Value] = []
     for (p, v) in zip(function.parameters, values) {
       let type = try program.resolve(p.type)
@@ -61,7 +86,7 @@ extension Lowering {
       }
     }
     let (result, finals) = try call(function, bound, at: location)
-    for (k, p) in function.parameters.enumerated() where p.type.isReference {
+    for (k, p) in function.parameters.prefix(arguments.count).enumerated() where p.type.isReference {
       if p.type.qualifiers.contains("const") { continue }
       try write(try place(arguments[k]), finals[k], at: arguments[k].location)
     }
@@ -95,6 +120,43 @@ extension Lowering {
     default:
       throw MetalError("no method '\(method)' on a value of type \(base.type)", at: location)
     }
+  }
+
+  /// The types of a function template's parameters, from the arguments of the parameters declared with them.
+  private func deduce(_ function: FunctionSyntax, _ values: [Value], at location: SourceLocation) throws
+    -> [String: MetalType]
+  {
+    var binding: [String: MetalType] = [:]
+    for (p, v) in zip(function.parameters, values) where function.templateParameters.contains(p.type.name) {
+      if binding[p.type.name] == nil { binding[p.type.name] = v.type }
+    }
+    for name in function.templateParameters where binding[name] == nil {
+      throw MetalError("cannot deduce the template parameter '\(name)' of '\(function.name)' from the arguments", at: location)
+    }
+    return binding
+  }
+
+  /// Built-ins that return one result and write another through their second
+  /// argument (a `thread T &`): `modf(x, whole)` returns the fraction and
+  /// writes the whole part; `sincos(x, c)` returns the sine and writes the cosine.
+  static let outParameterBuiltins: [String: (Expr) -> (result: Expr, out: Expr)] = [
+    "modf": { x in
+      let whole = Builtins.trunc(x)
+      return (select(abs(x) == Expr(Float.infinity), 0, x - whole), whole)
+    },
+    "sincos": { x in (sin(x), cos(x)) },
+  ]
+
+  private func callWithOutParameter(
+    _ f: (Expr) -> (result: Expr, out: Expr), _ arguments: [ExprSyntax], at location: SourceLocation
+  ) throws -> Value {
+    let x = try evaluate(arguments[0])
+    guard case .vector(let s, _) = x.type else { throw MetalError("expected a float or a float vector, got \(x.type)", at: location) }
+    let kind: ScalarType = s.isFloating ? s : .float
+    let lanes = x.scalars.map { f(convertScalar($0, from: s, to: kind)) }
+    let target = try place(arguments[1])
+    try write(target, .vector(kind, lanes.map(\.out)), at: arguments[1].location)
+    return .vector(kind, lanes.map(\.result))
   }
 
   /// A float4 expression as a 4-lane value of `kind`.

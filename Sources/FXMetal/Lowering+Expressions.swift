@@ -45,6 +45,10 @@ extension Lowering {
     case .comma(let a, let b):
       _ = try evaluate(a)
       return try evaluate(b)
+    case .sizeOf(let t, let v):
+      let type = try t.map { try program.resolve($0) } ?? (try evaluate(v!)).type
+      guard let size = type.byteSize else { throw MetalError("unsupported: sizeof(\(type))", at: e.location) }
+      return .vector(.uint, [.int(size)])
     }
   }
 

@@ -111,6 +111,7 @@ final class Lowering {
     else {
       throw MetalError("unsupported: recursive call of '\(function.name)'", at: location)
     }
+    if let e = function.bodyError { throw e }
     let returnType = try program.resolve(function.returnType)
     frames.append(Frame(function: function, returnType: returnType))
     defer { frames.removeLast() }

@@ -5,6 +5,7 @@ extension Parser {
   func isTypeName(_ name: String) -> Bool {
     let bare = name.hasPrefix("metal::") ? String(name.dropFirst("metal::".count)) : name
     return MetalType.isBuiltinName(bare) || unit.structs.contains { $0.name == bare } || unit.aliases[bare] != nil
+      || templateTypes.contains(bare)
   }
 
   /// Whether the tokens at the cursor start a declaration (`float2 p = …`, `const int n = …`).

@@ -10,6 +10,8 @@ final class Program {
   private(set) var structs: [String: MetalType] = [:]
   var globals: [String: Value] = [:]
   let functions: [String: [FunctionSyntax]]
+  /// The types a function template's parameters stand for in the call being lowered, innermost last.
+  var templateBindings: [[String: MetalType]] = []
 
   /// Preprocesses, parses and resolves `text` (the file at `url`, shown as `path`).
   init(text: String, path: String, url: URL?, files: SourceFiles) throws {
@@ -47,6 +49,7 @@ final class Program {
       return .buffer(try resolve(element))
     }
     let name = syntax.name
+    if let bound = templateBindings.last?[name] { return bound }
     if let alias = unit.aliases[name] { return try resolve(alias) }
     if let s = structs[name] { return s }
     if name == "vec", syntax.arguments.count == 2, let n = Int(syntax.arguments[1]),
