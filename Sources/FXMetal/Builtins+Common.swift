@@ -15,6 +15,11 @@ extension Builtins {
     "median3": {
       try lanewise("median3", $0, $1, arity: 3, floatOnly: false) { max(min($0[0], $0[1]), min(max($0[0], $0[1]), $0[2])) }
     },
+    "fmin3": { try lanewise("fmin3", $0, $1, arity: 3, floatOnly: true) { min(min($0[0], $0[1]), $0[2]) } },
+    "fmax3": { try lanewise("fmax3", $0, $1, arity: 3, floatOnly: true) { max(max($0[0], $0[1]), $0[2]) } },
+    "fmedian3": {
+      try lanewise("fmedian3", $0, $1, arity: 3, floatOnly: true) { max(min($0[0], $0[1]), min(max($0[0], $0[1]), $0[2])) }
+    },
     "abs": { try lanewise("abs", $0, $1, arity: 1, floatOnly: false) { abs($0[0]) } },
     "sign": {
       try lanewise("sign", $0, $1, arity: 1, floatOnly: true) { l in

@@ -24,6 +24,9 @@ extension Lowering {
         return try callWithOutParameter(out, arguments, at: location)
       }
       if let f = Builtins.function(bare) { return try f(try arguments.map { try evaluate($0) }, location) }
+      if ["dfdx", "dfdy", "fwidth"].contains(bare) {
+        throw MetalError("unsupported: \(bare) (derivatives across neighbouring pixels)", at: location)
+      }
       if bare == "as_type" || bare.hasPrefix("as_type") {
         throw MetalError("unsupported: as_type (reinterpreting bits)", at: location)
       }
@@ -51,7 +54,13 @@ extension Lowering {
       let counts = Set(candidates.map(\.parameters.count)).sorted().map(String.init).joined(separator: " or ")
       throw MetalError("'\(name)' takes \(counts) arguments, got \(arguments.count)", at: location)
     }
-    var values = try arguments.map { try evaluate($0) }
+    var values = try arguments.enumerated().map { k, a in
+      guard case .initializerList = a.kind else { return try evaluate(a) }
+      // `f({1, 2})`: the list initialises the parameter's type, which every candidate must agree on.
+      let types = Set(try defined.map { try program.resolve($0.parameters[k].type).description })
+      guard types.count == 1 else { throw MetalError("an initializer list needs a declared type here", at: a.location) }
+      return try initialize(try program.resolve(defined[0].parameters[k].type), from: a)
+    }
     var function = defined[0]
     if defined.count > 1 {
       let full = defined.filter { $0.parameters.count == arguments.count }

@@ -10,7 +10,7 @@ struct MetalCoverageTests {
   static let library = Result { try MetalSupport.library("coverage.metal") }
 
   static let arguments: [String: [ShaderArgument]] = [
-    "simdAliases": [], "defaults": [.float(0.5)], "templates": [], "outParameters": [], "sizes": [], "braces": [],
+    "simdAliases": [], "defaults": [.float(0.5)], "templates": [], "outParameters": [], "moreMath": [], "sizes": [], "braces": [],
     "samplers": [.image(.input(1)), .size],
   ]
 
@@ -20,6 +20,7 @@ struct MetalCoverageTests {
     "defaults": SIMD4(0.7, 0.9, 0.6, 0.5),  // 0.2·3 + 0.1, 0.4·2 + 0.1, 0.6·1 + 0
     "templates": SIMD4(0.5, 0.5, 1, 1),  // mod((1.5, 2.5), 1), mod(3, 2)
     "outParameters": SIMD4(0.75, 0.5, 0.75, 0.75),  // modf(2.75) = 0.75 + 2; modf(-1.25) = -0.25 + -1; modf(3.5) = 0.5 + 3
+    "moreMath": SIMD4(1, 0.5, 0.8, 0.75),  // 1 − 1 + 1; 0.5 + 0.25 − 0.25; 0.3 + 0.5; 0.375·2
     "sizes": SIMD4(0.75, 0.5, 1, 0.5),  // 3 levels summing to 1.5; sizeof float3 = 16, Padded = 32, half2 = 4
     "braces": SIMD4(0.45, 0.4, 0.5, 1),  // Pair{1, 2}, {0.2, 0.4}, float2{0.25, 0.5}
   ]
@@ -29,7 +30,7 @@ struct MetalCoverageTests {
     #expect(Set(library.functions.map(\.name)) == Set(Self.arguments.keys))
     #expect(library.unavailable.map(\.name) == ["rotation", "reinterpreted"])
     let rotation = library.unavailable[0].diagnostic
-    #expect(rotation.line == 92 && rotation.message == "a stitchable function's first parameter must be 'float2 position'")
+    #expect(rotation.line == 99 && rotation.message == "a stitchable function's first parameter must be 'float2 position'")
     #expect(library.unavailable[1].diagnostic.message == "unsupported: as_type (reinterpreting bits)")
     #expect(throws: MetalDiagnostic.self) { try library.function(named: "reinterpreted") }
     do {

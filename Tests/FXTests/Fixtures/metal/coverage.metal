@@ -35,6 +35,7 @@ inline T wrap(T x, U y) {
 }
 
 static Pair makePair(float x) { return {x, x * 2}; }
+static float pairSum(Pair p) { return p.a + p.b; }
 
 // The stage functions of a render pipeline parse; they are not stitchable.
 fragment half4 stage(VertexOut in [[stage_in]], constant Pair &u [[buffer(0)]]) { return half4(in.tint); }
@@ -67,6 +68,12 @@ fragment half4 stage(VertexOut in [[stage_in]], constant Pair &u [[buffer(0)]]) 
   return half4(f, whole / 4, f2.x + 1 + s, whole2.y / 4 * c);
 }
 
+[[ stitchable ]] half4 moreMath(float2 position, half4 color) {
+  float a = sinpi(0.5) + cospi(1.0) + tanpi(0.25);
+  float b = asinh(sinh(0.5)) + acosh(cosh(0.25)) + atanh(tanh(-0.25));
+  return half4(a, b, fmedian3(0.3, 0.9, 0.1) + fmin3(1.0, 0.5, 2.0), ldexp(0.375, 1));
+}
+
 [[ stitchable ]] half4 sizes(float2 position, half4 color) {
   float total = 0;
   for (int i = 0; i < levelCount; i++) { total += levels[i]; }
@@ -78,7 +85,7 @@ fragment half4 stage(VertexOut in [[stage_in]], constant Pair &u [[buffer(0)]]) 
   Pair q = makePair(color.r);
   float2 v = float2{0.25, 0.5};
   VertexOut o = {float4(0), v, 1.0h};
-  return half4(p.a / 4 + q.a, q.b, o.uv.y, p.b / 2);
+  return half4(p.a / 4 + q.a, q.b, o.uv.y, p.b / 2 * pairSum({0.25, 0.75}));
 }
 
 [[ stitchable ]] half4 samplers(float2 position, half4 color, texture2d<half> mask, float2 size) {
