@@ -36,6 +36,7 @@ extension Parser {
   }
 
   mutating func statement() throws -> StmtSyntax {
+    skipAttributes()  // [[maybe_unused]], [[unroll]]: hints that change no value
     let start = current.location
     if accept(";") { return StmtSyntax(kind: .empty, location: start) }
     if current.isPunct("{") { return try block() }

@@ -308,6 +308,7 @@ struct Parser {
         if !current.isPunct("]") { d.arrayLength = try expression() }
         try expect("]")
       }
+      skipAttributes()
       if accept("=") {
         d.initializer = current.isPunct("{") ? try initializerList() : try assignment()
       } else if current.isPunct("{") {

@@ -41,7 +41,7 @@ static float pairSum(Pair p) { return p.a + p.b; }
 fragment half4 stage(VertexOut in [[stage_in]], constant Pair &u [[buffer(0)]]) { return half4(in.tint); }
 
 [[ stitchable ]] half4 simdAliases(float2 position, half4 color) {
-  vector_float2 p = position;
+  [[maybe_unused]] vector_float2 p [[maybe_unused]] = position;
   simd_float3 c = float3(color.rgb);
   packed_float2 q = p * 2;
   vector_half4 h = vector_half4(c.x, q.x / 10, q.y / 10, 1);
