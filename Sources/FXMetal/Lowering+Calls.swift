@@ -8,7 +8,7 @@ extension Lowering {
   func call(_ callee: ExprSyntax, _ arguments: [ExprSyntax], at location: SourceLocation) throws -> Value {
     switch callee.kind {
     case .typeName(let t):
-      let type = try program.resolve(t)
+      let type = try resolve(t)
       if type == .sampler { return try samplerValue(arguments, at: location) }
       if arguments.count == 1, case .initializerList = arguments[0].kind {
         return try initialize(type, from: arguments[0])
@@ -57,9 +57,9 @@ extension Lowering {
     var values = try arguments.enumerated().map { k, a in
       guard case .initializerList = a.kind else { return try evaluate(a) }
       // `f({1, 2})`: the list initialises the parameter's type, which every candidate must agree on.
-      let types = Set(try defined.map { try program.resolve($0.parameters[k].type).description })
+      let types = Set(try defined.map { try resolve($0.parameters[k].type).description })
       guard types.count == 1 else { throw MetalError("an initializer list needs a declared type here", at: a.location) }
-      return try initialize(try program.resolve(defined[0].parameters[k].type), from: a)
+      return try initialize(try resolve(defined[0].parameters[k].type), from: a)
     }
     var function = defined[0]
     if defined.count > 1 {
@@ -68,7 +68,7 @@ extension Lowering {
     }
     if defined.count > 1 {
       let exact = try defined.first { f in
-        zip(f.parameters, values).allSatisfy { (try? program.resolve($0.type)) == $1.type }
+        zip(f.parameters, values).allSatisfy { (try? resolve($0.type)) == $1.type }
       }
       function = exact ?? defined[0]
     }
@@ -79,12 +79,12 @@ extension Lowering {
       values.append(try evaluate(p.defaultValue!))
     }
     if !function.templateParameters.isEmpty {
-      program.templateBindings.append(try deduce(function, values, at: location))
+      templateBindings.append(try deduce(function, values, at: location))
     }
-    defer { if !function.templateParameters.isEmpty { program.templateBindings.removeLast() } }
+    defer { if !function.templateParameters.isEmpty { templateBindings.removeLast() } }
     var bound: [Value] = []
     for (p, v) in zip(function.parameters, values) {
-      let type = try program.resolve(p.type)
+      let type = try resolve(p.type)
       if type.isHandle {
         guard v.type == type || (type == .texture && v.type == .texture) else {
           throw MetalError("cannot pass \(v.type) as \(type) to '\(name)'", at: location)

@@ -75,7 +75,7 @@ extension Lowering {
   }
 
   private func declare(_ typeSyntax: TypeSyntax, _ declarators: [Declarator]) throws {
-    let base = try program.resolve(typeSyntax)
+    let base = try resolve(typeSyntax)
     if typeSyntax.isReference { throw MetalError("unsupported: local references", at: typeSyntax.location) }
     for d in declarators {
       if base == .sampler {
