@@ -61,17 +61,7 @@ extension Lowering {
       guard types.count == 1 else { throw MetalError("an initializer list needs a declared type here", at: a.location) }
       return try initialize(try resolve(defined[0].parameters[k].type), from: a)
     }
-    var function = defined[0]
-    if defined.count > 1 {
-      let full = defined.filter { $0.parameters.count == arguments.count }
-      if !full.isEmpty { function = full[0] }
-    }
-    if defined.count > 1 {
-      let exact = try defined.first { f in
-        zip(f.parameters, values).allSatisfy { (try? resolve($0.type)) == $1.type }
-      }
-      function = exact ?? defined[0]
-    }
+    let function = defined.count == 1 ? defined[0] : bestOverload(defined, values)
     for p in function.parameters.dropFirst(values.count) {  // defaults, evaluated at file scope
       let saved = frames
       frames = [Frame(function: Program.fileScope, returnType: .void)]
@@ -129,6 +119,29 @@ extension Lowering {
     default:
       throw MetalError("no method '\(method)' on a value of type \(base.type)", at: location)
     }
+  }
+
+  /// The overload a call means, by how well the arguments fit: a parameter of
+  /// the argument's type best, then one of its lane count, then a scalar
+  /// broadcast to a vector; fewer default arguments break ties, then the order.
+  private func bestOverload(_ candidates: [FunctionSyntax], _ values: [Value]) -> FunctionSyntax {
+    func score(_ f: FunctionSyntax) -> Int? {
+      var score = -(f.parameters.count - values.count)
+      for (p, v) in zip(f.parameters, values) {
+        guard let t = try? resolve(p.type) else { continue }  // a template parameter fits anything
+        if t == v.type {
+          score += 100
+        } else if t.lanes == v.type.lanes {
+          score += 10
+        } else if v.type.lanes != 1 {
+          return nil
+        }
+      }
+      return score
+    }
+    let scored = candidates.enumerated().compactMap { k, f in score(f).map { (k, $0) } }
+    guard let best = scored.max(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 > $1.0) }) else { return candidates[0] }
+    return candidates[best.0]
   }
 
   /// The types of a function template's parameters, from the arguments of the parameters declared with them.

@@ -30,7 +30,7 @@ struct MetalCoverageTests {
     #expect(Set(library.functions.map(\.name)) == Set(Self.arguments.keys))
     #expect(library.unavailable.map(\.name) == ["rotation", "reinterpreted"])
     let rotation = library.unavailable[0].diagnostic
-    #expect(rotation.line == 99 && rotation.message == "a stitchable function's first parameter must be 'float2 position'")
+    #expect(rotation.line == 100 && rotation.message == "a stitchable function's first parameter must be 'float2 position'")
     #expect(library.unavailable[1].diagnostic.message == "unsupported: as_type (reinterpreting bits)")
     #expect(throws: MetalDiagnostic.self) { try library.function(named: "reinterpreted") }
     do {

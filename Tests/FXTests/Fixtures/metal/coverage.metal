@@ -28,6 +28,7 @@ constant int levelCount = sizeof(levels) / sizeof(levels[0]);
 constexpr sampler linearClamp(filter::linear, address::clamp_to_edge);
 
 static float scale(float x, float factor = 3.0, float offset = 0.1) { return x * factor + offset; }
+static float scale(float2 v) { return v.x + v.y; }
 
 template <typename T, typename U>
 inline T wrap(T x, U y) {
@@ -49,7 +50,7 @@ fragment half4 stage(VertexOut in [[stage_in]], constant Pair &u [[buffer(0)]]) 
 }
 
 [[ stitchable ]] half4 defaults(float2 position, half4 color, float amount = 0.5) {
-  return half4(scale(color.r), scale(color.g, 2.0), scale(color.b, 1.0, 0.0), amount);
+  return half4(scale(color.r), scale(color.g, 2.0), scale(color.b, 1.0, 0.0), amount * scale(float2(1, 1)) / 2);
 }
 
 [[ stitchable ]] half4 templates(float2 position, half4 color) {
