@@ -47,6 +47,8 @@ struct ExprSyntax {
     /// `{a, b, c}` for arrays and structs.
     case initializerList([ExprSyntax])
     case comma(ExprSyntax, ExprSyntax)
+    /// `sizeof(T)` (a type) or `sizeof(e)` / `sizeof e` (an expression's type).
+    case sizeOf(TypeSyntax?, ExprSyntax?)
   }
 
   var kind: Kind
@@ -91,7 +93,7 @@ struct ParameterSyntax {
   var type: TypeSyntax
   var name: String
   var arrayLength: ExprSyntax?
-  /// `float k = 2.0`: used when a call leaves the argument out.
+  /// `float size = 0.2`: the value a call that leaves the argument out passes.
   var defaultValue: ExprSyntax?
   var location: SourceLocation
 }
@@ -104,6 +106,10 @@ struct FunctionSyntax {
   var body: [StmtSyntax]
   var isStitchable: Bool
   var location: SourceLocation
+  /// `template <typename T>`: the type parameters, deduced at each call.
+  var templateParameters: [String] = []
+  /// Why the body did not parse (an unsupported statement, say): calling the function throws it.
+  var bodyError: MetalError?
 }
 
 /// A struct: its fields in order.

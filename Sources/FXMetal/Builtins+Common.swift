@@ -17,6 +17,11 @@ extension Builtins {
         maximum(minimum(l[0], l[1], k), minimum(maximum(l[0], l[1], k), l[2], k), k)
       }
     },
+    "fmin3": { try lanewise("fmin3", $0, $1, arity: 3, floatOnly: true) { min(min($0[0], $0[1]), $0[2]) } },
+    "fmax3": { try lanewise("fmax3", $0, $1, arity: 3, floatOnly: true) { max(max($0[0], $0[1]), $0[2]) } },
+    "fmedian3": {
+      try lanewise("fmedian3", $0, $1, arity: 3, floatOnly: true) { max(min($0[0], $0[1]), min(max($0[0], $0[1]), $0[2])) }
+    },
     "abs": { try ordered("abs", $0, $1, arity: 1) { k, l in k == .uint ? l[0] : abs(l[0]) } },
     "sign": {
       try lanewise("sign", $0, $1, arity: 1, floatOnly: true) { l in

@@ -112,13 +112,17 @@ enum Builtins {
       let even = t - 2 * floor(t * 0.5) == 0
       return select(d > 0.5, t + 1, select(d < 0.5, t, select(even, t, t + 1)))
     },
+    "sinpi": { sin($0 * Expr(Float.pi)) }, "cospi": { cos($0 * Expr(Float.pi)) },
+    "tanpi": { sin($0 * Expr(Float.pi)) / cos($0 * Expr(Float.pi)) },
+    "asinh": { x in select(x < 0, -1, 1) * log(abs(x) + sqrt(x * x + 1)) }, "acosh": { x in log(x + sqrt(x * x - 1)) },
+    "atanh": { x in log((1 + x) / (1 - x)) * 0.5 },
     "degrees": { $0 * Expr(Float(180 / Double.pi)) }, "radians": { $0 * Expr(Float(Double.pi / 180)) },
   ]
 
   static let floatBinary: [String: (Expr, Expr) -> Expr] = [
     "pow": { pow($0, $1) }, "powr": { pow($0, $1) }, "atan2": { atan2($0, $1) },
     "fmod": { x, y in x - y * trunc(x / y) }, "fmin": { min($0, $1) }, "fmax": { max($0, $1) },
-    "step": { step($0, $1) }, "fdim": { x, y in select(x > y, x - y, 0) },
+    "step": { step($0, $1) }, "ldexp": { x, k in x * pow(Expr(Float(2)), k) }, "fdim": { x, y in select(x > y, x - y, 0) },
     "copysign": { x, y in select(y < 0 || (y == 0 && 1 / y < 0), -abs(x), abs(x)) },
   ]
 }

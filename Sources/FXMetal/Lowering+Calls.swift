@@ -8,7 +8,8 @@ extension Lowering {
   func call(_ callee: ExprSyntax, _ arguments: [ExprSyntax], at location: SourceLocation) throws -> Value {
     switch callee.kind {
     case .typeName(let t):
-      let type = try program.resolve(t)
+      let type = try resolve(t)
+      if type == .sampler { return try samplerValue(arguments, at: location) }
       if arguments.count == 1, case .initializerList = arguments[0].kind {
         return try initialize(type, from: arguments[0])
       }
@@ -18,7 +19,14 @@ extension Lowering {
       if let candidates = program.functions[bare] ?? program.functions[String(bare.split(separator: ":").last ?? "")] {
         return try callUser(bare, candidates, arguments, at: location)
       }
+      if bare == "sampler" { return try samplerValue(arguments, at: location) }
+      if let out = Self.outParameterBuiltins[bare], arguments.count == 2 {
+        return try callWithOutParameter(out, arguments, at: location)
+      }
       if let f = Builtins.function(bare) { return try f(try arguments.map { try evaluate($0) }, location) }
+      if ["dfdx", "dfdy", "fwidth"].contains(bare) {
+        throw MetalError("unsupported: \(bare) (derivatives across neighbouring pixels)", at: location)
+      }
       if bare == "as_type" || bare.hasPrefix("as_type") {
         throw MetalError("unsupported: as_type (reinterpreting bits)", at: location)
       }
@@ -40,21 +48,33 @@ extension Lowering {
         && f.parameters.dropFirst(arguments.count).allSatisfy { $0.defaultValue != nil }
     }
     guard !defined.isEmpty else {
+      if candidates.allSatisfy(\.body.isEmpty) {
+        throw MetalError("'\(name)' is declared but not defined in this file or its #includes", at: location)
+      }
       let counts = Set(candidates.map(\.parameters.count)).sorted().map(String.init).joined(separator: " or ")
       throw MetalError("'\(name)' takes \(counts) arguments, got \(arguments.count)", at: location)
     }
-    var values = try arguments.map { try evaluate($0) }
-    var function = defined[0]
-    if defined.count > 1 {
-      let exact = try defined.first { f in
-        try zip(f.parameters, values).allSatisfy { try program.resolve($0.type) == $1.type }
-      }
-      function = exact ?? defined[0]
+    var values = try arguments.enumerated().map { k, a in
+      guard case .initializerList = a.kind else { return try evaluate(a) }
+      // `f({1, 2})`: the list initialises the parameter's type, which every candidate must agree on.
+      let types = Set(try defined.map { try resolve($0.parameters[k].type).description })
+      guard types.count == 1 else { throw MetalError("an initializer list needs a declared type here", at: a.location) }
+      return try initialize(try resolve(defined[0].parameters[k].type), from: a)
     }
-    for p in function.parameters.dropFirst(values.count) { values.append(try evaluate(p.defaultValue!)) }
+    let function = defined.count == 1 ? defined[0] : bestOverload(defined, values)
+    for p in function.parameters.dropFirst(values.count) {  // defaults, evaluated at file scope
+      let saved = frames
+      frames = [Frame(function: Program.fileScope, returnType: .void)]
+      defer { frames = saved }
+      values.append(try evaluate(p.defaultValue!))
+    }
+    if !function.templateParameters.isEmpty {
+      templateBindings.append(try deduce(function, values, at: location))
+    }
+    defer { if !function.templateParameters.isEmpty { templateBindings.removeLast() } }
     var bound: [Value] = []
     for (p, v) in zip(function.parameters, values) {
-      let type = try program.resolve(p.type)
+      let type = try resolve(p.type)
       if type.isHandle {
         guard v.type == type || (type == .texture && v.type == .texture) else {
           throw MetalError("cannot pass \(v.type) as \(type) to '\(name)'", at: location)
@@ -65,7 +85,7 @@ extension Lowering {
       }
     }
     let (result, finals) = try call(function, bound, at: location)
-    for (k, p) in function.parameters.enumerated().prefix(arguments.count) where p.type.isReference {
+    for (k, p) in function.parameters.prefix(arguments.count).enumerated() where p.type.isReference {
       if p.type.qualifiers.contains("const") { continue }
       try write(try place(arguments[k]), finals[k], at: arguments[k].location)
     }
@@ -99,6 +119,66 @@ extension Lowering {
     default:
       throw MetalError("no method '\(method)' on a value of type \(base.type)", at: location)
     }
+  }
+
+  /// The overload a call means, by how well the arguments fit: a parameter of
+  /// the argument's type best, then one of its lane count, then a scalar
+  /// broadcast to a vector; fewer default arguments break ties, then the order.
+  private func bestOverload(_ candidates: [FunctionSyntax], _ values: [Value]) -> FunctionSyntax {
+    func score(_ f: FunctionSyntax) -> Int? {
+      var score = -(f.parameters.count - values.count)
+      for (p, v) in zip(f.parameters, values) {
+        guard let t = try? resolve(p.type) else { continue }  // a template parameter fits anything
+        if t == v.type {
+          score += 100
+        } else if t.lanes == v.type.lanes {
+          score += 10
+        } else if v.type.lanes != 1 {
+          return nil
+        }
+      }
+      return score
+    }
+    let scored = candidates.enumerated().compactMap { k, f in score(f).map { (k, $0) } }
+    guard let best = scored.max(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 > $1.0) }) else { return candidates[0] }
+    return candidates[best.0]
+  }
+
+  /// The types of a function template's parameters, from the arguments of the parameters declared with them.
+  private func deduce(_ function: FunctionSyntax, _ values: [Value], at location: SourceLocation) throws
+    -> [String: MetalType]
+  {
+    var binding: [String: MetalType] = [:]
+    for (p, v) in zip(function.parameters, values) where function.templateParameters.contains(p.type.name) {
+      if binding[p.type.name] == nil { binding[p.type.name] = v.type }
+    }
+    for name in function.templateParameters where binding[name] == nil {
+      throw MetalError("cannot deduce the template parameter '\(name)' of '\(function.name)' from the arguments", at: location)
+    }
+    return binding
+  }
+
+  /// Built-ins that return one result and write another through their second
+  /// argument (a `thread T &`): `modf(x, whole)` returns the fraction and
+  /// writes the whole part; `sincos(x, c)` returns the sine and writes the cosine.
+  static let outParameterBuiltins: [String: (Expr) -> (result: Expr, out: Expr)] = [
+    "modf": { x in
+      let whole = Builtins.trunc(x)
+      return (select(abs(x) == Expr(Float.infinity), 0, x - whole), whole)
+    },
+    "sincos": { x in (sin(x), cos(x)) },
+  ]
+
+  private func callWithOutParameter(
+    _ f: (Expr) -> (result: Expr, out: Expr), _ arguments: [ExprSyntax], at location: SourceLocation
+  ) throws -> Value {
+    let x = try evaluate(arguments[0])
+    guard case .vector(let s, _) = x.type else { throw MetalError("expected a float or a float vector, got \(x.type)", at: location) }
+    let kind: ScalarType = s.isFloating ? s : .float
+    let lanes = x.scalars.map { f(convertScalar($0, from: s, to: kind)) }
+    let target = try place(arguments[1])
+    try write(target, .vector(kind, lanes.map(\.out)), at: arguments[1].location)
+    return .vector(kind, lanes.map(\.result))
   }
 
   /// A float4 expression as a 4-lane value of `kind`.

@@ -39,12 +39,16 @@ extension Lowering {
     case .typeName(let t):
       throw MetalError("type '\(t)' used as a value; call it to construct one: \(t)(…)", at: e.location)
     case .member, .index: return try read(try place(e))
-    case .cast(let t, let v): return try convert(try evaluate(v), to: try program.resolve(t), at: e.location, explicit: true)
+    case .cast(let t, let v): return try convert(try evaluate(v), to: try resolve(t), at: e.location, explicit: true)
     case .initializerList:
       throw MetalError("an initializer list needs a declared type here", at: e.location)
     case .comma(let a, let b):
       _ = try evaluate(a)
       return try evaluate(b)
+    case .sizeOf(let t, let v):
+      let type = try t.map { try resolve($0) } ?? (try evaluate(v!)).type
+      guard let size = type.byteSize else { throw MetalError("unsupported: sizeof(\(type))", at: e.location) }
+      return .vector(.uint, [.int(size)])
     }
   }
 

@@ -64,7 +64,7 @@ extension Lowering {
       guard frame.returnType != .void else {
         throw MetalError("void function '\(frame.function.name)' should not return a value", at: value.location)
       }
-      let v = try convert(try evaluate(value), to: frame.returnType, at: value.location)
+      let v = try initialize(frame.returnType, from: value)  // `return {a, b};` initialises the return type
       let old = lookup(Self.returnValue)!
       let a = active()
       store(Self.returnValue, Value(old.type, zip(v.scalars, old.scalars).map { choose(a, $0, $1) }))
@@ -75,7 +75,7 @@ extension Lowering {
   }
 
   private func declare(_ typeSyntax: TypeSyntax, _ declarators: [Declarator]) throws {
-    let base = try program.resolve(typeSyntax)
+    let base = try resolve(typeSyntax)
     if typeSyntax.isReference { throw MetalError("unsupported: local references", at: typeSyntax.location) }
     for d in declarators {
       if base == .sampler {
@@ -134,7 +134,8 @@ extension Lowering {
       guard case .name(let option) = a.kind else {
         throw MetalError("unsupported sampler argument; fxc reads filter::, address::, coord:: options", at: a.location)
       }
-      let parts = option.split(separator: ":").map(String.init)
+      var parts = option.split(separator: ":").map(String.init)
+      if parts.first == "metal" { parts.removeFirst() }
       guard parts.count == 2 else { throw MetalError("unknown sampler option '\(option)'", at: a.location) }
       switch (parts[0], parts[1]) {
       case ("filter", "linear"), ("mag_filter", "linear"), ("min_filter", "linear"): s.sampler.filter = .linear

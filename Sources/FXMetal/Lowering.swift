@@ -29,6 +29,14 @@ final class Lowering {
     }
   }
 
+  /// The types a function template's parameters stand for in the calls being lowered, innermost last.
+  var templateBindings: [[String: MetalType]] = []
+
+  /// The type `syntax` names here (a template parameter's type inside a template).
+  func resolve(_ syntax: TypeSyntax) throws -> MetalType {
+    try program.resolve(syntax, bindings: templateBindings.last ?? [:])
+  }
+
   static let returnFlag = "$returned"
   static let returnValue = "$result"
   private var flagCounter = 0
@@ -111,7 +119,8 @@ final class Lowering {
     else {
       throw MetalError("unsupported: recursive call of '\(function.name)'", at: location)
     }
-    let returnType = try program.resolve(function.returnType)
+    if let e = function.bodyError { throw e }
+    let returnType = try resolve(function.returnType)
     frames.append(Frame(function: function, returnType: returnType))
     defer { frames.removeLast() }
     for (p, a) in zip(function.parameters, arguments) { declare(p.name, a) }

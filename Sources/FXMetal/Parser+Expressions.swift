@@ -87,6 +87,8 @@ extension Parser {
         }
         try expect(")", "closing the call")
         e = ExprSyntax(kind: .call(e, arguments), location: e.location)
+      } else if t.isPunct("{"), case .typeName = e.kind {  // `float2{a, b}`, `Pair{a, b}`: brace initialisation
+        e = ExprSyntax(kind: .call(e, [try initializerList()]), location: e.location)
       } else if accept(".") {
         let name = try identifier("a member name")
         e = ExprSyntax(kind: .member(e, name.text), location: name.location)
@@ -120,7 +122,7 @@ extension Parser {
         return ExprSyntax(kind: .boolean(t.text == "true"), location: t.location)
       }
       if ["static_cast", "reinterpret_cast", "const_cast"].contains(t.text) { return try cppCast() }
-      if t.text == "sizeof" { throw MetalError("unsupported: sizeof", at: t.location) }
+      if t.text == "sizeof" { return try sizeOf() }
       if t.text == "as_type" { throw MetalError("unsupported: as_type (reinterpreting bits)", at: t.location) }
       if isTypeName(t.text) || (t.text == "vec" && peek().isPunct("<")) {
         let type = try typeSyntax()
@@ -138,6 +140,18 @@ extension Parser {
     default:
       throw MetalError("expected an expression, found \(t)", at: t.location)
     }
+  }
+
+  /// `sizeof(T)`, `sizeof(e)`, `sizeof e`.
+  private mutating func sizeOf() throws -> ExprSyntax {
+    let at = advance().location
+    if current.isPunct("("), peek().kind == .identifier, isTypeName(peek().text), isCast() {
+      advance()
+      let type = try typeSyntax()
+      try expect(")", "closing sizeof")
+      return ExprSyntax(kind: .sizeOf(type, nil), location: at)
+    }
+    return ExprSyntax(kind: .sizeOf(nil, try unary()), location: at)
   }
 
   private mutating func cppCast() throws -> ExprSyntax {

@@ -5,6 +5,7 @@ extension Parser {
   func isTypeName(_ name: String) -> Bool {
     let bare = name.hasPrefix("metal::") ? String(name.dropFirst("metal::".count)) : name
     return MetalType.isBuiltinName(bare) || unit.structs.contains { $0.name == bare } || unit.aliases[bare] != nil
+      || templateTypes.contains(bare)
   }
 
   /// Whether the tokens at the cursor start a declaration (`float2 p = …`, `const int n = …`).
@@ -35,6 +36,7 @@ extension Parser {
   }
 
   mutating func statement() throws -> StmtSyntax {
+    skipAttributes()  // [[maybe_unused]], [[unroll]]: hints that change no value
     let start = current.location
     if accept(";") { return StmtSyntax(kind: .empty, location: start) }
     if current.isPunct("{") { return try block() }

@@ -4,12 +4,14 @@ struct Parser {
   var tokens: [Token]
   var index = 0
   var unit = TranslationUnit()
+  /// The type parameters of the function template being parsed (`T` in `template <typename T>`).
+  var templateTypes: [String] = []
 
   init(tokens: [Token]) { self.tokens = tokens }
 
   static let qualifiers: Set<String> = [
     "const", "constexpr", "constant", "device", "thread", "threadgroup", "static", "inline", "volatile",
-    "vertex", "fragment", "kernel", "__attribute__",
+    "__attribute__", "extern", "fragment", "vertex", "kernel",
   ]
 
   var current: Token { tokens[index] }
@@ -72,9 +74,7 @@ struct Parser {
       return
     }
     if current.isIdentifier("struct") { return try structDeclaration() }
-    if current.isIdentifier("template") {
-      throw MetalError("unsupported: templates", at: current.location)
-    }
+    if current.isIdentifier("template") { return try functionTemplate() }
     var stitchable = false
     while current.isPunct("[[") {
       advance()
@@ -91,13 +91,39 @@ struct Parser {
       throw MetalError("attributes must precede the declaration", at: current.location)
     }
     let name = try identifier("a name")
-    if current.isPunct("(") {
+    // `constexpr sampler s(filter::linear, …)` declares a sampler; anything else with `(` is a function.
+    if current.isPunct("("), type.name != "sampler" {
       unit.functions.append(try function(type, name, stitchable: stitchable))
       return
     }
     let declarators = try declarators(first: name)
     try expect(";", "after the declaration")
     unit.globals.append(StmtSyntax(kind: .declaration(type, declarators), location: start))
+  }
+
+  /// `template <typename T, class U> T f(T x, U y) { … }`: a function whose
+  /// type parameters are deduced from each call's arguments.
+  private mutating func functionTemplate() throws {
+    advance()
+    try expect("<", "after template")
+    var names: [String] = []
+    repeat {
+      let start = current.location
+      guard current.isIdentifier("typename") || current.isIdentifier("class") else {
+        var text = ""
+        while !current.isPunct(",") && !current.isPunct(">") && current.kind != .end { text += (text.isEmpty ? "" : " ") + advance().text }
+        throw MetalError("unsupported: template parameter '\(text)'; fxc deduces 'typename T' parameters from the arguments", at: start)
+      }
+      advance()
+      names.append(try identifier("a template parameter name").text)
+    } while accept(",")
+    try expect(">", "closing the template parameters")
+    templateTypes = names
+    defer { templateTypes = [] }
+    let count = unit.functions.count
+    try topLevel()
+    guard unit.functions.count == count + 1 else { throw MetalError("unsupported: templates other than functions", at: current.location) }
+    unit.functions[count].templateParameters = names
   }
 
   private mutating func usingDeclaration() throws {
@@ -133,6 +159,7 @@ struct Parser {
         if current.isPunct("(") {
           throw MetalError("unsupported: member functions of structs", at: current.location)
         }
+        skipAttributes()  // [[position]], [[user(name)]], [[flat]]: stage-interface attributes, meaningless here
         fields.append((type, field.text, length))
       } while accept(",")
       try expect(";", "after the field")
@@ -155,9 +182,8 @@ struct Parser {
           length = try expression()
           try expect("]")
         }
-        skipAttributes()  // [[ texture(0) ]], [[ buffer(0) ]]…: bindings, ignored
-        var defaultValue: ExprSyntax?
-        if accept("=") { defaultValue = try assignment() }
+        skipAttributes()  // [[ texture(0) ]], [[ buffer(0) ]]…: binding attributes, ignored
+        let defaultValue = accept("=") ? try assignment() : nil
         parameters.append(
           ParameterSyntax(type: ptype, name: pname.text, arrayLength: length, defaultValue: defaultValue, location: start))
       } while accept(",")
@@ -174,18 +200,41 @@ struct Parser {
       return FunctionSyntax(
         name: name.text, returnType: type, parameters: parameters, body: [], isStitchable: false, location: name.location)
     }
-    try expect("{", "opening the function body")
+    let open = try expect("{", "opening the function body")
+    let bodyStart = index
     var body: [StmtSyntax] = []
-    while !accept("}") {
-      guard current.kind != .end else { throw MetalError("expected '}' closing '\(name.text)'", at: current.location) }
-      body.append(try statement())
+    var bodyError: MetalError?
+    do {
+      while !accept("}") {
+        guard current.kind != .end else { throw MetalError("expected '}' closing '\(name.text)'", at: current.location) }
+        body.append(try statement())
+      }
+    } catch let e as MetalError {
+      // An unsupported construct in one body fails that function, not the file, when the braces still match.
+      guard skipBody(from: bodyStart) else { throw e }
+      (body, bodyError) = ([StmtSyntax(kind: .empty, location: open.location)], e)
     }
-    return FunctionSyntax(
+    var f = FunctionSyntax(
       name: name.text, returnType: type, parameters: parameters, body: body, isStitchable: stitchable,
       location: name.location)
+    f.bodyError = bodyError
+    return f
   }
 
-  /// Skips `[[ … ]]` attributes.
+  /// Moves past the `}` matching the `{` before token `start`; false at the end of the tokens.
+  private mutating func skipBody(from start: Int) -> Bool {
+    index = start
+    var depth = 1
+    while current.kind != .end {
+      if current.isPunct("{") { depth += 1 }
+      if current.isPunct("}") { depth -= 1 }
+      advance()
+      if depth == 0 { return true }
+    }
+    return false
+  }
+
+  /// Skips `[[ … ]]` attributes at the cursor.
   mutating func skipAttributes() {
     while current.isPunct("[[") {
       while !current.isPunct("]]") && current.kind != .end { advance() }
@@ -279,6 +328,7 @@ struct Parser {
         if !current.isPunct("]") { d.arrayLength = try expression() }
         try expect("]")
       }
+      skipAttributes()
       if accept("=") {
         d.initializer = current.isPunct("{") ? try initializerList() : try assignment()
       } else if current.isPunct("{") {

@@ -131,7 +131,8 @@ struct Preprocessor {
       throw MetalError("#include expects \"file\" or <header>", at: rest.first?.location ?? name.location)
     }
     let header = rest[1..<close].map(\.text).joined()
-    guard Self.systemHeaders.contains(header) else {
+    // Compared without case, as on macOS's file system, where Xcode finds <swiftui/swiftui_metal.h>.
+    guard Self.systemHeaders.contains(where: { $0.lowercased() == header.lowercased() }) else {
       throw MetalError("unknown header <\(header)>; known: <metal_stdlib>, <SwiftUI/SwiftUI.h>", at: rest[0].location)
     }
     return []

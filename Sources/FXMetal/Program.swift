@@ -39,14 +39,16 @@ final class Program {
 
   var functionNames: [String] { Array(functions.keys) }
 
-  /// The type a type name means here.
-  func resolve(_ syntax: TypeSyntax) throws -> MetalType {
+  /// The type a type name means here; `bindings` are the types of the
+  /// template parameters of the function template being lowered.
+  func resolve(_ syntax: TypeSyntax, bindings: [String: MetalType] = [:]) throws -> MetalType {
     if syntax.isPointer {
       var element = syntax
       element.isPointer = false
-      return .buffer(try resolve(element))
+      return .buffer(try resolve(element, bindings: bindings))
     }
     let name = syntax.name
+    if let bound = bindings[name] { return bound }
     if let alias = unit.aliases[name] { return try resolve(alias) }
     if let s = structs[name] { return s }
     if name == "vec", syntax.arguments.count == 2, let n = Int(syntax.arguments[1]),

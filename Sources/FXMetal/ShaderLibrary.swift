@@ -15,17 +15,22 @@ import Foundation
 /// bilinearly with clamp-to-edge outside the image (DESIGN §3).
 @dynamicMemberLookup
 public final class ShaderLibrary: @unchecked Sendable {
-  /// The stitchable functions, in source order.
+  /// The stitchable functions that compile, in source order.
   public let functions: [ShaderFunction]
+  /// The stitchable functions that do not (an unsupported construct, a
+  /// signature SwiftUI does not call, an error in the body), each with its
+  /// diagnostic, in source order. Calling one throws its diagnostic.
+  public let unavailable: [(name: String, diagnostic: MetalDiagnostic)]
   /// The path of the main file, as given.
   public let path: String
 
   /// Loads, preprocesses, parses and checks the file at `url`.
   ///
   /// - Throws: ``MetalDiagnostic`` (`file.metal:line:col: error: …`) for a
-  ///   file that cannot be read, a syntax or type error, an unknown name, or a
-  ///   construct fxc does not support (named); an `#include "…"` is read
-  ///   relative to the including file.
+  ///   file that cannot be read, a syntax error, or an error at file scope
+  ///   (a struct or constant); an `#include "…"` is read relative to the
+  ///   including file. A function that does not compile does not fail the
+  ///   file: it is listed in ``unavailable``.
   public convenience init(url: URL) throws {
     let text: String
     do { text = try String(contentsOf: url, encoding: .utf8) } catch {
@@ -42,8 +47,19 @@ public final class ShaderLibrary: @unchecked Sendable {
     let files = SourceFiles()
     do {
       let program = try Program(text: source, path: path, url: url, files: files)
-      functions = try program.unit.functions.compactMap { try ShaderFunction.classify($0, in: program) }
-      for f in functions { try Self.check(f) }
+      var working: [ShaderFunction] = []
+      var failing: [(name: String, diagnostic: MetalDiagnostic)] = []
+      for syntax in program.unit.functions {
+        do {
+          guard let f = try ShaderFunction.classify(syntax, in: program) else { continue }
+          try Self.check(f)
+          working.append(f)
+        } catch let e as MetalError {
+          failing.append((syntax.name, e.diagnostic(files)))
+        }
+      }
+      functions = working
+      unavailable = failing
     } catch let e as MetalError {
       throw e.diagnostic(files)
     }
@@ -59,9 +75,11 @@ public final class ShaderLibrary: @unchecked Sendable {
 
   /// The function called `name`.
   ///
-  /// - Throws: ``MetalDiagnostic`` naming the stitchable functions when there is none called `name`.
+  /// - Throws: the function's diagnostic when it is ``unavailable``;
+  ///   ``MetalDiagnostic`` naming the stitchable functions when there is none called `name`.
   public func function(named name: String) throws -> ShaderFunction {
     if let f = functions.first(where: { $0.name == name }) { return f }
+    if let failing = unavailable.first(where: { $0.name == name }) { throw failing.diagnostic }
     let names = functions.map(\.name)
     let hint = suggestion(for: name, among: names).map { "; did you mean '\($0)'?" } ?? ""
     throw MetalDiagnostic(

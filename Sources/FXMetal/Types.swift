@@ -111,6 +111,31 @@ indirect enum MetalType: Equatable, CustomStringConvertible {
     }
   }
 
+  /// `sizeof`: the bytes a value takes in Metal (a 3-vector takes four
+  /// lanes, a struct's fields are aligned); nil for handles.
+  var byteSize: Int? { layout?.size }
+
+  private var layout: (size: Int, alignment: Int)? {
+    switch self {
+    case .vector(let s, let n):
+      let lane = s == .bool ? 1 : s == .half ? 2 : 4
+      let size = lane * (n == 3 ? 4 : n)
+      return (size, size)
+    case .matrix(let s, let c, let r): return MetalType.vector(s, r).layout.map { ($0.size * c, $0.alignment) }
+    case .array(let element, let n): return element.layout.map { ($0.size * n, $0.alignment) }
+    case .structure(_, let fields):
+      var offset = 0
+      var alignment = 1
+      for f in fields {
+        guard let l = f.type.layout else { return nil }
+        offset = (offset + l.alignment - 1) / l.alignment * l.alignment + l.size
+        alignment = max(alignment, l.alignment)
+      }
+      return ((offset + alignment - 1) / alignment * alignment, alignment)
+    default: return nil
+    }
+  }
+
   /// The built-in type names, with their resolved types (`float3`, `half4`, `float2x2`, `uint`…).
   static let builtins: [String: MetalType] = {
     var table: [String: MetalType] = ["void": .void, "sampler": .sampler, "texture2d": .texture, "SwiftUI::Layer": .layer]
@@ -125,6 +150,21 @@ indirect enum MetalType: Equatable, CustomStringConvertible {
     }
     table["unsigned int"] = .uint
     table["size_t"] = .uint
+    table["int32_t"] = .int
+    table["uint32_t"] = .uint
+    // The simd header's names for the same vectors: vector_float2, simd_half4,
+    // packed_float3 (packing changes the layout in memory only, not the values).
+    for s in [ScalarType.float, .half, .int, .uint, .bool] {
+      for prefix in ["vector_", "simd_", "packed_"] {
+        table["\(prefix)\(s.rawValue)"] = table[s.rawValue]
+        for n in 2...4 { table["\(prefix)\(s.rawValue)\(n)"] = .vector(s, n) }
+      }
+      if s.isFloating {
+        for c in 2...4 {
+          for r in 2...4 { table["simd_\(s.rawValue)\(c)x\(r)"] = .matrix(s, columns: c, rows: r) }
+        }
+      }
+    }
     return table
   }()
 
@@ -133,7 +173,6 @@ indirect enum MetalType: Equatable, CustomStringConvertible {
     "double": "double (Metal has no double on the GPU)", "char": "char", "uchar": "uchar", "long": "long",
     "ulong": "ulong", "texture1d": "texture1d", "texture3d": "texture3d", "texturecube": "texturecube",
     "depth2d": "depth2d", "atomic_int": "atomics", "atomic_uint": "atomics", "bfloat": "bfloat",
-    "simd_float2": "simd_ types", "packed_float3": "packed vectors", "packed_float2": "packed vectors",
     "short": "short (16-bit wrap-around)", "ushort": "ushort (16-bit wrap-around)", "texture2d_array": "texture2d_array",
   ]
 

@@ -64,7 +64,7 @@ struct BenchCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     chains = try args.options("--chain")
     if chains.isEmpty { chains = Self.defaultChains }
-    registry = try shaderRegistry(args.option("--shaders"))
+    registry = try shaderRegistry(args.option("--shaders"), chains: chains)
     image = try args.option("--image")
     threads = try threadCount(&args, default: 1)
     json = args.flag("--json")

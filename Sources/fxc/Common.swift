@@ -108,11 +108,17 @@ func parseTarget(_ name: String?) throws -> Target {
 /// The effects chains may name: the catalogue, plus the stitchable functions
 /// of the `--shaders` file when one is given (each standing for any built-in
 /// effect of its name).
-/// - Throws: ``MetalDiagnostic`` for a file that does not compile,
-///   ``CommandFailure`` for two functions of one name.
-func shaderRegistry(_ path: String?) throws -> EffectRegistry {
+/// - Throws: ``MetalDiagnostic`` for a file that does not parse, or the
+///   diagnostic of a function that does not compile when one of `chains`
+///   calls it; ``CommandFailure`` for two functions of one name.
+func shaderRegistry(_ path: String?, chains: [String] = []) throws -> EffectRegistry {
   guard let path else { return .builtIn }
   let library = try ShaderLibrary(url: URL(fileURLWithPath: path))
+  let called = Set(chains.flatMap { (try? ChainSyntax.parse($0))?.calls.map(\.name) ?? [] })
+  let working = Set(library.functions.map(\.name))
+  if let failing = library.unavailable.first(where: { called.contains($0.name) && !working.contains($0.name) }) {
+    throw failing.diagnostic
+  }
   do {
     return try EffectRegistry.builtIn.adding(library)
   } catch let e as CatalogueError {

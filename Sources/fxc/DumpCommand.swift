@@ -41,7 +41,7 @@ struct DumpCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     guard let chain = try args.option("--chain") else { throw UsageError("fxc dump needs --chain 'effect | effect …'") }
     self.chain = chain
-    registry = try shaderRegistry(args.option("--shaders"))
+    registry = try shaderRegistry(args.option("--shaders"), chains: [chain])
     passes = args.flag("--passes")
     options = LoweringOptions()
     options.splitSeparable = !args.flag("--no-split")

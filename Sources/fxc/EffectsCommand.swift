@@ -50,7 +50,17 @@ struct EffectsCommand: Command {
   func execute() throws {
     if let shaders {
       let library = try ShaderLibrary(url: URL(fileURLWithPath: shaders))
+      for failing in library.unavailable { FileHandle.standardError.write(Data("\(failing.diagnostic)\n".utf8)) }
+      if library.functions.isEmpty, !library.unavailable.isEmpty {
+        throw CommandFailure(description: "error: \(shaders): none of its \(library.unavailable.count) stitchable functions compiles")
+      }
       print(library.functions.isEmpty ? "\(shaders): no [[ stitchable ]] functions" : effectsListing(library.functions.map(\.effectSpec)))
+      if !library.unavailable.isEmpty {
+        let names = library.unavailable.map(\.name).joined(separator: ", ")
+        print(
+          "\(shaders): \(library.functions.count) of \(library.functions.count + library.unavailable.count) stitchable functions compile; not \(names) (errors above)"
+        )
+      }
       return
     }
     guard let sheet else {

@@ -125,7 +125,7 @@ struct RunCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     guard let chain = try args.option("--chain") else { throw UsageError("fxc run needs --chain 'effect | effect …'") }
     self.chain = chain
-    registry = try shaderRegistry(args.option("--shaders"))
+    registry = try shaderRegistry(args.option("--shaders"), chains: [chain])
     output = try args.option("--output")
     outDir = try args.option("--out-dir")
     nameTemplate = try args.option("--name")

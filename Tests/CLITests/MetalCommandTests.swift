@@ -93,6 +93,33 @@ struct MetalCommandTests {
 }
 
 extension MetalCommandTests {
+  /// A file with one function that compiles and one that does not: effects lists
+  /// the first and prints the second's diagnostic; run fails only when the chain calls it.
+  @Test func aFunctionThatDoesNotCompileIsListedApart() throws {
+    let dir = try Directory()
+    let source = """
+      #include <metal_stdlib>
+      using namespace metal;
+      [[ stitchable ]] half4 good(float2 position, half4 color) { return color.bgra; }
+      [[ stitchable ]] half4 bad(float2 position, half4 color) {
+        switch (int(position.x)) { default: return color; }
+      }
+
+      """
+    try source.write(toFile: dir.path + "/mixed.metal", atomically: true, encoding: .utf8)
+    let diagnostic = "mixed.metal:5:3: error: unsupported: 'switch' statements\n"
+    let effects = try fxc(["effects", "--shaders", "mixed.metal"], in: dir)
+    #expect(effects.status == 0, "\(effects)")
+    #expect(effects.stdout.contains("good  color  Metal color good()"))
+    #expect(effects.stdout.contains("mixed.metal: 1 of 2 stitchable functions compile; not bad (errors above)"))
+    #expect(effects.stderr.hasPrefix(diagnostic), "\(effects.stderr)")
+    let good = try fxc(["run", "--shaders", "mixed.metal", "--chain", "good", "in.png", "-o", "out.png"], in: dir)
+    #expect(good.status == 0, "\(good)")
+    let bad = try fxc(["run", "--shaders", "mixed.metal", "--chain", "good | bad", "in.png", "-o", "out.png"], in: dir)
+    #expect(bad.status == 1)
+    #expect(bad.stderr.hasPrefix(diagnostic), "\(bad.stderr)")
+  }
+
   /// The largest channel difference between two images of one size.
   func maxDifference(_ a: ImageBuffer, _ b: ImageBuffer) -> Float {
     guard a.width == b.width, a.height == b.height else { return .infinity }

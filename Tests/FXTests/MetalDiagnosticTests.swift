@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// One wrong program per diagnostic (Fixtures/metal/errors/NAME.metal): the
-/// library refuses it with `NAME.metal:line:col: error: …`, the source line and
-/// a caret, exactly as NAME.txt says. `FXC_UPDATE_GOLDEN=1` rewrites the goldens.
+/// library refuses it, or lists the function that does not compile as
+/// unavailable (and the ones that do as loaded), with `NAME.metal:line:col:
+/// error: …`, the source line and a caret, exactly as NAME.txt says. `FXC_UPDATE_GOLDEN=1` rewrites the goldens.
 struct MetalDiagnosticTests {
   static let directory = MetalSupport.fixtures.appendingPathComponent("errors")
   static let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
@@ -21,7 +22,13 @@ struct MetalDiagnosticTests {
     let golden = Self.directory.appendingPathComponent(name + ".txt")
     var message = "(no error)"
     do {
-      _ = try ShaderLibrary(source: source, path: name + ".metal", url: url)
+      // A function that does not compile is listed, with its diagnostic; the file still loads.
+      let library = try ShaderLibrary(source: source, path: name + ".metal", url: url)
+      if let d = library.unavailable.first?.diagnostic {
+        message = d.description
+        #expect(d.line > 0, "\(name): the diagnostic has a line")
+        if !library.functions.isEmpty { message += "\n(loaded: \(library.functions.map(\.name).joined(separator: ", ")))" }
+      }
     } catch let d as MetalDiagnostic {
       message = d.description
       #expect(d.line > 0, "\(name): the diagnostic has a line")
