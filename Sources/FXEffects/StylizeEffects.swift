@@ -110,12 +110,17 @@ public func crt(curvature: Expr = 0.25, intensity: Expr = 0.5) -> Effect {
 /// `amount` 0…100 px (default 6), capped at the image diagonal.
 /// Formula: after SwiftShaders' chromatic aberration: `d = (p − size/2)/(|size|/2)`,
 /// `r = sample(p + amount·d).r`, `g = sample(p).g`, `b = sample(p − amount·d).b`,
-/// alpha the largest of the three samples' (so rgb ≤ alpha).
+/// alpha the largest of the three samples' (so rgb ≤ alpha). Each component
+/// of the shift is clamped to ±`amount`: it is within that already (|d| < 1
+/// on each axis), so the clamp changes only fp32 rounding at the corners, and
+/// it proves the reach, so what the effect reads stays a line buffer
+/// (`RunPlan`) rather than a whole image.
 public func chromaticAberration(amount: Expr = 6) -> Effect {
   let name = Argument.name("chromaticAberration", [("amount", Argument.text(amount))])
   return Argument.layer(name, [(amount, .clamp(0...100))]) { v, p, layer in
     let diagonal = length(Expr.size)
-    let shift = (p - Expr.size * 0.5) / (diagonal * 0.5) * min(v[0], diagonal)
+    let m = min(v[0], diagonal)
+    let shift = clamp((p - Expr.size * 0.5) / (diagonal * 0.5) * m, -m, m)
     let r = layer.sample(p + shift), g = layer.sample(p), b = layer.sample(p - shift)
     return float4(r.r, g.g, b.b, max(max(r.a, g.a), b.a))
   }

@@ -106,6 +106,12 @@ public enum Lower {
         let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         return (rewritten, counts.isEmpty ? "nothing the value ranges license" : summary)
       }
+      // What the ranges proved constant (an opaque alpha through a bilinear
+      // sample) reaches the passes that load it.
+      try passes.run("constant channels", &kernel) { kernel in
+        let (propagated, replaced) = ConstantChannels.run(kernel)
+        return (propagated, "\(replaced) load\(replaced == 1 ? "" : "s") of a channel its pass computes as a constant replaced by the constant")
+      }
     }
     return (kernel, passes.log)
   }

@@ -72,9 +72,24 @@ public enum RangeAnalysis {
     for node in program.nodes {
       let a = node.args.map { f[Int($0.index)] }
       let isFloat = node.kind == .float || (node.args.first.map { program[$0].kind == .float } ?? false)
-      f.append(node.kind == .bool ? .unknown : transfer(node.op, a, isFloat: isFloat, load: load))
+      if let fraction = fractionFacts(node, program, f) {
+        f.append(fraction)
+      } else {
+        f.append(node.kind == .bool ? .unknown : transfer(node.op, a, isFloat: isFloat, load: load))
+      }
     }
     return f
+  }
+
+  /// `x − floor(x)` (a bilinear weight, `fract`) is in [0, 1] for finite `x`
+  /// — 1 itself when a tiny negative `x` rounds up — which intervals alone
+  /// cannot see (they forget that both operands are the same `x`).
+  static func fractionFacts(_ node: Node, _ program: Program, _ f: [ValueFacts]) -> ValueFacts? {
+    guard node.op == .sub, node.kind == .float, program[node.args[1]].op == .floor, program[node.args[1]].args[0] == node.args[0] else {
+      return nil
+    }
+    let x = f[Int(node.args[0].index)]
+    return ValueFacts(0, 1, nan: !x.isFinite)
   }
 
   static func transfer(_ op: Op, _ a: [ValueFacts], isFloat: Bool, load: (Int, Int) -> ValueFacts) -> ValueFacts {

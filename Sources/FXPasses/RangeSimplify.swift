@@ -8,7 +8,13 @@ import FXIR
 /// - `(t + 0.5) − 0.5` is `t` when `t` is `float(i)` of a pixel index or size
 ///   (|i| ≤ 2²⁰): both steps are exact. A sample at a pixel centre along
 ///   an axis (a wave's x) then has the exact texel index and a zero fraction;
-/// - `x − x` is +0 when `x` is proved finite (∞ − ∞ would be NaN).
+/// - `x − x` is +0 when `x` is proved finite (∞ − ∞ would be NaN);
+/// - `isNaN(x)` is false when `x` is proved never NaN (a sample position
+///   that cannot be NaN never reads as transparent);
+/// - `(1 − t) + t` is 1 when `t` is in [0, 1], never NaN: the bilinear
+///   weights of a constant channel (an opaque alpha) sum to it exactly. For
+///   t ≥ ½, `1 − t` is exact (Sterbenz); for t < ½ it is off by at most
+///   2⁻²⁵, and `1 ± 2⁻²⁵` rounds to 1 (the tie to even).
 ///
 /// They run as an extra rule of ``Simplify``'s sweep, so the
 /// consequences (`floor(float(i))`, a bilinear weight of 0, `select(true, …)`)
@@ -16,7 +22,25 @@ import FXIR
 public enum RangeSimplify {
   /// The kernel with every pass rewritten, and how many nodes each rule
   /// rewrote (the ``Simplify`` rules that fired in the same sweep included).
+  ///
+  /// Sweeps again (at most ``maxSweeps`` in all) while a sweep rewrites
+  /// something: a rewrite can expose a shape the facts of the old nodes did
+  /// not cover (a bilinear weight of 0 leaves `(1 − t)·1 + 1·t` as `(1 − t) + t`).
   public static func run(_ kernel: Kernel) -> (Kernel, [String: Int]) {
+    var k = kernel
+    var counts: [String: Int] = [:]
+    for _ in 0..<maxSweeps {
+      let (next, sweep) = sweep(k)
+      k = next
+      counts.merge(sweep, uniquingKeysWith: +)
+      if sweep.isEmpty { break }
+    }
+    return (k, counts)
+  }
+
+  public static let maxSweeps = 3
+
+  static func sweep(_ kernel: Kernel) -> (Kernel, [String: Int]) {
     let unorm = kernel.straightAlphaInputs.union(kernel.straightAlphaOutput ? [kernel.outputBuffer] : [])
     let facts = RangeAnalysis.run(kernel, unormBuffers: unorm)
     var k = kernel
@@ -36,6 +60,10 @@ public enum RangeSimplify {
     -> (NodeID, String)?
   {
     if let k = forwarded(i, node, facts, proofs) { return (args[k], "min/max that cannot act → its operand") }
+    if node.op == .isNaN, !facts[Int(node.args[0].index)].mayBeNaN { return (out.constant(false), "isNaN(x) → false (x never NaN)") }
+    if node.op == .add, node.kind == .float, let t = complementSum(node, args, out), facts[Int(node.args[t].index)].within(0...1) {
+      return (out.constant(Float(1)), "(1 − t) + t → 1 (t in 0…1)")
+    }
     guard node.op == .sub, node.kind == .float else { return nil }
     if args[0] == args[1], facts[Int(node.args[0].index)].isFinite { return (out.constant(Float(0)), "x − x → 0 (x finite)") }
     if let t = halfRoundTrip(args, out) { return (t, "(float(i) + 0.5) − 0.5 → float(i) (i an index)") }
@@ -48,6 +76,15 @@ public enum RangeSimplify {
   static func forwarded(_ i: Int, _ node: Node, _ facts: [ValueFacts], _ proofs: RangeProofs) -> Int? {
     guard node.op == .min || node.op == .max, node.kind == .float else { return nil }
     return proofs.forwarded[i]
+  }
+
+  /// Which operand is `t` when the sum's operands are `1 − t` and `t`, in either order.
+  static func complementSum(_ node: Node, _ args: [NodeID], _ out: Program) -> Int? {
+    for (k, t) in [(1, args[1]), (0, args[0])] {
+      let other = out[args[1 - k]]
+      if other.op == .sub, other.args[1] == t, out.constantValue(other.args[0]) == .float(1) { return k }
+    }
+    return nil
   }
 
   /// `t` when `args` are `(t + 0.5, 0.5)` with `t = float(i)` and `i` a pixel

@@ -27,9 +27,14 @@ public struct RunPlan: Sendable {
   /// (the planar copy) needs a strip, however far ahead it is computed.
   public var rowSpan: [Int] = []
 
-  public init(_ kernel: Kernel) {
+  /// The run plan of `kernel`; with `facts` (each pass's ``RangeAnalysis``
+  /// facts), a load at data-dependent rows whose offset from the pixel is
+  /// bounded (``PixelOffsetBounds``) reaches that far, so it keeps line
+  /// buffers. Columns always need fixed taps: a tile's halo is memory, a
+  /// ring's row is masked.
+  public init(_ kernel: Kernel, facts: [[ValueFacts]]? = nil) {
     columnLookahead = Self.lookahead(kernel, kernel.passes.map { Self.reach($0.program, .x) })
-    let reach = kernel.passes.map { Self.reach($0.program, .y) }
+    let reach = kernel.passes.indices.map { Self.reach(kernel.passes[$0].program, .y, facts: facts?[$0]) }
     lookahead = kernel.intermediates.isEmpty ? nil : Self.lookahead(kernel, reach)
     if let lookahead {
       rowSpan = kernel.passes.indices.map { i in
@@ -54,20 +59,28 @@ public struct RunPlan: Sendable {
   /// of its loads, when every load's coordinate on that axis is
   /// `pixelX/pixelY + k` clamped; nil for a buffer read at data-dependent
   /// coordinates there.
-  public static func reach(_ program: Program, _ axis: PixelOffset.Axis) -> [Int: Int32?] {
+  /// With `facts` (the program's ``RangeAnalysis`` facts), a load outside
+  /// loops at a bounded offset from the pixel reaches that offset, rounded up.
+  public static func reach(_ program: Program, _ axis: PixelOffset.Axis, facts: [ValueFacts]? = nil) -> [Int: Int32?] {
     var reach: [Int: Int32?] = [:]
-    collectReach(program, axis, limit: nil, into: &reach)
+    collectReach(program, axis, limit: nil, facts: facts, into: &reach)
     return reach
   }
 
   /// A load in a loop body at `pixel + i + k` reaches |k| + the loop's limit.
-  static func collectReach(_ program: Program, _ axis: PixelOffset.Axis, limit: Int32?, into reach: inout [Int: Int32?]) {
+  static func collectReach(
+    _ program: Program, _ axis: PixelOffset.Axis, limit: Int32?, facts: [ValueFacts]? = nil, into reach: inout [Int: Int32?]
+  ) {
     let live = program.live()
     for (i, n) in program.nodes.enumerated() where live[i] {
       if case .fold(let loop, _) = n.op { collectReach(loop.body, axis, limit: loop.limit, into: &reach) }
       guard case .load(let b, _) = n.op else { continue }
-      let k = ClampToEdge.tap(of: n.args[axis == .x ? 0 : 1], axis, in: program).flatMap {
+      let coordinate = n.args[axis == .x ? 0 : 1]
+      var k = ClampToEdge.tap(of: coordinate, axis, in: program).flatMap {
         ClampToEdge.reach(k: $0.k, index: $0.index, limit: limit)
+      }
+      if k == nil, let facts, let r = PixelOffsetBounds.of(coordinate, axis, in: program, facts: facts) {
+        k = Int32(Swift.max(-r.lowerBound, r.upperBound).rounded(.up))
       }
       switch (reach[b], k) {
       case (nil, _): reach[b] = .some(k)
@@ -110,7 +123,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     self.target = target
     passes = LoopPlanner.plan(kernel, lanes: target.lanes, interleavedFloat: interleavedFloat)
     for i in passes.indices { passes[i].floatMode = floatMode }
-    run = RunPlan(kernel)
+    run = RunPlan(kernel, facts: passes.map(\.proofs.facts))
   }
 
   public var description: String {

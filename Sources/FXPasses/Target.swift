@@ -30,7 +30,16 @@ public struct Target: Sendable, Hashable, CustomStringConvertible {
   /// Whether the feature string enables `feature` (given without the sign):
   /// `has("avx2")` looks for the entry `+avx2`, never a prefix of another one.
   public func has(_ feature: String) -> Bool {
-    features.split(separator: ",").contains { $0.dropFirst() == feature && $0.first == "+" }
+    // Bytes, not Characters: the feature string is ASCII, and this is asked
+    // often (``lanes``) of a string of a hundred entries or more.
+    features.utf8.split(separator: UInt8(ascii: ",")).contains {
+      $0.first == UInt8(ascii: "+") && $0.dropFirst().elementsEqual(feature.utf8)
+    }
+  }
+
+  /// The features the feature string enables, without their `+`.
+  private var enabledFeatures: Set<Substring> {
+    Set(features.split(separator: ",").lazy.filter { $0.first == "+" }.map { $0.dropFirst() })
   }
 
   /// fp32 lanes in the widest vector worth using: 16 with AVX-512F, 8 with
@@ -92,7 +101,8 @@ public struct Target: Sendable, Hashable, CustomStringConvertible {
   public func cannotRun(on host: Target) -> String? {
     func arch(_ triple: String) -> Substring { triple.prefix { $0 != "-" } }
     guard arch(triple) == arch(host.triple) else { return "is \(arch(host.triple)), not \(arch(triple))" }
-    let missing = features.split(separator: ",").filter { $0.first == "+" && !host.has(String($0.dropFirst())) }
+    let available = host.enabledFeatures
+    let missing = features.split(separator: ",").filter { $0.first == "+" && !available.contains($0.dropFirst()) }
     return missing.isEmpty ? nil : "lacks " + missing.map { $0.dropFirst() }.joined(separator: ", ")
   }
 
