@@ -48,7 +48,12 @@ public final class NativeCode: @unchecked Sendable {
     try Self.checkRunnable(plan.target)
     let count = kernel.passes.count
     let results = Mutex<[Result<PassObject, Error>?]>(Array(repeating: nil, count: count))
-    DispatchQueue.concurrentPerform(iterations: count) { k in
+    // Largest first (longest-processing-time scheduling): the thread that is
+    // free first takes the next largest, so the cheapest pass (a planar copy)
+    // is the last to start and the threads finish close together.
+    let order = kernel.passes.indices.sorted { Self.size(kernel.passes[$0].program) > Self.size(kernel.passes[$1].program) }
+    DispatchQueue.concurrentPerform(iterations: count) { i in
+      let k = order[i]
       let result = Result { try PassObject(k, of: kernel, plan: plan, layout: layout) }
       results.withLock { $0[k] = result }
     }
@@ -98,6 +103,16 @@ public final class NativeCode: @unchecked Sendable {
     return (ir.joined(separator: "\n"), assembly.joined(separator: "\n"))
   }
 
+  /// Nodes of `program` and of the bodies of its loops: what LLVM's time
+  /// grows with.
+  static func size(_ program: Program) -> Int {
+    var loops = Set<ObjectIdentifier>()
+    return program.nodes.reduce(program.nodes.count) { total, node in
+      guard case .fold(let loop, _) = node.op, loops.insert(ObjectIdentifier(loop)).inserted else { return total }
+      return total + size(loop.body)
+    }
+  }
+
   private static func checkRunnable(_ target: Target) throws {
     if let reason = target.cannotRun(on: .host) {
       throw LLVMError("this machine (\(Target.host.summary)) cannot run code for \(target.name): it \(reason)")
@@ -121,7 +136,7 @@ private struct PassObject {
     let emitted = DispatchTime.now().uptimeNanoseconds
     try module.optimize(NativeCode.optimisationPipeline)
     let optimised = DispatchTime.now().uptimeNanoseconds
-    bytes = try module.objectCode()
+    bytes = try module.consumingObjectCode()
     let done = DispatchTime.now().uptimeNanoseconds
     milliseconds = [
       "emit": Double(emitted - start) / 1e6, "optimise": Double(optimised - emitted) / 1e6,

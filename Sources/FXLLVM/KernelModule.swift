@@ -133,16 +133,35 @@ public final class KernelModule {
     try emit(LLVMObjectFile, "an object file")
   }
 
+  /// ``objectCode()`` generated from the module itself, without the clone,
+  /// for a module that was just optimised (``optimize(_:)`` verified it) and
+  /// is not used again: code generation rewrites its IR, so afterwards the
+  /// module is only fit to be released (it is marked as handed over).
+  ///
+  /// - Throws: ``LLVMError`` if code generation fails.
+  public func consumingObjectCode() throws -> [UInt8] {
+    defer {
+      if let ownedModule { LLVMDisposeModule(ownedModule) }
+      ownedModule = nil
+      ownedContext = nil
+    }
+    return try emit(LLVMObjectFile, "an object file", from: module)
+  }
+
   private func emit(_ kind: LLVMCodeGenFileType, _ what: String) throws -> [UInt8] {
     try verify()
     guard let clone = LLVMCloneModule(module) else {
       throw LLVMError("cloning module '\(name)' failed")
     }
     defer { LLVMDisposeModule(clone) }
+    return try emit(kind, what, from: clone)
+  }
+
+  private func emit(_ kind: LLVMCodeGenFileType, _ what: String, from module: LLVMModuleRef) throws -> [UInt8] {
     var message: UnsafeMutablePointer<CChar>?
     var buffer: LLVMMemoryBufferRef?
     let failed =
-      LLVMTargetMachineEmitToMemoryBuffer(machine.ref, clone, kind, &message, &buffer) != 0
+      LLVMTargetMachineEmitToMemoryBuffer(machine.ref, module, kind, &message, &buffer) != 0
     let text = takeLLVMMessage(message)
     guard !failed, let buffer else {
       throw LLVMError("emitting \(what) for module '\(name)': \(text ?? "unknown reason")")
