@@ -124,11 +124,21 @@ public enum KernelEmitter {
       try module.withBuilder { builder in
         let planar = Set(kernel.inputCount..<kernel.outputBuffer)
         var e = PassEmitter(module: module, builder: builder, plan: passPlan, formats: formats, planar: planar, pass: pass)
+        e.compactRings = compactRings(kernel, plan)
         try e.emitFunction(named: "fxc_pass\(k)")
       }
     }
     try module.verify()
     return module
+  }
+
+  /// The intermediates held in rings of under 2 GiB at the widest image
+  /// (``ImageBuffer/maxDimension``): every byte offset into them fits in 32
+  /// bits, so their gathers take 32-bit indices — one `vgatherdps` for 16
+  /// lanes where 64-bit ones take two.
+  public static func compactRings(_ kernel: Kernel, _ plan: KernelPlan) -> Set<Int> {
+    let rowBytes = BufferDescriptor.planar(width: ImageBuffer.maxDimension).rowBytes
+    return Set((kernel.inputCount..<kernel.outputBuffer).filter { b in plan.ringRows(of: b).map { $0 * rowBytes < Int(Int32.max) } ?? false })
   }
 }
 
@@ -161,6 +171,8 @@ struct PassEmitter: VectorEmitter {
   var blockUniform: [Int] { plan.blockUniform }
   /// Buffers stored planar (the intermediates).
   let planar: Set<Int>
+  /// Planar buffers whose byte offsets fit in 32 bits (``KernelEmitter/compactRings(_:_:)``).
+  var compactRings: Set<Int> = []
 
   // Function arguments and values hoisted into the entry block.
   var buffersArg: Value!

@@ -225,6 +225,14 @@ extension PassEmitter {
   /// Per-lane addresses of channel `c` of pixels (ix, iy) in a planar buffer.
   func planarAddresses(_ buffer: Int, _ ix: Value, _ iy: Value, channel c: Int) -> Value {
     let h = headers[buffer]!
+    if compactRings.contains(buffer) {
+      // In 32 bits (the ring is small; ix and the masked row are ≥ 0):
+      // LLVM sees a sign-extended i32 offset and gathers with 32-bit indices.
+      let row = b.nswMul(b.and(iy, splat(h.rowMask)), splat(b.trunc(h.rowBytes, to: t.i32)))
+      let column = b.add(splat(b.mul(h.planeStride, i32(c))), ix)
+      let offset = b.add(row, b.nswMul(column, splat(i32(4))))
+      return gep(t.i8, h.data, b.sext(offset, to: t.vector(t.i64, w)))
+    }
     let v64 = t.vector(t.i64, w)
     let row = rowByteOffsets(buffer, iy)
     let column = b.add(splat(b.mul(h.planeStride, i32(c))), ix)

@@ -126,6 +126,16 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     run = RunPlan(kernel, facts: passes.map(\.proofs.facts))
   }
 
+  /// Rows of the ring that holds intermediate `buffer` at run time
+  /// (``RunPlan/ringRows(_:)``), or nil when intermediates are whole images
+  /// or `buffer` is not one.
+  public func ringRows(of buffer: Int) -> Int? {
+    guard run.lookahead != nil, buffer != kernel.outputBuffer, let k = kernel.passes.firstIndex(where: { $0.output == buffer }) else {
+      return nil
+    }
+    return RunPlan.ringRows(run.rowSpan[k])
+  }
+
   public var description: String {
     var lines = [target.name == target.cpuName ? "target \(target.summary)" : "target \(target.name): \(target.summary)"]
     for (k, (pass, plan)) in zip(kernel.passes, passes).enumerated() {

@@ -66,10 +66,26 @@ import Testing
     #expect(try plan(gaussianBlur(sigma: 2) | kaleidoscope()).run.lookahead == nil)
   }
 
+  @Test func smallRingsAreGatheredWithThirtyTwoBitOffsets() throws {
+    // wave | chromaticAberration: a ring of 32 rows, under 2 GiB at 2²⁰
+    // columns (32 · 16 · 2²⁰ bytes); the horizontal pass of a σ 30 blur
+    // keeps 256 rows for the vertical one, 4 GiB at that width: 64-bit
+    // offsets (its planar copy and the blur read by the wave: small rings).
+    var options = LoweringOptions()
+    options.opaqueInputs = [0]
+    let small = try Pipeline(wave(amplitude: 10, wavelength: 60) | chromaticAberration(amount: 6)).compile(options: options, cache: nil)
+    #expect(KernelEmitter.compactRings(small.kernel, small.plan) == [1])
+    let large = try Pipeline(gaussianBlur(sigma: 30) | wave(amplitude: 10, wavelength: 30)).compile(options: options, cache: nil)
+    #expect(large.plan.run.lookahead != nil)
+    #expect(large.plan.ringRows(of: 2) == 256)
+    #expect(KernelEmitter.compactRings(large.kernel, large.plan) == [1, 3])
+  }
+
   @Test(arguments: [
     "wave(amplitude: 10, wavelength: 60) | chromaticAberration(amount: 6)",
     "gaussianBlur(sigma: 2) | wave(amplitude: 10, wavelength: 30)",
     "wave(amplitude: 3, wavelength: 9) | chromaticAberration(amount: 100)",
+    "gaussianBlur(sigma: 30) | wave(amplitude: 10, wavelength: 30)",
   ])
   func lineBuffersMatchTheInterpreter(chain: String) throws {
     let pipeline = try Pipeline(try ChainSyntax.parse(chain).resolve().effect)
