@@ -195,7 +195,7 @@ extension PassEmitter {
       if folds.results[key] == nil { folds.results[key] = try emitFold(loop, a, node.args, xs: xs, y: y, rowInChunk: rowInChunk) }
       return folds.results[key]![k]
     case .load(let buffer, let channel):
-      return try load(buffer, channel, node, a, id: id, xs: xs, interior: interior, rowInChunk: rowInChunk, &pixels)
+      return try load(buffer, channel, node, a, id: id, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &pixels)
     default:
       // What the range analysis proved: a clamp that cannot act is its operand;
       // a min/max whose first operand is never NaN needs no NaN test.

@@ -47,6 +47,9 @@ public struct PassPlan: Sendable {
     public var rowOffset: Int32?
     /// The loop index's coefficient in the row (0, 1 or −1).
     public var rowIndex: Int32 = 0
+    /// For a gather at data-dependent rows outside loops: the largest
+    /// |row − pixelY| when the value ranges bound it (``PixelOffsetBounds``).
+    public var rowReach: Int32? = nil
   }
 
   /// fp32 lanes per vector (the target's).
@@ -145,6 +148,9 @@ public enum LoopPlanner {
         strategy = .denseInterior(offset: k, border: border)
       }
       loads[i] = .init(buffer: buffer, channel: channel, strategy: strategy, rowOffset: ClampToEdge.offset(of: n.args[1], .y, in: p))
+      if strategy == .gather, loads[i]!.rowOffset == nil, let r = PixelOffsetBounds.of(n.args[1], .y, in: p, facts: facts) {
+        loads[i]!.rowReach = Int32(Swift.max(-r.lowerBound, r.upperBound).rounded(.up))
+      }
     }
     var plan = PassPlan(
       lanes: lanes, order: .rows, orderReason: "", chunkRows: chunkRows, rowTables: [:], interior: nil, blockUniform: [],

@@ -82,6 +82,8 @@ struct StreamingTests {
   @Test(arguments: [
     "gaussianBlur(sigma: 3) | sepia", "unsharpMask(sigma: 4, amount: 1.5)", "gaussianBlur(sigma: 30)",
     "boxBlur(radius: 2) | contrast(amount: 1.3) | gaussianBlur(sigma: 1.5)",
+    // A wave reading a blur at rows within its amplitude (its rings, not whole images).
+    "gaussianBlur(sigma: 2) | wave(amplitude: 10, wavelength: 30)",
   ])
   func chainsWithIntermediatesStreamToTheWholeImageBytes(chain: String) throws {
     let pipeline = try Pipeline(try ChainSyntax.parse(chain).resolve().effect)
