@@ -229,12 +229,14 @@ public final class CompiledKernel: @unchecked Sendable {
   /// a wider image is cut into column tiles. Changing it changes speed, never
   /// pixels (tests make it tiny to exercise many tiles).
   ///
-  /// Large — whole rows for images up to a few thousand pixels wide: a pass
-  /// with vertical taps walks down columns (``KernelEmitter``), so its window
-  /// of rows stays in L1 whatever the tile width, while every column tile
-  /// recomputes its producers' halo (30 columns each side for σ 10); the
-  /// measurement is in Benchmarks/README.md.
-  public nonisolated(unsafe) static var tileCacheBytes: Int = 8 << 20
+  /// 2 MiB, about an L2 cache and a half: whole rows for images up to one to
+  /// three thousand pixels wide, by the blur (a pass with vertical taps walks down columns,
+  /// ``KernelEmitter``, so its window of rows stays in L1 whatever the tile
+  /// width, while every column tile recomputes its producers' halo: 30
+  /// columns each side for σ 10), column tiles on wider ones, whose rings
+  /// would not stay in cache (8 MiB was 10–40 % slower on the 5640 px wide
+  /// photo; Benchmarks/README.md).
+  public nonisolated(unsafe) static var tileCacheBytes: Int = 2 << 20
 
   /// The pass that writes intermediate number `i` (buffer `inputCount + i`).
   func passWriting(inputCountOffset i: Int) -> Int {
