@@ -13,6 +13,8 @@ struct CountedLoop {
   var count: Expr
   /// The trip count when it is a constant, else ``Lowering/countedLoopLimit``.
   var limit: Int
+  /// Whether ``limit`` is the trip count (start and bound are constants), not a cut-off.
+  var isExact: Bool
 }
 
 extension Lowering {
@@ -63,11 +65,13 @@ extension Lowering {
     let k = Swift.abs(stride)
     let count = k == 1 ? distance : quotient(distance + Expr.int(k - 1), Expr.int(k))
     var limit = Self.countedLoopLimit
+    var isExact = false
     if let s = start.constantValue, let b = e.constantValue {
+      isExact = true
       let d = Int(op == "<" || op == "<=" || (op == "!=" && stride > 0) ? b - s : s - b) + (op.hasSuffix("=") && op != "!=" ? 1 : 0)
       limit = Swift.max(0, (d + k - 1) / k)
     }
-    return CountedLoop(name: name, kind: kind, start: start, stride: stride, count: count, limit: limit)
+    return CountedLoop(name: name, kind: kind, start: start, stride: stride, count: count, limit: limit, isExact: isExact)
   }
 
   /// A float counter that starts at a whole number and steps by one (`x++`,

@@ -12,6 +12,9 @@ final class Lowering {
   var frames: [Frame] = []
   /// The built-in `position` of the function being lowered.
   let position: [Expr]
+  /// What compiles but may not compute what the source says (a loop cut off
+  /// at its limit), in the order found, each place and message once.
+  var warnings: [MetalError] = []
 
   /// One inlined call: its variables, the conditions of the `if`s around the
   /// statement being run, and the flags of the loops it is in.

@@ -58,6 +58,8 @@ final class BatchProcessor: @unchecked Sendable {
   let inputCount: Int
   /// `--to`: the second input, decoded once.
   let second: LoadedImage?
+  /// The image files the chain names, inputs 2, 3, …, decoded once.
+  let extras: [LoadedImage]
   /// `--frames`: the one input, decoded once for every frame.
   let shared: LoadedImage?
 
@@ -73,11 +75,12 @@ final class BatchProcessor: @unchecked Sendable {
   /// `é` and `e` + U+0301 are two directories, though equal as `String`s.
   private var directories = Set<[UInt8]>()
 
-  init(pipeline: Pipeline, options: Options, inputCount: Int, second: LoadedImage?, shared: LoadedImage?) {
+  init(pipeline: Pipeline, options: Options, inputCount: Int, second: LoadedImage?, extras: [LoadedImage] = [], shared: LoadedImage?) {
     self.pipeline = pipeline
     self.options = options
     self.inputCount = inputCount
     self.second = second
+    self.extras = extras
     self.shared = shared
   }
 
@@ -154,7 +157,7 @@ final class BatchProcessor: @unchecked Sendable {
     r.warnings = loaded.info.warnings
     var inputs = [image]
     var hasAlpha = loaded.info.layout.hasAlpha
-    if inputCount == 2 {
+    if inputCount >= 2 {
       if let second {
         guard second.image.width == image.width, second.image.height == image.height else {
           throw CommandFailure(
@@ -166,9 +169,12 @@ final class BatchProcessor: @unchecked Sendable {
       } else {
         // No --to: the transition goes to transparent.
         inputs.append(try ImageBuffer(width: image.width, height: image.height, format: image.format))
-        hasAlpha = true
+        hasAlpha = hasAlpha || inputCount == 2
       }
     }
+    // The chain's image files keep their own sizes: a shader samples a texture in its own coordinates.
+    inputs += extras.map(\.image)
+    hasAlpha = hasAlpha || extras.contains { $0.info.layout.hasAlpha }
     if stopping() {
       r.status = .cancelled
       return

@@ -125,3 +125,28 @@ func shaderRegistry(_ path: String?, chains: [String] = []) throws -> EffectRegi
     throw CommandFailure(description: "error: \(e)")
   }
 }
+
+/// Decodes the image files a chain names (`displace(noise: "noise.png")`),
+/// once each, in input order (inputs 2, 3, …), turned upright like inputs.
+/// - Throws: ``CommandFailure`` naming the parameter and the file when one
+///   cannot be read or decoded.
+func loadChainImages(_ files: [ResolvedChain.ImageFile], read: ImageReadOptions, keepOrientation: Bool) throws -> [LoadedImage] {
+  try files.map { file in
+    do {
+      return try LoadedImage.load(file.path, read: read, keepOrientation: keepOrientation)
+    } catch {
+      throw CommandFailure(description: "error: cannot read the image for \(file.parameter): \(error)")
+    }
+  }
+}
+
+/// Prints on standard error the warnings the chain's effects give for their
+/// values (a Metal loop that may be cut off), each once.
+func printShaderWarnings(_ resolved: ResolvedChain) {
+  var seen = Set<String>()
+  for call in resolved.calls {
+    for warning in call.spec.warnings?(call.arguments) ?? [] where seen.insert(warning).inserted {
+      FileHandle.standardError.write(Data((warning + "\n").utf8))
+    }
+  }
+}
