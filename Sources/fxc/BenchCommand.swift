@@ -111,6 +111,19 @@ struct BenchCommand: Command {
     return [input, try ImageBuffer(width: input.width, height: input.height, format: input.format)] + extras
   }
 
+  /// Relaxed floats' rates (one thread, all threads) in Mpix/s, fresh outputs.
+  func relaxedRates(_ pipeline: Pipeline, _ inputs: [ImageBuffer], _ options: LoweringOptions) throws -> (Double, Double) {
+    var relaxedPipeline = pipeline
+    relaxedPipeline.floatMode = .relaxed
+    let relaxed = try relaxedPipeline.compile(
+      inputFormats: inputs.map(\.format), outputFormat: inputs[0].format, options: options, cache: nil, target: target)
+    _ = try relaxed.run(inputs, threads: threads)  // warm-up
+    let one = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try relaxed.run(inputs, threads: threads) }
+    let all = try bestTime(budget: budget) { _ = try relaxed.run(inputs, threads: allThreads) }
+    let mpix = Double(inputs[0].width * inputs[0].height) / 1e6
+    return (mpix / one, mpix / all)
+  }
+
   func crop(_ image: ImageBuffer, rows: Int) throws -> ImageBuffer {
     if rows == image.height { return image }
     let band = try ImageBuffer(width: image.width, height: rows, format: image.format)
@@ -178,17 +191,7 @@ struct BenchCommand: Command {
       let freshAll = try bestTime(budget: budget) { _ = try compiled.run(inputs, threads: allThreads) }
       let faults = try pageFaults(runs: 5) { _ = try compiled.run(inputs, threads: threads) }
       // Strict and relaxed side by side (DESIGN §4's float modes), fresh outputs.
-      var relaxedRates: (Double, Double)? = nil
-      if floatMode == .strict {
-        var relaxedPipeline = pipeline
-        relaxedPipeline.floatMode = .relaxed
-        let relaxed = try relaxedPipeline.compile(
-          inputFormats: inputs.map(\.format), outputFormat: input.format, options: options, cache: nil, target: target)
-        _ = try relaxed.run(inputs, threads: threads)  // warm-up
-        let one = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try relaxed.run(inputs, threads: threads) }
-        let all = try bestTime(budget: budget) { _ = try relaxed.run(inputs, threads: allThreads) }
-        relaxedRates = (mpix / one, mpix / all)
-      }
+      let relaxedRates = floatMode == .strict ? try relaxedRates(pipeline, inputs, options) : nil
       let interpRate = Double(interpPixels) / 1e6 / interp, jitRate = mpix / jit, jitAllRate = mpix / jitAll
       // A chain with a split convolution is also timed unsplit, side by side.
       var unsplitRate: Double? = nil

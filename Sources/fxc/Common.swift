@@ -150,3 +150,19 @@ func printShaderWarnings(_ resolved: ResolvedChain) {
     }
   }
 }
+
+extension EffectGraph {
+  /// Whether a stage samples input `k` or reads its size (loop bodies included).
+  func reads(input k: Int) -> Bool {
+    func reads(_ p: Program) -> Bool {
+      p.nodes.contains { node in
+        switch node.op {
+        case .sample(.input(k), _, _), .inputWidth(k), .inputHeight(k): return true
+        case .fold(let loop, _): return reads(loop.body)
+        default: return false
+        }
+      }
+    }
+    return stages.contains { reads($0.program) }
+  }
+}
