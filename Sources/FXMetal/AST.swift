@@ -78,6 +78,8 @@ struct StmtSyntax {
     case forLoop(StmtSyntax?, ExprSyntax?, ExprSyntax?, StmtSyntax)
     case whileLoop(ExprSyntax, StmtSyntax)
     case doWhile(StmtSyntax, ExprSyntax)
+    /// `switch (subject) { case 1: … default: … }`: the sections in source order.
+    case switchStatement(ExprSyntax, [SwitchSection])
     case breakStatement
     case continueStatement
     case returnStatement(ExprSyntax?)
@@ -85,6 +87,15 @@ struct StmtSyntax {
   }
 
   var kind: Kind
+  var location: SourceLocation
+}
+
+/// The labels of one stretch of a `switch` and the statements after them, up
+/// to the next label (`case 1: case 2: a(); break;`).
+struct SwitchSection {
+  /// The `case` values; `nil` stands for `default`.
+  var labels: [ExprSyntax?]
+  var body: [StmtSyntax]
   var location: SourceLocation
 }
 

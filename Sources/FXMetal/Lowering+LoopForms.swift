@@ -169,6 +169,9 @@ enum Assignments {
     case .whileLoop(let c, let body), .doWhile(let body, let c):
       collect(c, into: &names)
       collect(body, into: &names)
+    case .switchStatement(let subject, let sections):
+      collect(subject, into: &names)
+      for section in sections { for t in section.body { collect(t, into: &names) } }
     case .returnStatement(let e): if let e { collect(e, into: &names) }
     case .breakStatement, .continueStatement, .empty: break
     }
@@ -224,6 +227,7 @@ enum Assignments {
     case .block(let body): body.contains(where: returns)
     case .ifElse(_, let a, let b): returns(a) || (b.map(returns) ?? false)
     case .forLoop(_, _, _, let body), .whileLoop(_, let body), .doWhile(let body, _): returns(body)
+    case .switchStatement(_, let sections): sections.contains { $0.body.contains(where: returns) }
     default: false
     }
   }

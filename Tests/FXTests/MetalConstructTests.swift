@@ -26,7 +26,24 @@ struct MetalConstructTests {
     "palette": [.colorArray([Color(0, 0, 0), Color(1, 0.5, 0), Color(1, 1, 1, 0.5)])],
     "textured": [.image(.input(1)), .size],
     "matrices": [],
+    "switches": [.float(Param.uniform("shift", 1))],
   ]
+
+  /// `switches` by hand: k = (x + shift) % 5 picks r (0 → 0.1; 1, 2 → 0.2 then 0.3 added by falling
+  /// into 3; 3 → 0.3; 4 → default 0.9); g = 0.125 + 0.0625 (i = 0), nothing (1: continue),
+  /// 0.125 + 0.0625 (2), 0.0625 (3: the switch's break) = 0.4375; rows y % 3 == 2 return blue.
+  @Test func switchesByHand() throws {
+    let shader = try Self.library.get().switches(.float(Expr(Float(2))))
+    let input = randomImage(7, 3, seed: 5, format: .rgba32f)
+    let (reference, jit, difference) = try MetalSupport.run(shader.effect, [input])
+    #expect(difference <= 1e-6)
+    let r: [Float] = [0.1, 0.5, 0.5, 0.3, 0.9]
+    for x in 0..<7 {
+      #expect(abs(reference[x, 0].x - r[(x + 2) % 5]) <= 1e-6, "x = \(x)")
+      #expect(abs(reference[x, 1].y - 0.4375) <= 1e-6)
+      #expect(reference[x, 2] == SIMD4(0, 0, 1, 1) && jit[x, 2] == SIMD4(0, 0, 1, 1))
+    }
+  }
 
   @Test func everyFunctionIsListed() throws {
     let names = try Self.library.get().functions.map(\.name)

@@ -215,3 +215,29 @@ static half4 ringColor(Ring r, float2 p) {
   float2 q = (r * r) * (position * 0.01);
   return half4(half3(v * 0.5 + w * 0.25), determinant(m) * 0.5 + q.x * 0.01);
 }
+
+// switch: shared labels, fall-through, break, default, continue of the enclosing loop, return.
+[[ stitchable ]] half4 switches(float2 position, half4 color, float shift) {
+  int k = (int(position.x) + int(shift)) % 5;
+  float r = 0.0;
+  switch (k) {
+    case 0: r = 0.1; break;
+    case 1:
+    case 2: r = 0.2;
+    case 3: r += 0.3; break;
+    default: r = 0.9;
+  }
+  float g = 0.0;
+  for (int i = 0; i < 4; i++) {
+    switch (i) {
+      case 1: continue;
+      case 3: break;
+      default: g += 0.125;
+    }
+    g += 0.0625;
+  }
+  if (int(position.y) % 3 == 2) {
+    switch (uint(position.y)) { default: return half4(0.0h, 0.0h, 1.0h, 1.0h); }
+  }
+  return half4(r, g, color.b, 1.0);
+}
