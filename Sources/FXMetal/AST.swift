@@ -44,6 +44,8 @@ struct ExprSyntax {
     case index(ExprSyntax, ExprSyntax)
     /// `(float)x`, `static_cast<float>(x)`.
     case cast(TypeSyntax, ExprSyntax)
+    /// `as_type<T>(e)`: the bits of `e` read as a `T`.
+    case bitCast(TypeSyntax, ExprSyntax)
     /// `{a, b, c}` for arrays and structs.
     case initializerList([ExprSyntax])
     case comma(ExprSyntax, ExprSyntax)

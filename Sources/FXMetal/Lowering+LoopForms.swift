@@ -203,7 +203,7 @@ enum Assignments {
   static func children(_ e: ExprSyntax) -> [ExprSyntax] {
     switch e.kind {
     case .binary(_, let a, let b), .assign(_, let a, let b), .comma(let a, let b), .index(let a, let b): [a, b]
-    case .unary(_, let a), .postfix(_, let a), .member(let a, _), .cast(_, let a): [a]
+    case .unary(_, let a), .postfix(_, let a), .member(let a, _), .cast(_, let a), .bitCast(_, let a): [a]
     case .conditional(let a, let b, let c): [a, b, c]
     case .call(let callee, let args): [callee] + args
     case .initializerList(let items): items

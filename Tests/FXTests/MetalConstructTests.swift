@@ -27,7 +27,27 @@ struct MetalConstructTests {
     "textured": [.image(.input(1)), .size],
     "matrices": [],
     "switches": [.float(Param.uniform("shift", 1))],
+    "bitCasts": [],
   ]
+
+  /// `bitCasts` by hand: the bits of x = i + 0.5 give x back and its exponent
+  /// floor(log2 x) (−1 for 0.5); (0x3f800000, 0x40000000) are (1, 2); the sign
+  /// bit of −y, shifted arithmetically by 31, is −1.
+  @Test func bitCastsByHand() throws {
+    let shader = try Self.library.get().bitCasts()
+    let input = randomImage(9, 2, seed: 3, format: .rgba32f)
+    let (reference, _, difference) = try MetalSupport.run(shader.effect, [input])
+    #expect(difference == 0)
+    for i in 0..<9 {
+      let x = Float(i) + 0.5
+      #expect(reference[i, 1].x == x / 64)
+      #expect(reference[i, 1].y == Float(Int(log2(x).rounded(.down))) / 8, "x = \(x)")
+      #expect(reference[i, 1].z == 0)
+    }
+    #expect(Semantics.evaluate(.floatBits, [.float(1)]) == .int(0x3F80_0000))
+    #expect(Semantics.evaluate(.bitsFloat, [.int(0x4000_0000)]) == .float(2))
+    #expect(Semantics.evaluate(.floatBits, [.float(-0.0)]) == .int(Int32.min))
+  }
 
   /// `switches` by hand: k = (x + shift) % 5 picks r (0 → 0.1; 1, 2 → 0.2 then 0.3 added by falling
   /// into 3; 3 → 0.3; 4 → default 0.9); g = 0.125 + 0.0625 (i = 0), nothing (1: continue),

@@ -241,3 +241,14 @@ static half4 ringColor(Ring r, float2 p) {
   }
   return half4(r, g, color.b, 1.0);
 }
+
+// as_type: a float's bits as uint and back, an exponent from the bits, a vector of bits as floats.
+[[ stitchable ]] half4 bitCasts(float2 position, half4 color) {
+  uint bits = as_type<uint>(position.x);
+  float back = as_type<float>(bits);
+  int e = int((bits >> 23) & 0xffu) - 127;
+  float2 v = as_type<float2>(uint2(0x3f800000u, 0x40000000u));
+  uint h = as_type<uint>(float(color.r)) * 2654435761u;
+  int s = as_type<int>(-position.y) >> 31;
+  return half4(back / 64.0, float(e) / 8.0, v.y - v.x + float(s), float(h >> 24) / 255.0);
+}
