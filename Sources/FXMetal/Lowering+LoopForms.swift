@@ -187,7 +187,13 @@ enum Assignments {
       if op == "++" || op == "--", let root = root(a) { names.insert(root) }
       collect(a, into: &names)
     case .call(let callee, let args):
-      if case .name(let f) = callee.kind, Builtins.function(f) == nil { for a in args { if let root = root(a) { names.insert(root) } } }
+      let user: Bool
+      switch callee.kind {
+      case .name(let f): user = Builtins.function(f) == nil
+      case .templateName: user = true
+      default: user = false
+      }
+      if user { for a in args { if let root = root(a) { names.insert(root) } } }
       for a in args { collect(a, into: &names) }
     default:
       for child in children(e) { collect(child, into: &names) }
@@ -207,6 +213,11 @@ enum Assignments {
     case .conditional(let a, let b, let c): [a, b, c]
     case .call(let callee, let args): [callee] + args
     case .initializerList(let items): items
+    case .templateName(_, let arguments):
+      arguments.compactMap {
+        if case .value(let e) = $0 { return e }
+        return nil
+      }
     default: []
     }
   }
