@@ -42,6 +42,13 @@ extension MetalCommandTests {
       return half4(half(n) / 64.0h, color.g, color.b, color.a);
     }
 
+    // A counted loop over an argument: exact for a constant, a cut-off for a uniform.
+    [[ stitchable ]] half4 repeated(float2 position, half4 color, float n) {
+      float s = 0.0;
+      for (int i = 0; i < int(n); i++) { s += 0.125; }
+      return half4(half(s), color.g, color.b, color.a);
+    }
+
     """
 
   /// The scratch directory with the shaders above and a 3×2 texture `tex.png`.
@@ -147,5 +154,14 @@ extension MetalCommandTests {
     #expect(abs(try dir.read("out.png")[3, 3].x - 7.0 / 64) <= 1.0 / 255)
     let counted = try fxc(["run", "--shaders", "args.metal", "--chain", "weigh([1])", "in.png", "-o", "w.png"], in: dir)
     #expect(counted.status == 0 && counted.stderr.isEmpty, "\(counted)")
+    let constant = try fxc(["run", "--shaders", "args.metal", "--chain", "repeated(n: 3)", "in.png", "-o", "c.png"], in: dir)
+    #expect(constant.status == 0 && constant.stderr.isEmpty, "\(constant)")
+    // A uniform bound is not known when the kernel is compiled: at most 65,536 iterations.
+    let uniform = try fxc(
+      ["run", "--shaders", "args.metal", "--chain", "repeated(n: 3)", "--param", "repeated.n=3", "in.png", "-o", "u.png"], in: dir)
+    #expect(uniform.status == 0, "\(uniform)")
+    #expect(uniform.stderr.hasPrefix("args.metal:36:3: warning: this 'for' loop runs at most 65,536 iterations"), "\(uniform)")
+    let effects = try fxc(["effects", "--shaders", "args.metal"], in: dir)
+    #expect(effects.status == 0 && effects.stderr.hasPrefix("args.metal:29:3: warning: this 'while' loop"), "\(effects)")
   }
 }
