@@ -66,7 +66,7 @@ extension Lowering {
     let count = k == 1 ? distance : quotient(distance + Expr.int(k - 1), Expr.int(k))
     var limit = Self.countedLoopLimit
     var isExact = false
-    if let s = start.constantValue, let b = e.constantValue {
+    if let s = start.foldedValue, let b = e.foldedValue {
       isExact = true
       let d = Int(op == "<" || op == "<=" || (op == "!=" && stride > 0) ? b - s : s - b) + (op.hasSuffix("=") && op != "!=" ? 1 : 0)
       limit = Swift.max(0, (d + k - 1) / k)

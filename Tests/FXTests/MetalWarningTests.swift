@@ -44,6 +44,27 @@ struct MetalWarningTests {
     #expect(uniform.first?.message.hasPrefix("this 'for' loop runs at most 65,536 iterations: its bound is not a constant") == true)
   }
 
+  /// A bound computed from constants (`min(int(n), 8)`, `sizeof(a) / sizeof(a[0])`) is a constant
+  /// trip count: exact, no warning; from a uniform it is not.
+  @Test func aBoundFoldedFromConstantsIsExact() throws {
+    let source = """
+      constant float weights[] = { 0.25, 0.5, 0.125 };
+      [[ stitchable ]] half4 f(float2 position, half4 color, float n) {
+        float s = 0.0;
+        for (int i = 0; i < min(int(n), 8); i++) { s += 0.0625; }
+        int count = sizeof(weights) / sizeof(weights[0]);
+        for (int k = 0; k < count; k++) { s += weights[k]; }
+        return half4(s, color.g, color.b, 1.0);
+      }
+      """
+    let library = try ShaderLibrary(source: source, path: "folded.metal")
+    #expect(library.warnings.isEmpty, "\(library.warnings)")
+    let shader = try library.f(.float(Expr(Float(20))))
+    #expect(shader.warnings.isEmpty)
+    #expect(abs(try MetalSupport.pixel(shader.effect).x - (0.5 + 0.875)) <= 1e-6)
+    #expect(try library.f(.float(Param.uniform("n", 20))).warnings.map(\.line) == [4])
+  }
+
   /// `while` past 1,024 stops at 1,024, in the interpreter and the JIT alike.
   @Test func theCutOffIsTheDocumentedLimit() throws {
     let library = try ShaderLibrary(source: Self.source, path: "loops.metal")
