@@ -258,10 +258,13 @@ public struct EffectSpec: Sendable {
   public var example: String
   /// Builds the effect from one value per parameter, in parameter order.
   public var build: @Sendable ([ParameterValue]) -> Effect
-  /// Warnings about how the effect computes these values (one per parameter,
-  /// in parameter order), each a printable message: a Metal loop that may be
-  /// cut off, say. `nil` for effects that have none.
-  public var warnings: (@Sendable ([ParameterValue]) -> [String])? = nil
+  /// Checks values (one per parameter, in parameter order) before ``build``
+  /// runs: returns warnings about how the effect computes them, each a
+  /// printable message (a Metal loop that may be cut off), or throws why they
+  /// build no effect (a Metal function that does not compile with them, which
+  /// ``build`` cannot report and replaces by the identity). `nil` for effects
+  /// that need no check.
+  public var check: (@Sendable ([ParameterValue]) throws -> [String])? = nil
 
   /// Creates an effect description.
   public init(

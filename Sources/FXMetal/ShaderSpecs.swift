@@ -47,7 +47,8 @@ extension ShaderFunction {
       let arguments = function.arguments(from: values)
       return (try? function.bind(arguments).effect) ?? Effect(function.name) { $0 }
     }
-    spec.warnings = { values in ((try? function.bind(function.arguments(from: values)).warnings) ?? []).map(\.description) }
+    // What `build` cannot throw: the diagnostic of arguments the function does not compile with.
+    spec.check = { values in try function.bind(function.arguments(from: values)).warnings.map(\.description) }
     return spec
   }
 

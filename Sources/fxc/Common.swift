@@ -140,12 +140,15 @@ func loadChainImages(_ files: [ResolvedChain.ImageFile], read: ImageReadOptions,
   }
 }
 
-/// Prints on standard error the warnings the chain's effects give for their
-/// values (a Metal loop that may be cut off), each once.
-func printShaderWarnings(_ resolved: ResolvedChain) {
+/// Checks the chain's effects with their values (``EffectSpec/check``) and
+/// prints on standard error the warnings they give (a Metal loop that may be
+/// cut off), each once.
+/// - Throws: the first error a check throws (``MetalDiagnostic`` for a Metal
+///   function that does not compile with the chain's arguments).
+func checkChainCalls(_ resolved: ResolvedChain) throws {
   var seen = Set<String>()
   for call in resolved.calls {
-    for warning in call.spec.warnings?(call.arguments) ?? [] where seen.insert(warning).inserted {
+    for warning in try call.spec.check?(call.arguments) ?? [] where seen.insert(warning).inserted {
       FileHandle.standardError.write(Data((warning + "\n").utf8))
     }
   }

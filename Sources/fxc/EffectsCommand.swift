@@ -84,9 +84,9 @@ struct EffectsCommand: Command {
 }
 
 /// Parses a chain and resolves it against the catalogue (and a `--shaders`
-/// file's functions), printing its effects' warnings on standard error.
+/// file's functions), checking its calls and printing their warnings on standard error.
 func resolveChain(_ text: String, registry: EffectRegistry = .builtIn) throws -> Effect {
   let resolved = try ChainSyntax.parse(text).resolve(registry: registry)
-  printShaderWarnings(resolved)
+  try checkChainCalls(resolved)
   return resolved.effect
 }

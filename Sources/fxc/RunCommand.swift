@@ -297,7 +297,7 @@ struct RunCommand: Command {
       }
       uniforms[name] = (uniform, setting)
     }
-    printShaderWarnings(resolved)
+    try checkChainCalls(resolved)
     return (resolved.effect, uniforms, resolved.images)
   }
 

@@ -49,6 +49,20 @@ extension MetalCommandTests {
       return half4(half(s), color.g, color.b, color.a);
     }
 
+    // Reads past a short list: the index clamps to the last element.
+    [[ stitchable ]] half4 firstTwo(float2 position, half4 color, device const float *w, int count) {
+      return half4(w[0], w[1], 0.0h, 1.0h);
+    }
+
+    // Compiles with a = 0 (the library's check) but not with a = 1: two 'case 1'.
+    [[ stitchable ]] half4 cases(float2 position, half4 color, float a) {
+      switch (int(position.x)) {
+        case 1: return color.bgra;
+        case int(a): return color.gbra;
+        default: return color;
+      }
+    }
+
     """
 
   /// The scratch directory with the shaders above and a 3×2 texture `tex.png`.
@@ -163,5 +177,23 @@ extension MetalCommandTests {
     #expect(uniform.stderr.hasPrefix("args.metal:36:3: warning: this 'for' loop runs at most 65,536 iterations"), "\(uniform)")
     let effects = try fxc(["effects", "--shaders", "args.metal"], in: dir)
     #expect(effects.status == 0 && effects.stderr.hasPrefix("args.metal:29:3: warning: this 'while' loop"), "\(effects)")
+  }
+}
+
+extension MetalCommandTests {
+  @Test func aShortListClampsAndArgumentsThatDoNotCompileFail() throws {
+    let dir = try argumentDirectory()
+    let short = try fxc(
+      ["run", "--shaders", "args.metal", "--chain", "firstTwo([0.25])", "in.png", "-o", "s.png", "--depth", "16"], in: dir)
+    #expect(short.status == 0, "\(short)")
+    let p = try dir.read("s.png")[2, 2]
+    #expect(abs(p.x - 0.25) <= 1.0 / 65535 && abs(p.y - 0.25) <= 1.0 / 65535, "\(p)")
+    let fine = try fxc(["run", "--shaders", "args.metal", "--chain", "cases(a: 2)", "in.png", "-o", "c.png"], in: dir)
+    #expect(fine.status == 0, "\(fine)")
+    // Never the identity in its place: the diagnostic, and nothing written.
+    let clash = try fxc(["run", "--shaders", "args.metal", "--chain", "cases(a: 1)", "in.png", "-o", "d.png"], in: dir)
+    #expect(clash.status == 1, "\(clash)")
+    #expect(clash.stderr.hasPrefix("args.metal:49:10: error: duplicate case value '1'\n"), "\(clash.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir.path + "/d.png"))
   }
 }
