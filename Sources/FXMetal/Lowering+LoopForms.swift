@@ -15,6 +15,10 @@ struct CountedLoop {
   var limit: Int
   /// Whether ``limit`` is the trip count (start and bound are constants), not a cut-off.
   var isExact: Bool
+  /// Whether the loop declares its counter (`for (int i = …`), rather than
+  /// counting a variable declared before it (`for (; i < n; i++)`), whose
+  /// final value the code after the loop reads.
+  var declaresCounter = true
 }
 
 extension Lowering {
@@ -22,8 +26,23 @@ extension Lowering {
   func countedForm(_ initial: StmtSyntax?, _ condition: ExprSyntax?, _ step: ExprSyntax?, assigned: Set<String>) throws
     -> CountedLoop?
   {
-    guard let initial, case .declaration(_, let ds) = initial.kind, ds.count == 1, let condition, let step else { return nil }
-    let name = ds[0].name
+    guard let condition, let step else { return nil }
+    let name: String
+    if let initial, case .declaration(_, let ds) = initial.kind {
+      guard ds.count == 1 else { return nil }
+      name = ds[0].name
+    } else {
+      // `for (; i < n; i++)`, `for (i = 0; i < n; i++)`: a counter declared before the loop (already initialised).
+      guard case .binary(_, let l, let r) = condition.kind else { return nil }
+      if case .name(let n) = l.kind {
+        name = n
+      } else if case .name(let n) = r.kind {
+        name = n
+      } else {
+        return nil
+      }
+    }
+    let declares = initial.map { if case .declaration = $0.kind { true } else { false } } ?? false
     guard !assigned.contains(name), let v = lookup(name), case .vector(let kind, 1) = v.type, kind.isInteger,
       let stride = Self.loopStride(of: step, name), case .binary(var op, let l, let r) = condition.kind
     else { return nil }
@@ -71,7 +90,9 @@ extension Lowering {
       let d = Int(op == "<" || op == "<=" || (op == "!=" && stride > 0) ? b - s : s - b) + (op.hasSuffix("=") && op != "!=" ? 1 : 0)
       limit = Swift.max(0, (d + k - 1) / k)
     }
-    return CountedLoop(name: name, kind: kind, start: start, stride: stride, count: count, limit: limit, isExact: isExact)
+    return CountedLoop(
+      name: name, kind: kind, start: start, stride: stride, count: count, limit: limit, isExact: isExact,
+      declaresCounter: declares)
   }
 
   /// A float counter that starts at a whole number and steps by one (`x++`,

@@ -38,6 +38,17 @@ extension Lowering {
           "this 'for' loop runs at most \(Self.countedLoopLimit.grouped) iterations: its bound is not a constant here "
             + "(a uniform or per-pixel value); later iterations are cut off", at: location)
       }
+      guard counted.declaresCounter else {
+        // The counter outlives the loop: carried, and stepped after each iteration (not after a
+        // `break`), so the code after the loop reads where it stopped.
+        return try runFold(
+          count: counted.count, limit: counted.limit, carried: assigned.union([counted.name]), body: body, at: location
+        ) { _ in
+        } after: { flags in
+          self.store(flags.continueFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+          if let step { _ = try self.evaluate(step) }
+        }
+      }
       return try runFold(count: counted.count, limit: counted.limit, carried: assigned, body: body, at: location) { t in
         self.declare(counted.name, .vector(counted.kind, [counted.start + t * Expr.int(counted.stride)]))
       }

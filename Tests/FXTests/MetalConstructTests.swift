@@ -28,7 +28,25 @@ struct MetalConstructTests {
     "matrices": [],
     "switches": [.float(Param.uniform("shift", 1))],
     "bitCasts": [],
+    "outerCounter": [.float(Param.uniform("n", 5))],
   ]
+
+  /// `outerCounter` by hand: i counts to n; j = 1, 4, 7, … stops (break) at the first j > x;
+  /// k counts to the row; all three counted (no 1,024-iteration general loop).
+  @Test func outerCountersByHand() throws {
+    let shader = try Self.library.get().outerCounter(.float(Expr(Float(5))))
+    // Only k's per-pixel bound may cut off (at 65,536): i's and j's trip counts are constants.
+    #expect(shader.warnings.map(\.line) == [265], "\(shader.warnings)")
+    let input = randomImage(9, 4, seed: 7, format: .rgba32f)
+    let (reference, _, difference) = try MetalSupport.run(shader.effect, [input])
+    #expect(difference == 0)
+    for y in 0..<4 {
+      for x in 0..<9 {
+        let j = stride(from: 1, to: 100, by: 3).first { Float($0) > Float(x) + 0.5 }!
+        #expect(reference[x, y] == SIMD4(5.0 / 16, Float(j) / 128, Float(y) / 16, 1), "\(x), \(y)")
+      }
+    }
+  }
 
   /// `bitCasts` by hand: the bits of x = i + 0.5 give x back and its exponent
   /// floor(log2 x) (−1 for 0.5); (0x3f800000, 0x40000000) are (1, 2); the sign

@@ -252,3 +252,18 @@ static half4 ringColor(Ring r, float2 p) {
   int s = as_type<int>(-position.y) >> 31;
   return half4(back / 64.0, float(e) / 8.0, v.y - v.x + float(s), float(h >> 24) / 255.0);
 }
+
+// for loops counting a variable declared before them: its value after the loop, with break and continue.
+[[ stitchable ]] half4 outerCounter(float2 position, half4 color, float n) {
+  int i = 0;
+  for (; i < int(n); i++) { }
+  int j = 2;
+  for (j = 1; j < 100; j += 3) {
+    if (float(j) > position.x) break;
+  }
+  uint k = 0u;
+  for (; k < uint(position.y); ++k) {
+    if (k == 2u) continue;
+  }
+  return half4(float(i) / 16.0, float(j) / 128.0, float(k) / 16.0, 1.0);
+}
