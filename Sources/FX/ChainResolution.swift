@@ -12,6 +12,22 @@ public struct ResolvedChain {
   public var calls: [Call]
   /// The parameters made uniform, in the order they first appear in the chain.
   public var uniforms: [Uniform]
+  /// The image files the chain names (`displace(noise: "noise.png")`), each
+  /// path once, in the order they first appear: the graph reads them as
+  /// inputs 2, 3, … (input 0 is the image processed, input 1 is `--to`).
+  public var images: [ImageFile] = []
+
+  /// An image file a chain names for an image parameter.
+  public struct ImageFile: Equatable {
+    /// The path as written, relative to the current directory unless absolute.
+    public var path: String
+    /// The graph input that reads it (2, 3, …).
+    public var input: Int
+    /// The first parameter given it, `effect.parameter`: `displace.noise`.
+    public var parameter: String
+    /// The 1-based column of that argument in the chain.
+    public var column: Int
+  }
 
   /// One effect call of the chain, with every parameter bound.
   public struct Call {
@@ -76,8 +92,18 @@ extension ChainSyntax {
     var shared: [String: Param] = [:]
     var uniformList: [ResolvedChain.Uniform] = []
     var resolved: [ResolvedChain.Call] = []
-    for binding in bound {
+    var images: [ResolvedChain.ImageFile] = []
+    for var binding in bound {
       let spec = binding.spec
+      for (index, file) in binding.files.sorted(by: { $0.key < $1.key }) {
+        let input = images.first { $0.path == file.path }?.input ?? 2 + images.count
+        if input == 2 + images.count {
+          images.append(
+            ResolvedChain.ImageFile(
+              path: file.path, input: input, parameter: "\(spec.name).\(spec.parameters[index].name)", column: file.column))
+        }
+        binding.values[index] = .image(Image.input(input, name: file.path))
+      }
       let params = zip(spec.parameters, binding.values).map { parameter, value in
         let name = "\(spec.name).\(parameter.name)"
         let number: Float
@@ -102,7 +128,7 @@ extension ChainSyntax {
     }
     // An empty chain (possible through `init(calls:)`, not from `parse`) is the identity.
     let chain = resolved.dropFirst().reduce(resolved.first?.effect ?? .identity) { $0 | $1.effect }
-    return ResolvedChain(effect: chain, calls: resolved, uniforms: uniformList)
+    return ResolvedChain(effect: chain, calls: resolved, uniforms: uniformList, images: images)
   }
 
   /// A call with its catalogue entry and one value per parameter, given or default.
@@ -110,6 +136,8 @@ extension ChainSyntax {
     var call: Call
     var spec: EffectSpec
     var values: [ParameterValue]
+    /// The paths given to image parameters, by parameter index (their values are placeholders until resolved).
+    var files: [Int: (path: String, column: Int)] = [:]
   }
 
   /// Looks the call's effect up and binds its arguments to the parameters.
@@ -169,12 +197,18 @@ extension ChainSyntax {
     let values = try spec.parameters.indices.map { (index) throws(ChainSyntaxError) -> ParameterValue in
       let parameter = spec.parameters[index]
       if let arguments = lists[index] {
-        return .colors(try arguments.map { (a) throws(ChainSyntaxError) in try color(a, for: parameter, of: spec) })
+        var list: [Color] = []
+        for a in arguments { list += try colors(a, for: parameter, of: spec) }
+        return .colors(list)
       }
       guard let argument = given[index] else { return parameter.defaultArgument }
       return try value(argument, for: parameter, of: spec)
     }
-    return Binding(call: call, spec: spec, values: values)
+    var files: [Int: (path: String, column: Int)] = [:]
+    for (index, argument) in given where spec.parameters[index].kind == .image {
+      if case .string(let path) = argument.value { files[index] = (path, argument.column) }
+    }
+    return Binding(call: call, spec: spec, values: values, files: files)
   }
 
   /// The argument's value, when it is of the parameter's kind (and a number in its range).
@@ -189,11 +223,35 @@ extension ChainSyntax {
       return .color(try color(argument, for: parameter, of: spec))
     case (.choice(let choices), .identifier(let word)) where choices.contains(word):
       return .choice(word)
+    case (.numbers, .list(let elements)):
+      return .numbers(
+        try elements.map { (e) throws(ChainSyntaxError) -> Expr in
+          guard case .number(let x) = e, x.isFinite, Float(x).isFinite else {
+            throw error("\(parameter.requirement(in: spec.name)), got \(e.kindAndValue) in the list", at: argument.column)
+          }
+          return Expr(Float(x))
+        })
+    case (.image, .string(let path)):
+      guard !path.isEmpty else { throw error("\(parameter.requirement(in: spec.name)), got an empty path", at: argument.column) }
+      return .image(nil)
     case (.choice(let choices), .identifier(let word)):
       let guess = ChainSyntax.suggestion(for: word, among: choices).map { "; did you mean '\($0)'?" } ?? ""
       throw error("\(parameter.requirement(in: spec.name)), got '\(word)'\(guess)", at: argument.column)
     default:
       throw error("\(parameter.requirement(in: spec.name)), got \(argument.value.kindAndValue)", at: argument.column)
+    }
+  }
+
+  /// The argument's colors: one color, or a list of them.
+  private func colors(_ argument: Argument, for parameter: ParameterSpec, of spec: EffectSpec)
+    throws(ChainSyntaxError) -> [Color]
+  {
+    guard case .list(let elements) = argument.value else { return [try color(argument, for: parameter, of: spec)] }
+    return try elements.map { (e) throws(ChainSyntaxError) -> Color in
+      guard case .color(let rgba) = e else {
+        throw error("\(parameter.requirement(in: spec.name)), got \(e.kindAndValue) in the list", at: argument.column)
+      }
+      return Color(rgba)
     }
   }
 
@@ -256,9 +314,13 @@ extension ChainSyntax {
 }
 
 extension ChainSyntax.Value {
+  /// A color, or a list of colors only.
   fileprivate var isColor: Bool {
-    if case .color = self { return true }
-    return false
+    switch self {
+    case .color: return true
+    case .list(let elements): return elements.allSatisfy(\.isColor)
+    default: return false
+    }
   }
 
   /// How a message quotes a value it did not expect: `3`, `identifier 'warm'`, `color #ff8000`.
@@ -267,6 +329,8 @@ extension ChainSyntax.Value {
     case .number: return description
     case .identifier(let word): return "identifier '\(word)'"
     case .color: return "color \(description)"
+    case .string: return "string \(description)"
+    case .list: return "list \(description)"
     }
   }
 }

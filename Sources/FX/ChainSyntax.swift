@@ -13,7 +13,9 @@
 ///     chain    := call ( '|' call )*
 ///     call     := identifier ( '(' [ argument ( ',' argument )* [','] ] ')' )?
 ///     argument := [ identifier ':' ] value
-///     value    := number | identifier | color
+///     value    := number | identifier | color | string | list
+///     list     := '[' [ value ( ',' value )* [','] ] ']'     (no lists or strings inside)
+///     string   := '"' ( any character but '"' and '\\' | '\\"' | '\\\\' )* '"'
 ///     number   := [+-] ( digits [ '.' digits ] | '.' digits ) [ (e|E) [+-] digits ]
 ///               | [+-] ( nan | inf | infinity )
 ///     color    := '#' rrggbb | '#' rrggbbaa
@@ -72,46 +74,6 @@ public struct ChainSyntax: Equatable, Sendable, CustomStringConvertible {
 
     /// The canonical spelling, like `intensity: 0.8`.
     public var description: String { label.map { "\($0): \(value)" } ?? value.description }
-  }
-
-  /// An argument's value. Which values an effect accepts is the validator's business.
-  public enum Value: Equatable, Sendable, CustomStringConvertible {
-    /// A number; `nan`, `inf` and `infinity` parse too, so the validator can reject them by name.
-    case number(Double)
-    /// A bare word, such as `topToBottom`.
-    case identifier(String)
-    /// A color in straight (not premultiplied) RGBA, each channel in 0…1; alpha is 1 for `#rrggbb`.
-    case color(SIMD4<Float>)
-
-    /// Values are equal when they spell the same thing, so `nan` equals `nan`.
-    public static func == (a: Value, b: Value) -> Bool {
-      switch (a, b) {
-      case (.number(let x), .number(let y)): return x == y || (x.isNaN && y.isNaN)
-      case (.identifier(let x), .identifier(let y)): return x == y
-      case (.color(let x), .color(let y)): return x == y
-      default: return false
-      }
-    }
-
-    /// The canonical spelling: `3`, `0.8`, `1e-05`, `-inf`, `topToBottom`, `#ff8000`, `#ff800080`.
-    public var description: String {
-      switch self {
-      case .number(let x):
-        if x.isFinite, x == x.rounded(), abs(x) < 1e15 { return String(Int64(x)) }
-        return x.description
-      case .identifier(let word):
-        return word
-      case .color(let rgba):
-        let channels = rgba.w == 1 ? [rgba.x, rgba.y, rgba.z] : [rgba.x, rgba.y, rgba.z, rgba.w]
-        return "#" + channels.map(Self.hexByte).joined()
-      }
-    }
-
-    private static func hexByte(_ channel: Float) -> String {
-      let byte = Int((min(max(channel, 0), 1) * 255).rounded())
-      let digits = String(byte, radix: 16)
-      return byte < 16 ? "0" + digits : digits
-    }
   }
 
   /// The canonical spelling of the chain, like `sepia | vignette(intensity: 0.8)`.
@@ -200,7 +162,7 @@ public struct ChainSyntaxError: Error, CustomStringConvertible, Equatable {
 // MARK: - Tokens
 
 private struct Token {
-  enum Kind { case identifier, number, color, pipe, open, close, comma, colon, end }
+  enum Kind { case identifier, number, color, string, pipe, open, close, openBracket, closeBracket, comma, colon, end }
 
   var kind: Kind
   var text: String
@@ -217,7 +179,9 @@ private struct Token {
 
   /// The column just after the token.
   var end: Int { column + text.count }
-  var isValue: Bool { kind == .identifier || kind == .number || kind == .color }
+  var isValue: Bool { kind == .identifier || kind == .number || kind == .color || kind == .string }
+  /// Whether a value starts here: a value token or a list's `[`.
+  var startsValue: Bool { isValue || kind == .openBracket }
   /// How a message names the token.
   var quoted: String { kind == .end ? "the end of the chain" : "'\(text)'" }
 }
@@ -249,13 +213,14 @@ private struct Lexer {
   private mutating func token() throws(ChainSyntaxError) -> Token {
     let character = characters[index]
     let punctuation: [Character: Token.Kind] = [
-      "|": .pipe, "(": .open, ")": .close, ",": .comma, ":": .colon,
+      "|": .pipe, "(": .open, ")": .close, ",": .comma, ":": .colon, "[": .openBracket, "]": .closeBracket,
     ]
     if let kind = punctuation[character] {
       index += 1
       return Token(kind, String(character), column: index)
     }
     if character == "#" { return try color() }
+    if character == "\"" { return try string() }
     if character.isDigit || character == "+" || character == "-"
       || (character == "." && peek(1)?.isDigit == true)
     {
@@ -322,6 +287,32 @@ private struct Lexer {
     return Token(.color, text, column: start + 1, value: .color(SIMD4<Float>(channels) / 255))
   }
 
+  /// A double-quoted string; `\"` and `\\` stand for `"` and `\`, other escapes are refused.
+  private mutating func string() throws(ChainSyntaxError) -> Token {
+    let start = index
+    index += 1
+    var text = ""
+    while let c = peek(0), c != "\"" {
+      if c == "\\" {
+        guard let escaped = peek(1), escaped == "\"" || escaped == "\\" else {
+          throw ChainSyntaxError(
+            message: "invalid escape in a string: only \\\" and \\\\ are escapes", column: index + 1, source: source)
+        }
+        text.append(escaped)
+        index += 2
+        continue
+      }
+      text.append(c)
+      index += 1
+    }
+    guard peek(0) == "\"" else {
+      throw ChainSyntaxError(
+        message: "unterminated string: expected '\"' to match the one at column \(start + 1)", column: index + 1, source: source)
+    }
+    index += 1
+    return Token(.string, self.text(from: start), column: start + 1, value: .string(text))
+  }
+
   /// `digits [ '.' digits ] [ exponent ]` or `'.' digits [ exponent ]`, sign already removed.
   private static func isDecimal(_ word: [Character]) -> Bool {
     var i = 0
@@ -355,7 +346,7 @@ private struct Lexer {
     }
     let shown = isControl ? codePoints.joined(separator: " ") : "'\(character)'"
     let hints: [Character: String] = [
-      "\"": "values are not quoted", "'": "values are not quoted",
+      "'": "quote a path with double quotes, like \"noise.png\"",
       "=": "use ':' between a label and its value",
       ";": "separate effects with '|'", ">": "separate effects with '|'",
     ]
@@ -460,7 +451,7 @@ private struct Parser {
       case .close:
         _ = advance()
         return arguments
-      case .identifier, .number, .color:
+      case .identifier, .number, .color, .string, .openBracket:
         arguments.append(try argument())
       default:
         throw unclosed(name, open)
@@ -473,7 +464,7 @@ private struct Parser {
       case .close:
         _ = advance()
         return arguments
-      case .identifier, .number, .color:
+      case .identifier, .number, .color, .string, .openBracket:
         let previous = tokens[index - 1]
         if arguments.last!.label == nil, previous.kind == .identifier {
           throw error("missing ':' after label '\(previous.text)'", at: previous.end)
@@ -504,20 +495,51 @@ private struct Parser {
   private mutating func argument() throws(ChainSyntaxError) -> ChainSyntax.Argument {
     let first = current
     guard first.kind == .identifier, following.kind == .colon else {
-      return ChainSyntax.Argument(value: value(advance()), column: first.column)
+      return ChainSyntax.Argument(value: try value(), column: first.column)
     }
     index += 2  // the label and its colon
     let label = first.text
     switch current.kind {
     case .identifier where following.kind == .colon:
       throw error("missing value after '\(label):'", at: current.column)
-    case .identifier, .number, .color:
-      return ChainSyntax.Argument(label: label, value: value(advance()), column: first.column)
+    case .identifier, .number, .color, .string, .openBracket:
+      return ChainSyntax.Argument(label: label, value: try value(), column: first.column)
     case .comma, .close, .pipe, .end:
       throw error("missing value after '\(label):'", at: current.column)
     default:
       throw error("expected a value after '\(label):', found \(current.quoted)", at: current.column)
     }
+  }
+
+  /// The value at the current token: a single token, or a bracketed list.
+  private mutating func value() throws(ChainSyntaxError) -> ChainSyntax.Value {
+    guard current.kind == .openBracket else { return value(advance()) }
+    let open = advance()
+    var elements: [ChainSyntax.Value] = []
+    while true {
+      switch current.kind {
+      case .closeBracket:
+        _ = advance()
+        return .list(elements)
+      case .identifier, .number, .color:
+        elements.append(value(advance()))
+      case .openBracket, .string:
+        throw error("a list holds numbers or colors, not \(current.kind == .string ? "strings" : "lists")", at: current.column)
+      default:
+        throw error("expected a number, a color or ']' in the list opened at column \(open.column), found \(current.quoted)", at: current.column)
+      }
+      switch current.kind {
+      case .comma: _ = advance()
+      case .closeBracket: continue
+      case .identifier, .number, .color: throw error("missing ',' between list elements", at: current.column)
+      default: throw unclosedList(open)
+      }
+    }
+  }
+
+  private func unclosedList(_ open: Token) -> ChainSyntaxError {
+    error(
+      "expected ',' or ']' in the list opened at column \(open.column), found \(current.quoted)", at: current.column)
   }
 
   private func value(_ token: Token) -> ChainSyntax.Value {

@@ -124,6 +124,8 @@ struct OpEmitter: VectorEmitter {
     case .toInt: return saturatingToInt(a[0])
     case .toFloat: return b.sitofp(a[0], to: vf)
     case .toFloatUnsigned: return b.uitofp(a[0], to: vf)
+    case .floatBits: return b.bitcast(a[0], to: vi)
+    case .bitsFloat: return b.bitcast(a[0], to: vf)
     case .select: return b.select(a[0], a[1], a[2])
     default:
       throw LLVMError("internal error: \(op.name) is not a pure op")

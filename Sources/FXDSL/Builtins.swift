@@ -157,6 +157,14 @@ public func float(_ x: Expr, file: String = #fileID, line: Int = #line) -> Expr 
 public func floatFromUnsigned(_ x: Expr, file: String = #fileID, line: Int = #line) -> Expr {
   call(.toFloatUnsigned, [x], "floatFromUnsigned", file, line)
 }
+/// A float's 32 bits as an int (Metal `as_type<int>(x)`).
+public func floatBits(_ x: Expr, file: String = #fileID, line: Int = #line) -> Expr {
+  call(.floatBits, [x], "floatBits", file, line)
+}
+/// An int's 32 bits as a float (Metal `as_type<float>(i)`).
+public func bitsFloat(_ x: Expr, file: String = #fileID, line: Int = #line) -> Expr {
+  call(.bitsFloat, [x], "bitsFloat", file, line)
+}
 /// float → int, truncating toward zero; saturates at Int32's bounds, NaN → 0.
 public func int(_ x: Expr, file: String = #fileID, line: Int = #line) -> Expr {
   x.type.scalar == .int ? x : call(.toInt, [x], "int", file, line)

@@ -94,6 +94,28 @@ public struct Expr: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, Expr
     return nil
   }
 
+  /// The value of a scalar expression made of constants and pure lane-wise
+  /// ops (`min(0, 8) - 0`), computed by the ops' meaning (``Semantics``)
+  /// without changing the expression; nil when it depends on a pixel, a
+  /// uniform or a read, or is nested more than 32 ops deep.
+  public var foldedValue: Float? { Self.fold(node, depth: 32)?.floatValue }
+
+  private static func fold(_ node: ExprNode, depth: Int) -> Scalar? {
+    guard node.type.lanes == 1, depth > 0 else { return nil }
+    switch node.kind {
+    case .constant(let s, _): return s
+    case .param(let p) where !p.isUniform: return .float(p.value)
+    case .lanewise(let op, let args):
+      var scalars: [Scalar] = []
+      for a in args {
+        guard let s = fold(a, depth: depth - 1) else { return nil }
+        scalars.append(s)
+      }
+      return Semantics.evaluate(op, scalars)
+    default: return nil
+    }
+  }
+
   // MARK: lanes
 
   /// Swizzles with Metal's names: `.x`, `.rgb`, `.bgra`, `.xy`… (`xyzw` or `rgba`

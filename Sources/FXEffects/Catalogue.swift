@@ -19,8 +19,15 @@ public struct ParameterSpec: Sendable, Hashable {
     /// `choices[Int(defaultValue)]`.
     case choice([String])
     /// Any number of colors, given as consecutive color arguments (or repeated
-    /// labels); the associated value is the default list.
+    /// labels) or as one bracketed list `[#ff0000, #0000ff]`; the associated value is the default list.
     case colors([Color])
+    /// A list of numbers, `[0.1, 0.2, 0.7]` (each finite; any length, empty
+    /// included); the associated value is the default list. Constant only.
+    case numbers([Float])
+    /// An image file, given as a quoted path `"noise.png"` (relative to the
+    /// current directory) that the command line reads as another input of the
+    /// graph; left out, the graph's input 1 (`fxc run --to`).
+    case image
   }
 
   /// The argument label, as in the effect function: `intensity`.
@@ -97,6 +104,20 @@ public struct ParameterSpec: Sendable, Hashable {
     return p
   }
 
+  /// A list of numbers, `[0.1, 0.2]`.
+  public static func numbers(_ name: String, _ defaultNumbers: [Float], _ summary: String) -> ParameterSpec {
+    var p = ParameterSpec(name: name, defaultValue: 0, range: 0...0, summary: summary, allowsUniform: false)
+    p.kind = .numbers(defaultNumbers)
+    return p
+  }
+
+  /// An image, given as a file path.
+  public static func image(_ name: String, _ summary: String) -> ParameterSpec {
+    var p = ParameterSpec(name: name, defaultValue: 0, range: 0...0, summary: summary, allowsUniform: false)
+    p.kind = .image
+    return p
+  }
+
   /// Whether the parameter takes a number.
   public var isNumber: Bool { kind == .number }
 
@@ -107,6 +128,8 @@ public struct ParameterSpec: Sendable, Hashable {
     case .color(let c): .color(c)
     case .choice(let names): .choice(names[Int(defaultValue)])
     case .colors(let list): .colors(list)
+    case .numbers(let list): .numbers(list.map { Expr($0) })
+    case .image: .image(nil)
     }
   }
 
@@ -117,6 +140,8 @@ public struct ParameterSpec: Sendable, Hashable {
     case .color(let c): c.description
     case .choice(let names): names[Int(defaultValue)]
     case .colors(let list): list.isEmpty ? "none" : list.map(\.description).joined(separator: ",")
+    case .numbers(let list): "[" + list.map { formatted($0) }.joined(separator: ", ") + "]"
+    case .image: "input 1"
     }
   }
 
@@ -130,6 +155,8 @@ public struct ParameterSpec: Sendable, Hashable {
     case .color: return "#rrggbb[aa]"
     case .choice(let names): return names.joined(separator: "|")
     case .colors: return "#rrggbb[aa]…"
+    case .numbers: return "[n, …]"
+    case .image: return "\"path\""
     }
   }
 
@@ -141,7 +168,9 @@ public struct ParameterSpec: Sendable, Hashable {
       case .number: "a finite number in \(rangeDescription)"
       case .color: "a color like #ff8000 or #ff800080"
       case .choice(let names): "one of \(names.joined(separator: ", "))"
-      case .colors: "colors like #ff8000 or #ff800080"
+      case .colors: "colors like #ff8000 or #ff800080, or a list like [#ff8000, #0000ff]"
+      case .numbers: "a list of finite numbers, like [0.1, 0.2, 0.7]"
+      case .image: "an image file's path in double quotes, like \"noise.png\""
       }
     return "parameter '\(name)' of '\(effect)' must be \(what)"
   }
@@ -172,6 +201,11 @@ public enum ParameterValue {
   case color(Color)
   case choice(String)
   case colors([Color])
+  /// A list of numbers (constants).
+  case numbers([Expr])
+  /// An image the effect reads as another input of the graph; `nil`: the
+  /// graph's input 1 (the parameter's default).
+  case image(Image?)
 }
 
 extension Array where Element == ParameterValue {
@@ -189,6 +223,16 @@ extension Array where Element == ParameterValue {
   public func colors(_ index: Int) -> [Color] {
     if case .colors(let list) = self[index] { return list }
     return []
+  }
+  /// The numbers at `index` (none when that argument is not a number list).
+  public func numbers(_ index: Int) -> [Expr] {
+    if case .numbers(let list) = self[index] { return list }
+    return []
+  }
+  /// The image at `index` (`nil`, the graph's input 1, when that argument is not an image).
+  public func image(_ index: Int) -> Image? {
+    if case .image(let image) = self[index] { return image }
+    return nil
   }
   /// The choice at `index` as a value of `T` (its first case when it is not one of them).
   public func choice<T: RawRepresentable & CaseIterable>(_ index: Int, as: T.Type) -> T where T.RawValue == String {
@@ -214,6 +258,13 @@ public struct EffectSpec: Sendable {
   public var example: String
   /// Builds the effect from one value per parameter, in parameter order.
   public var build: @Sendable ([ParameterValue]) -> Effect
+  /// Checks values (one per parameter, in parameter order) before ``build``
+  /// runs: returns warnings about how the effect computes them, each a
+  /// printable message (a Metal loop that may be cut off), or throws why they
+  /// build no effect (a Metal function that does not compile with them, which
+  /// ``build`` cannot report and replaces by the identity). `nil` for effects
+  /// that need no check.
+  public var check: (@Sendable ([ParameterValue]) throws -> [String])? = nil
 
   /// Creates an effect description.
   public init(

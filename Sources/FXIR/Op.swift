@@ -70,6 +70,10 @@ public enum Op: Hashable, Sendable {
   case toInt
   /// int → float, signed / as an unsigned 32-bit value.
   case toFloat, toFloatUnsigned
+  /// Metal's `as_type` between 32-bit kinds: a float's 32 bits read as an
+  /// int, and an int's read as a float (a NaN keeps its bits, so which NaN
+  /// an arithmetic op makes shows: x86's default NaN is 0xFFC00000).
+  case floatBits, bitsFloat
   /// (bool, a, b) → a where true, else b.
   case select
 

@@ -134,6 +134,8 @@ extension Op {
     case .rem: 37
     case .uquot: 38
     case .urem: 39
+    case .floatBits: 40
+    case .bitsFloat: 41
     default: -1
     }
   }
@@ -198,5 +200,11 @@ extension Op {
     OpSpec(name: "rem", signature: .integer, cost: 8, meaning: Meaning(int2: { Semantics.remainder($0, $1) })),
     OpSpec(name: "uquot", signature: .integer, cost: 8, meaning: Meaning(int2: { Semantics.unsignedQuotient($0, $1) })),
     OpSpec(name: "urem", signature: .integer, cost: 8, meaning: Meaning(int2: { Semantics.unsignedRemainder($0, $1) })),
+    OpSpec(
+      name: "floatBits", signature: .conversion(from: .float, to: .int), cost: 0,
+      meaning: Meaning(toInt: { Int32(bitPattern: $0.bitPattern) })),
+    OpSpec(
+      name: "bitsFloat", signature: .conversion(from: .int, to: .float), cost: 0,
+      meaning: Meaning(toFloat: { Float(bitPattern: UInt32(bitPattern: $0)) })),
   ]
 }

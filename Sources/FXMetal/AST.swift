@@ -44,6 +44,10 @@ struct ExprSyntax {
     case index(ExprSyntax, ExprSyntax)
     /// `(float)x`, `static_cast<float>(x)`.
     case cast(TypeSyntax, ExprSyntax)
+    /// `as_type<T>(e)`: the bits of `e` read as a `T`.
+    case bitCast(TypeSyntax, ExprSyntax)
+    /// A function template named with explicit arguments, as a callee: `blur<5>(…)`, `mixed<float, 3>(…)`.
+    case templateName(String, [TemplateArgument])
     /// `{a, b, c}` for arrays and structs.
     case initializerList([ExprSyntax])
     case comma(ExprSyntax, ExprSyntax)
@@ -78,6 +82,8 @@ struct StmtSyntax {
     case forLoop(StmtSyntax?, ExprSyntax?, ExprSyntax?, StmtSyntax)
     case whileLoop(ExprSyntax, StmtSyntax)
     case doWhile(StmtSyntax, ExprSyntax)
+    /// `switch (subject) { case 1: … default: … }`: the sections in source order.
+    case switchStatement(ExprSyntax, [SwitchSection])
     case breakStatement
     case continueStatement
     case returnStatement(ExprSyntax?)
@@ -86,6 +92,22 @@ struct StmtSyntax {
 
   var kind: Kind
   var location: SourceLocation
+}
+
+/// The labels of one stretch of a `switch` and the statements after them, up
+/// to the next label (`case 1: case 2: a(); break;`).
+struct SwitchSection {
+  /// The `case` values; `nil` stands for `default`.
+  var labels: [ExprSyntax?]
+  var body: [StmtSyntax]
+  var location: SourceLocation
+}
+
+/// An explicit argument of a function template: a type, or a value for a
+/// non-type parameter (`template <int N>`).
+enum TemplateArgument {
+  case type(TypeSyntax)
+  case value(ExprSyntax)
 }
 
 /// A function parameter.
@@ -106,8 +128,13 @@ struct FunctionSyntax {
   var body: [StmtSyntax]
   var isStitchable: Bool
   var location: SourceLocation
-  /// `template <typename T>`: the type parameters, deduced at each call.
+  /// `template <typename T>`: the type parameters, deduced at each call
+  /// (or given: `f<float>(…)`).
   var templateParameters: [String] = []
+  /// `template <int N>`: the value parameters, given at each call (`f<3>(…)`).
+  var templateValues: [(name: String, type: TypeSyntax)] = []
+  /// Every template parameter's name in declaration order: explicit arguments bind in this order.
+  var templateOrder: [String] = []
   /// Why the body did not parse (an unsupported statement, say): calling the function throws it.
   var bodyError: MetalError?
 }

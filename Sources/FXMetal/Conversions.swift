@@ -84,3 +84,24 @@ extension Value {
     }
   }
 }
+
+extension Lowering {
+  /// `as_type<T>(v)`: the same bits as another 32-bit kind, lane for lane
+  /// (float ↔ int ↔ uint scalars and vectors of one lane count).
+  func bitCast(_ v: Value, to type: MetalType, at location: SourceLocation) throws -> Value {
+    let kinds: [ScalarType] = [.float, .int, .uint]
+    guard case .vector(let from, let n) = v.type, case .vector(let to, let m) = type, n == m,
+      kinds.contains(from), kinds.contains(to)
+    else {
+      throw MetalError(
+        "unsupported: as_type<\(type)> of \(v.type); fxc reinterprets float, int and uint scalars and vectors "
+          + "of one lane count (half is computed in fp32, so its 16 bits do not exist)", at: location)
+    }
+    let scalars = v.scalars.map { e -> Expr in
+      if from == .float, to != .float { return floatBits(e) }
+      if from != .float, to == .float { return bitsFloat(e) }
+      return e
+    }
+    return Value(type, scalars)
+  }
+}

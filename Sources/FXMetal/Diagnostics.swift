@@ -37,12 +37,18 @@ final class SourceFiles: @unchecked Sendable {
   }
 }
 
-/// An error in a Metal source, reported like a compiler does:
+/// An error (or a warning) in a Metal source, reported like a compiler does:
 ///
 ///     ripple.metal:12:9: error: use of undeclared identifier 'ampltude'; did you mean 'amplitude'?
 ///         p += ampltude * sin(t);
 ///              ^
 public struct MetalDiagnostic: Error, CustomStringConvertible, Equatable, Sendable {
+  /// How serious it is: an error stops the function; a warning says the
+  /// function compiles but may not compute what the source says (a loop cut off).
+  public enum Severity: String, Sendable {
+    case error, warning
+  }
+
   /// The file's path as it was given.
   public var file: String
   public var line: Int
@@ -51,19 +57,22 @@ public struct MetalDiagnostic: Error, CustomStringConvertible, Equatable, Sendab
   public var message: String
   /// The source line the location is on (empty when unknown).
   public var sourceLine: String
+  /// Error or warning.
+  public var severity: Severity
 
-  public init(file: String, line: Int, column: Int, message: String, sourceLine: String) {
+  public init(file: String, line: Int, column: Int, message: String, sourceLine: String, severity: Severity = .error) {
     self.file = file
     self.line = line
     self.column = column
     self.message = message
     self.sourceLine = sourceLine
+    self.severity = severity
   }
 
-  /// `file:line:col: error: message`, the source line, and a caret under the column.
+  /// `file:line:col: error: message` (or `warning:`), the source line, and a caret under the column.
   public var description: String {
-    guard line > 0 else { return "\(file): error: \(message)" }
-    var text = "\(file):\(line):\(column): error: \(message)"
+    guard line > 0 else { return "\(file): \(severity.rawValue): \(message)" }
+    var text = "\(file):\(line):\(column): \(severity.rawValue): \(message)"
     if !sourceLine.isEmpty {
       let prefix = sourceLine.prefix(max(column - 1, 0)).map { $0 == "\t" ? "\t" : " " }.joined()
       text += "\n\(sourceLine)\n\(prefix)^"
@@ -83,11 +92,11 @@ struct MetalError: Error {
   }
 
   /// The error as a diagnostic quoting `files`.
-  func diagnostic(_ files: SourceFiles) -> MetalDiagnostic {
+  func diagnostic(_ files: SourceFiles, severity: MetalDiagnostic.Severity = .error) -> MetalDiagnostic {
     let path = files.paths.indices.contains(location.file) ? files.paths[location.file] : "<metal>"
     return MetalDiagnostic(
       file: path, line: location.line, column: location.column, message: message,
-      sourceLine: files.line(location.line, of: location.file))
+      sourceLine: files.line(location.line, of: location.file), severity: severity)
   }
 }
 

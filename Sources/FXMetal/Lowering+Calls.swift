@@ -33,6 +33,10 @@ extension Lowering {
       let all = program.functionNames + Builtins.names
       let hint = suggestion(for: bare, among: all).map { "; did you mean '\($0)'?" } ?? ""
       throw MetalError("use of undeclared function '\(bare)'\(hint)", at: location)
+    case .templateName(let name, let explicit):
+      let candidates = (program.functions[name] ?? []).filter { !$0.templateOrder.isEmpty }
+      guard !candidates.isEmpty else { throw MetalError("'\(name)' is not a function template", at: location) }
+      return try callUser(name, candidates, arguments, explicit: explicit, at: location)
     case .member(let base, let method):
       return try callMethod(try evaluate(base), method, try arguments.map { try evaluate($0) }, at: location)
     default:
@@ -40,9 +44,10 @@ extension Lowering {
     }
   }
 
-  private func callUser(_ name: String, _ candidates: [FunctionSyntax], _ arguments: [ExprSyntax], at location: SourceLocation)
-    throws -> Value
-  {
+  private func callUser(
+    _ name: String, _ candidates: [FunctionSyntax], _ arguments: [ExprSyntax], explicit: [TemplateArgument] = [],
+    at location: SourceLocation
+  ) throws -> Value {
     let defined = candidates.filter { f in
       !f.body.isEmpty && f.parameters.count >= arguments.count
         && f.parameters.dropFirst(arguments.count).allSatisfy { $0.defaultValue != nil }
@@ -68,8 +73,9 @@ extension Lowering {
       defer { frames = saved }
       values.append(try evaluate(p.defaultValue!))
     }
+    let (types, constants) = try templateArguments(function, explicit, at: location)
     if !function.templateParameters.isEmpty {
-      templateBindings.append(try deduce(function, values, at: location))
+      templateBindings.append(try deduce(function, values, given: types, at: location))
     }
     defer { if !function.templateParameters.isEmpty { templateBindings.removeLast() } }
     var bound: [Value] = []
@@ -84,7 +90,7 @@ extension Lowering {
         bound.append(try convert(v, to: type, at: location))
       }
     }
-    let (result, finals) = try call(function, bound, at: location)
+    let (result, finals) = try call(function, bound, constants: constants, at: location)
     for (k, p) in function.parameters.prefix(arguments.count).enumerated() where p.type.isReference {
       if p.type.qualifiers.contains("const") { continue }
       try write(try place(arguments[k]), finals[k], at: arguments[k].location)
@@ -144,11 +150,12 @@ extension Lowering {
     return candidates[best.0]
   }
 
-  /// The types of a function template's parameters, from the arguments of the parameters declared with them.
-  private func deduce(_ function: FunctionSyntax, _ values: [Value], at location: SourceLocation) throws
-    -> [String: MetalType]
+  /// The types of a function template's parameters: those given, then from
+  /// the arguments of the parameters declared with them.
+  private func deduce(_ function: FunctionSyntax, _ values: [Value], given: [String: MetalType], at location: SourceLocation)
+    throws -> [String: MetalType]
   {
-    var binding: [String: MetalType] = [:]
+    var binding = given
     for (p, v) in zip(function.parameters, values) where function.templateParameters.contains(p.type.name) {
       if binding[p.type.name] == nil { binding[p.type.name] = v.type }
     }
@@ -184,5 +191,42 @@ extension Lowering {
   /// A float4 expression as a 4-lane value of `kind`.
   static func lanes(_ e: Expr, kind: ScalarType) -> Value {
     .vector(kind, ["x", "y", "z", "w"].map { e.swizzle($0) })
+  }
+}
+
+extension Lowering {
+  /// The explicit arguments of a call of a function template (`f<float, 3>`),
+  /// bound in the template's parameter order: types, and the values of its
+  /// `int N` parameters (every one of which must be given).
+  func templateArguments(_ function: FunctionSyntax, _ explicit: [TemplateArgument], at location: SourceLocation) throws
+    -> (types: [String: MetalType], values: [String: Value])
+  {
+    guard explicit.count <= function.templateOrder.count else {
+      throw MetalError(
+        "'\(function.name)' takes \(function.templateOrder.count) template arguments, got \(explicit.count)", at: location)
+    }
+    var types: [String: MetalType] = [:]
+    var values: [String: Value] = [:]
+    for (name, argument) in zip(function.templateOrder, explicit) {
+      switch argument {
+      case .type(let t) where function.templateParameters.contains(name):
+        types[name] = try resolve(t)
+      case .value(let e) where !function.templateParameters.contains(name):
+        let declared = function.templateValues.first { $0.name == name }!
+        let v = try evaluate(e)
+        guard v.type.isNumeric, v.scalars.count == 1 else {
+          throw MetalError("template argument '\(name)' of '\(function.name)' must be a scalar, got \(v.type)", at: e.location)
+        }
+        values[name] = try convert(v, to: try resolve(declared.type), at: e.location)
+      default:
+        let kind = function.templateParameters.contains(name) ? "a type" : "a value"
+        throw MetalError("template argument '\(name)' of '\(function.name)' must be \(kind)", at: location)
+      }
+    }
+    for p in function.templateValues where values[p.name] == nil {
+      throw MetalError(
+        "cannot deduce the template parameter '\(p.name)' of '\(function.name)'; give it: \(function.name)<…>(…)", at: location)
+    }
+    return (types, values)
   }
 }

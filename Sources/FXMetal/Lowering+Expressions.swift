@@ -38,8 +38,11 @@ extension Lowering {
     case .call(let callee, let arguments): return try call(callee, arguments, at: e.location)
     case .typeName(let t):
       throw MetalError("type '\(t)' used as a value; call it to construct one: \(t)(…)", at: e.location)
+    case .templateName(let name, _):
+      throw MetalError("function template '\(name)' used as a value; call it: \(name)<…>(…)", at: e.location)
     case .member, .index: return try read(try place(e))
     case .cast(let t, let v): return try convert(try evaluate(v), to: try resolve(t), at: e.location, explicit: true)
+    case .bitCast(let t, let v): return try bitCast(try evaluate(v), to: try resolve(t), at: e.location)
     case .initializerList:
       throw MetalError("an initializer list needs a declared type here", at: e.location)
     case .comma(let a, let b):

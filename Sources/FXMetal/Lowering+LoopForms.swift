@@ -13,6 +13,12 @@ struct CountedLoop {
   var count: Expr
   /// The trip count when it is a constant, else ``Lowering/countedLoopLimit``.
   var limit: Int
+  /// Whether ``limit`` is the trip count (start and bound are constants), not a cut-off.
+  var isExact: Bool
+  /// Whether the loop declares its counter (`for (int i = …`), rather than
+  /// counting a variable declared before it (`for (; i < n; i++)`), whose
+  /// final value the code after the loop reads.
+  var declaresCounter = true
 }
 
 extension Lowering {
@@ -20,8 +26,23 @@ extension Lowering {
   func countedForm(_ initial: StmtSyntax?, _ condition: ExprSyntax?, _ step: ExprSyntax?, assigned: Set<String>) throws
     -> CountedLoop?
   {
-    guard let initial, case .declaration(_, let ds) = initial.kind, ds.count == 1, let condition, let step else { return nil }
-    let name = ds[0].name
+    guard let condition, let step else { return nil }
+    let name: String
+    if let initial, case .declaration(_, let ds) = initial.kind {
+      guard ds.count == 1 else { return nil }
+      name = ds[0].name
+    } else {
+      // `for (; i < n; i++)`, `for (i = 0; i < n; i++)`: a counter declared before the loop (already initialised).
+      guard case .binary(_, let l, let r) = condition.kind else { return nil }
+      if case .name(let n) = l.kind {
+        name = n
+      } else if case .name(let n) = r.kind {
+        name = n
+      } else {
+        return nil
+      }
+    }
+    let declares = initial.map { if case .declaration = $0.kind { true } else { false } } ?? false
     guard !assigned.contains(name), let v = lookup(name), case .vector(let kind, 1) = v.type, kind.isInteger,
       let stride = Self.loopStride(of: step, name), case .binary(var op, let l, let r) = condition.kind
     else { return nil }
@@ -63,11 +84,15 @@ extension Lowering {
     let k = Swift.abs(stride)
     let count = k == 1 ? distance : quotient(distance + Expr.int(k - 1), Expr.int(k))
     var limit = Self.countedLoopLimit
-    if let s = start.constantValue, let b = e.constantValue {
+    var isExact = false
+    if let s = start.foldedValue, let b = e.foldedValue {
+      isExact = true
       let d = Int(op == "<" || op == "<=" || (op == "!=" && stride > 0) ? b - s : s - b) + (op.hasSuffix("=") && op != "!=" ? 1 : 0)
       limit = Swift.max(0, (d + k - 1) / k)
     }
-    return CountedLoop(name: name, kind: kind, start: start, stride: stride, count: count, limit: limit)
+    return CountedLoop(
+      name: name, kind: kind, start: start, stride: stride, count: count, limit: limit, isExact: isExact,
+      declaresCounter: declares)
   }
 
   /// A float counter that starts at a whole number and steps by one (`x++`,
@@ -165,6 +190,9 @@ enum Assignments {
     case .whileLoop(let c, let body), .doWhile(let body, let c):
       collect(c, into: &names)
       collect(body, into: &names)
+    case .switchStatement(let subject, let sections):
+      collect(subject, into: &names)
+      for section in sections { for t in section.body { collect(t, into: &names) } }
     case .returnStatement(let e): if let e { collect(e, into: &names) }
     case .breakStatement, .continueStatement, .empty: break
     }
@@ -180,7 +208,13 @@ enum Assignments {
       if op == "++" || op == "--", let root = root(a) { names.insert(root) }
       collect(a, into: &names)
     case .call(let callee, let args):
-      if case .name(let f) = callee.kind, Builtins.function(f) == nil { for a in args { if let root = root(a) { names.insert(root) } } }
+      let user: Bool
+      switch callee.kind {
+      case .name(let f): user = Builtins.function(f) == nil
+      case .templateName: user = true
+      default: user = false
+      }
+      if user { for a in args { if let root = root(a) { names.insert(root) } } }
       for a in args { collect(a, into: &names) }
     default:
       for child in children(e) { collect(child, into: &names) }
@@ -196,10 +230,15 @@ enum Assignments {
   static func children(_ e: ExprSyntax) -> [ExprSyntax] {
     switch e.kind {
     case .binary(_, let a, let b), .assign(_, let a, let b), .comma(let a, let b), .index(let a, let b): [a, b]
-    case .unary(_, let a), .postfix(_, let a), .member(let a, _), .cast(_, let a): [a]
+    case .unary(_, let a), .postfix(_, let a), .member(let a, _), .cast(_, let a), .bitCast(_, let a): [a]
     case .conditional(let a, let b, let c): [a, b, c]
     case .call(let callee, let args): [callee] + args
     case .initializerList(let items): items
+    case .templateName(_, let arguments):
+      arguments.compactMap {
+        if case .value(let e) = $0 { return e }
+        return nil
+      }
     default: []
     }
   }
@@ -220,6 +259,7 @@ enum Assignments {
     case .block(let body): body.contains(where: returns)
     case .ifElse(_, let a, let b): returns(a) || (b.map(returns) ?? false)
     case .forLoop(_, _, _, let body), .whileLoop(_, let body), .doWhile(let body, _): returns(body)
+    case .switchStatement(_, let sections): sections.contains { $0.body.contains(where: returns) }
     default: false
     }
   }

@@ -13,6 +13,11 @@ import FXIR
 // iterations, stopping (through its `break` flag) when its condition fails:
 // the trip count itself when init, condition and step are constants, else
 // ``Lowering/generalLoopLimit``.
+//
+// Both limits cut a longer loop off: the iterations past the limit do not
+// run, and the variables keep the values the last iteration run left. So
+// that the cut is never silent, every loop that has such a limit (and not an
+// exact constant trip count) gives a warning naming the loop and its limit.
 
 extension Lowering {
   /// The most iterations a loop without a counted form runs (`while (x > 1) x *= 0.5;`).
@@ -28,6 +33,22 @@ extension Lowering {
     Assignments.collect(body, into: &assigned)
     if let condition { Assignments.collect(condition, into: &assigned) }
     if let counted = try countedForm(initial, condition, step, assigned: assigned) {
+      if !counted.isExact {
+        warn(
+          "this 'for' loop runs at most \(Self.countedLoopLimit.grouped) iterations: its bound is not a constant here "
+            + "(a uniform or per-pixel value); later iterations are cut off", at: location)
+      }
+      guard counted.declaresCounter else {
+        // The counter outlives the loop: carried, and stepped after each iteration (not after a
+        // `break`), so the code after the loop reads where it stopped.
+        return try runFold(
+          count: counted.count, limit: counted.limit, carried: assigned.union([counted.name]), body: body, at: location
+        ) { _ in
+        } after: { flags in
+          self.store(flags.continueFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+          if let step { _ = try self.evaluate(step) }
+        }
+      }
       return try runFold(count: counted.count, limit: counted.limit, carried: assigned, body: body, at: location) { t in
         self.declare(counted.name, .vector(counted.kind, [counted.start + t * Expr.int(counted.stride)]))
       }
@@ -39,11 +60,11 @@ extension Lowering {
         self.declare(counter.name, .vector(counter.kind, [Expr(counter.start) + float(t) * Expr(counter.step)]))
       }
     }
-    try generalLoop(condition: condition, step: step, body: body, checkFirst: true, trips: trips, at: location)
+    try generalLoop("for", condition: condition, step: step, body: body, checkFirst: true, trips: trips, at: location)
   }
 
   func generalLoop(
-    condition: ExprSyntax?, step: ExprSyntax?, body: StmtSyntax, checkFirst: Bool, trips: Int? = nil,
+    _ keyword: String, condition: ExprSyntax?, step: ExprSyntax?, body: StmtSyntax, checkFirst: Bool, trips: Int? = nil,
     at location: SourceLocation
   ) throws {
     var assigned = Set<String>()
@@ -51,6 +72,11 @@ extension Lowering {
     if let step { Assignments.collect(step, into: &assigned) }
     if let condition { Assignments.collect(condition, into: &assigned) }
     let n = trips ?? Self.generalLoopLimit
+    if trips == nil {
+      warn(
+        "this '\(keyword)' loop runs at most \(Self.generalLoopLimit.grouped) iterations: it has no constant trip count "
+          + "and is not a counted loop (for (int i = a; i < n; i++)); later iterations are cut off", at: location)
+    }
     try runFold(count: Expr.int(n), limit: n, carried: assigned, body: body, at: location) { _ in
     } after: { flags in
       // `continue` still runs the step; a failed condition stops the loop.
@@ -65,6 +91,12 @@ extension Lowering {
       let c = try self.condition(condition)
       if constantBool(c) != true { self.stop(flags.breakFlag, where: negation(c)) }
     }
+  }
+
+  /// Records a warning once per place and message (a helper inlined twice warns once).
+  func warn(_ message: String, at location: SourceLocation) {
+    guard !warnings.contains(where: { $0.location == location && $0.message == message }) else { return }
+    warnings.append(MetalError(message, at: location))
   }
 
   /// Sets the loop's break flag where `c` holds and the loop still runs.
@@ -128,5 +160,18 @@ extension Lowering {
       store(name, Value(value.type, zip(next, value.scalars).map { choose(outer, $0, $1) }))
       offset += value.scalars.count
     }
+  }
+}
+
+extension Int {
+  /// The number with thousands separated by commas, as messages print it: `65,536`.
+  fileprivate var grouped: String {
+    let digits = String(Swift.abs(self))
+    var text = ""
+    for (k, c) in digits.enumerated() {
+      if k > 0, (digits.count - k) % 3 == 0 { text.append(",") }
+      text.append(c)
+    }
+    return (self < 0 ? "-" : "") + text
   }
 }

@@ -76,8 +76,13 @@ extension Lowering {
     }
     if case .buffer(let element) = p.type, case .buffer(let elements)? = try rootValue(p).handle {
       let count = elements.count / max(element.scalarCount, 1)
-      // Metal leaves a read past the end undefined; fxc reads 0 from an empty array, else clamps the index.
+      // Metal leaves a read past the end undefined; fxc reads 0 from an empty array, else clamps the
+      // index — a constant one too, so the array's length (a chain's list) never fails a function.
       if count == 0 { return temporary(Value.zero(element), location) }
+      var index = index
+      if let c = index.scalars[0].constantValue {
+        index = .vector(.int, [Expr.int(Swift.min(Swift.max(Int(c), 0), count - 1))])
+      }
       return try subscripted(temporary(Value(.array(element, count), elements), location), index, at: location)
     }
     let element: MetalType

@@ -29,14 +29,18 @@ extension Lowering {
     case .forLoop(let initial, let condition, let step, let body):
       try withScope { try forLoop(initial, condition, step, body, at: s.location) }
     case .whileLoop(let condition, let body):
-      try withScope { try generalLoop(condition: condition, step: nil, body: body, checkFirst: true, at: s.location) }
+      try withScope { try generalLoop("while", condition: condition, step: nil, body: body, checkFirst: true, at: s.location) }
     case .doWhile(let body, let condition):
-      try withScope { try generalLoop(condition: condition, step: nil, body: body, checkFirst: false, at: s.location) }
+      try withScope { try generalLoop("do", condition: condition, step: nil, body: body, checkFirst: false, at: s.location) }
+    case .switchStatement(let subject, let sections):
+      try withScope { try switchStatement(subject, sections, at: s.location) }
     case .breakStatement:
-      guard let loop = frame.loopFlags.last else { throw MetalError("'break' outside a loop", at: s.location) }
+      guard let loop = frame.loopFlags.last else { throw MetalError("'break' outside a loop or switch", at: s.location) }
       raise(loop.breakFlag)
     case .continueStatement:
-      guard let loop = frame.loopFlags.last else { throw MetalError("'continue' outside a loop", at: s.location) }
+      guard let loop = frame.loopFlags.last, !loop.continueFlag.isEmpty else {
+        throw MetalError("'continue' outside a loop", at: s.location)
+      }
       raise(loop.continueFlag)
     case .returnStatement(let value): try returnStatement(value, at: s.location)
     }

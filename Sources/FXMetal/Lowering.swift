@@ -12,6 +12,9 @@ final class Lowering {
   var frames: [Frame] = []
   /// The built-in `position` of the function being lowered.
   let position: [Expr]
+  /// What compiles but may not compute what the source says (a loop cut off
+  /// at its limit), in the order found, each place and message once.
+  var warnings: [MetalError] = []
 
   /// One inlined call: its variables, the conditions of the `if`s around the
   /// statement being run, and the flags of the loops it is in.
@@ -114,7 +117,9 @@ final class Lowering {
 
   /// Inlines `function` with its parameters bound to `arguments`; returns its
   /// result and the parameters' final values (for `thread T &` parameters).
-  func call(_ function: FunctionSyntax, _ arguments: [Value], at location: SourceLocation) throws -> (Value, [Value]) {
+  func call(_ function: FunctionSyntax, _ arguments: [Value], constants: [String: Value] = [:], at location: SourceLocation) throws
+    -> (Value, [Value])
+  {
     guard frames.count < 64, !frames.contains(where: { $0.function.name == function.name && $0.function.location == function.location })
     else {
       throw MetalError("unsupported: recursive call of '\(function.name)'", at: location)
@@ -123,6 +128,7 @@ final class Lowering {
     let returnType = try resolve(function.returnType)
     frames.append(Frame(function: function, returnType: returnType))
     defer { frames.removeLast() }
+    for (name, v) in constants { declare(name, v) }  // `template <int N>`: N's value in this call
     for (p, a) in zip(function.parameters, arguments) { declare(p.name, a) }
     declare(Self.returnFlag, Value(.bool, [Expr(booleanLiteral: false)]))
     if returnType != .void { declare(Self.returnValue, Value.zero(returnType)) }

@@ -123,7 +123,8 @@ extension Parser {
       }
       if ["static_cast", "reinterpret_cast", "const_cast"].contains(t.text) { return try cppCast() }
       if t.text == "sizeof" { return try sizeOf() }
-      if t.text == "as_type" { throw MetalError("unsupported: as_type (reinterpreting bits)", at: t.location) }
+      if t.text == "as_type" { return try asType() }
+      if templateFunctions.contains(t.text), peek().isPunct("<") { return try templateName() }
       if isTypeName(t.text) || (t.text == "vec" && peek().isPunct("<")) {
         let type = try typeSyntax()
         return ExprSyntax(kind: .typeName(type), location: t.location)
@@ -152,6 +153,38 @@ extension Parser {
       return ExprSyntax(kind: .sizeOf(type, nil), location: at)
     }
     return ExprSyntax(kind: .sizeOf(nil, try unary()), location: at)
+  }
+
+  /// `f<float, 3>`: a function template with explicit arguments, each a type
+  /// or a value (an expression without comparisons, as C++ reads them before `>`).
+  private mutating func templateName() throws -> ExprSyntax {
+    let t = advance()
+    try expect("<")
+    var arguments: [TemplateArgument] = []
+    if !current.isPunct(">") {
+      repeat {
+        if current.kind == .identifier, isTypeName(current.text) {
+          arguments.append(.type(try typeSyntax()))
+        } else {
+          arguments.append(.value(try binary(Self.binaryLevels.firstIndex(of: ["<<", ">>"])!)))
+        }
+      } while accept(",")
+    }
+    try expect(">", "closing the template arguments")
+    return ExprSyntax(kind: .templateName(t.text, arguments), location: t.location)
+  }
+
+  /// `as_type<T>(e)`.
+  private mutating func asType() throws -> ExprSyntax {
+    let t = advance()
+    try expect("<", "after as_type")
+    var type = try typeSyntax()
+    type.location = t.location
+    try expect(">", "closing as_type's type")
+    try expect("(", "after as_type<…>")
+    let value = try expression()
+    try expect(")", "closing as_type")
+    return ExprSyntax(kind: .bitCast(type, value), location: t.location)
   }
 
   private mutating func cppCast() throws -> ExprSyntax {

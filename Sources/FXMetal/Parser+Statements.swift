@@ -74,7 +74,9 @@ extension Parser {
         let value = try expression()
         try expect(";", "after the return value")
         return StmtSyntax(kind: .returnStatement(value), location: start)
-      case "switch", "goto", "case", "default":
+      case "switch": return try switchStatement()
+      case "case", "default": throw MetalError("'\(current.text)' outside a switch", at: start)
+      case "goto":
         throw MetalError("unsupported: '\(current.text)' statements", at: start)
       default: break
       }
@@ -117,6 +119,34 @@ extension Parser {
       otherwise = try statement()
     }
     return StmtSyntax(kind: .ifElse(condition, then, otherwise), location: start)
+  }
+
+  /// `switch (e) { case V: … default: … }`; statements before the first label are refused.
+  private mutating func switchStatement() throws -> StmtSyntax {
+    let start = advance().location
+    try expect("(", "after 'switch'")
+    let subject = try expression()
+    try expect(")", "closing the switch condition")
+    try expect("{", "opening the switch body")
+    var sections: [SwitchSection] = []
+    while !accept("}") {
+      guard current.kind != .end else { throw MetalError("expected '}' closing the switch", at: current.location) }
+      if current.isIdentifier("case") || current.isIdentifier("default") {
+        let at = current.location
+        var labels: [ExprSyntax?] = []
+        while current.isIdentifier("case") || current.isIdentifier("default") {
+          if advance().text == "case" { labels.append(try expression()) } else { labels.append(nil) }
+          try expect(":", "after the case label")
+        }
+        sections.append(SwitchSection(labels: labels, body: [], location: at))
+        continue
+      }
+      guard !sections.isEmpty else {
+        throw MetalError("a statement in a switch must follow a 'case' or 'default' label", at: current.location)
+      }
+      sections[sections.count - 1].body.append(try statement())
+    }
+    return StmtSyntax(kind: .switchStatement(subject, sections), location: start)
   }
 
   private mutating func forStatement() throws -> StmtSyntax {

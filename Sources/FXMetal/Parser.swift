@@ -6,6 +6,8 @@ struct Parser {
   var unit = TranslationUnit()
   /// The type parameters of the function template being parsed (`T` in `template <typename T>`).
   var templateTypes: [String] = []
+  /// The function templates parsed so far: `name<` after one starts explicit template arguments.
+  var templateFunctions: Set<String> = []
 
   init(tokens: [Token]) { self.tokens = tokens }
 
@@ -102,20 +104,31 @@ struct Parser {
   }
 
   /// `template <typename T, class U> T f(T x, U y) { … }`: a function whose
-  /// type parameters are deduced from each call's arguments.
+  /// type parameters are deduced from each call's arguments (or given,
+  /// `f<float>(…)`); `template <int N>`: a value parameter, given at each call.
   private mutating func functionTemplate() throws {
     advance()
     try expect("<", "after template")
     var names: [String] = []
+    var values: [(name: String, type: TypeSyntax)] = []
+    var order: [String] = []
     repeat {
       let start = current.location
-      guard current.isIdentifier("typename") || current.isIdentifier("class") else {
+      if current.isIdentifier("typename") || current.isIdentifier("class") {
+        advance()
+        names.append(try identifier("a template parameter name").text)
+        order.append(names[names.count - 1])
+      } else if current.kind == .identifier, ["int", "uint", "bool"].contains(current.text) {
+        let type = try typeSyntax()
+        values.append((try identifier("a template parameter name").text, type))
+        order.append(values[values.count - 1].name)
+        if accept("=") { throw MetalError("unsupported: a default template argument", at: start) }
+      } else {
         var text = ""
         while !current.isPunct(",") && !current.isPunct(">") && current.kind != .end { text += (text.isEmpty ? "" : " ") + advance().text }
-        throw MetalError("unsupported: template parameter '\(text)'; fxc deduces 'typename T' parameters from the arguments", at: start)
+        throw MetalError(
+          "unsupported: template parameter '\(text)'; fxc reads 'typename T' and integer ('int N') parameters", at: start)
       }
-      advance()
-      names.append(try identifier("a template parameter name").text)
     } while accept(",")
     try expect(">", "closing the template parameters")
     templateTypes = names
@@ -124,6 +137,9 @@ struct Parser {
     try topLevel()
     guard unit.functions.count == count + 1 else { throw MetalError("unsupported: templates other than functions", at: current.location) }
     unit.functions[count].templateParameters = names
+    unit.functions[count].templateValues = values
+    unit.functions[count].templateOrder = order
+    templateFunctions.insert(unit.functions[count].name)
   }
 
   private mutating func usingDeclaration() throws {

@@ -31,6 +31,11 @@ extension ShaderBinding {
   /// Lowers the function's body for one application: the result is float4
   /// (premultiplied color) or, for a distortion, float2.
   func body(position: Expr, color: Expr?, layer: Layer?, textures: [Layer]) throws -> Expr {
+    try lower(position: position, color: color, layer: layer, textures: textures).body
+  }
+
+  /// The body (as ``body(position:color:layer:textures:)``) and the warnings lowering it gave.
+  func lower(position: Expr, color: Expr?, layer: Layer?, textures: [Layer]) throws -> (body: Expr, warnings: [MetalError]) {
     let p = [position.x, position.y]
     let lowering = Lowering(program: function.program, position: p)
     var values = parameterValues(textures: textures)
@@ -46,22 +51,29 @@ extension ShaderBinding {
     let (result, _) = try lowering.call(syntax, parameters, at: syntax.location)
     if function.kind == .distortion {
       let q = try lowering.convert(result, to: .float2, at: syntax.location).scalars
-      return float2(q[0], q[1])
+      return (float2(q[0], q[1]), lowering.warnings)
     }
     let c = try lowering.convert(result, to: .float4, at: syntax.location).scalars
-    return float4(c[0], c[1], c[2], c[3])
+    return (float4(c[0], c[1], c[2], c[3]), lowering.warnings)
   }
 
   /// The effect; lowering once first, so that every error is thrown here.
-  func effect() throws -> Effect {
+  func effect() throws -> Effect { try effectAndWarnings().effect }
+
+  /// The effect and the warnings lowering it gave (loops that may be cut off).
+  func effectAndWarnings() throws -> (effect: Effect, warnings: [MetalError]) {
     let probe = Image.input(0)
-    _ = try body(
+    let (_, warnings) = try lower(
       position: .position, color: function.kind == .color ? probe.layer(.nearest).sample(.position) : nil,
       layer: function.kind == .layer ? probe.layer() : nil, textures: images.map { $0.layer() })
     let name = effectName
     let kind = function.kind
     let binding = self
     // The probe succeeded, and lowering is deterministic; the fallbacks are never taken.
+    return (effect(named: name, kind: kind, binding: binding), warnings)
+  }
+
+  private func effect(named name: String, kind: ShaderKind, binding: ShaderBinding) -> Effect {
     if images.isEmpty {
       switch kind {
       case .color:

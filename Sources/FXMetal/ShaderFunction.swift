@@ -75,7 +75,8 @@ public struct ShaderFunction: @unchecked Sendable {
   public func bind(_ arguments: [ShaderArgument]) throws -> Shader {
     do {
       let bound = try ShaderBinding(function: self, arguments: arguments)
-      return Shader(function: self, effect: try bound.effect())
+      let (effect, warnings) = try bound.effectAndWarnings()
+      return Shader(function: self, effect: effect, warnings: warnings.map { $0.diagnostic(program.files, severity: .warning) })
     } catch let e as MetalError {
       throw e.diagnostic(program.files)
     }
@@ -148,4 +149,8 @@ public struct Shader {
   /// that ignores the input; a function reading `.image` arguments is a layer
   /// stage over the input and those images).
   public let effect: Effect
+  /// What compiles but may not compute what the source says with these
+  /// arguments: each loop that may be cut off at its iteration limit
+  /// (`file.metal:line:col: warning: …`), in source order of discovery.
+  public let warnings: [MetalDiagnostic]
 }

@@ -23,6 +23,11 @@ public final class ShaderLibrary: @unchecked Sendable {
   public let unavailable: [(name: String, diagnostic: MetalDiagnostic)]
   /// The path of the main file, as given.
   public let path: String
+  /// Warnings of the functions that compile, lowered with default arguments
+  /// (zeros, empty arrays): each loop that may be cut off at its iteration
+  /// limit, `file.metal:line:col: warning: …`. A loop whose bound is an
+  /// argument warns only when bound to a uniform (``Shader/warnings``).
+  public let warnings: [MetalDiagnostic]
 
   /// Loads, preprocesses, parses and checks the file at `url`.
   ///
@@ -49,10 +54,11 @@ public final class ShaderLibrary: @unchecked Sendable {
       let program = try Program(text: source, path: path, url: url, files: files)
       var working: [ShaderFunction] = []
       var failing: [(name: String, diagnostic: MetalDiagnostic)] = []
+      var warnings: [MetalDiagnostic] = []
       for syntax in program.unit.functions {
         do {
           guard let f = try ShaderFunction.classify(syntax, in: program) else { continue }
-          try Self.check(f)
+          for w in try Self.check(f) where !warnings.contains(w) { warnings.append(w) }
           working.append(f)
         } catch let e as MetalError {
           failing.append((syntax.name, e.diagnostic(files)))
@@ -60,6 +66,7 @@ public final class ShaderLibrary: @unchecked Sendable {
       }
       functions = working
       unavailable = failing
+      self.warnings = warnings
     } catch let e as MetalError {
       throw e.diagnostic(files)
     }
@@ -67,10 +74,10 @@ public final class ShaderLibrary: @unchecked Sendable {
 
   /// Lowers every function once with default arguments, so that errors in a
   /// body surface when the library is loaded, not when an effect is used.
-  private static func check(_ f: ShaderFunction) throws {
-    do { _ = try ShaderBinding(function: f, arguments: f.parameters.map(\.defaultArgument)).effect() } catch let e as MetalError {
-      throw e
-    }
+  /// Returns the warnings that lowering gives.
+  private static func check(_ f: ShaderFunction) throws -> [MetalDiagnostic] {
+    let (_, warnings) = try ShaderBinding(function: f, arguments: f.parameters.map(\.defaultArgument)).effectAndWarnings()
+    return warnings.map { $0.diagnostic(f.program.files, severity: .warning) }
   }
 
   /// The function called `name`.

@@ -9,8 +9,11 @@ import FXIR
 // float4 `size` has lanes `size_x`, `size_y`(, `size_z`, `size_w`) and, first,
 // a choice `size: auto` that binds the image size (float2) or
 // `.boundingRect` (float4) instead. A half4 is a color (straight on the command
-// line, premultiplied when passed, like `.color`). An `.image` parameter reads
-// the graph's next input (`fxc run --to FILE` for the first); an array is empty.
+// line, premultiplied when passed, like `.color`). An `.image` parameter takes
+// a quoted path (`noise: "noise.png"`, read as another input of the graph) or,
+// left out, reads the graph's input 1 (`fxc run --to FILE`). An array takes a
+// bracketed list (`weights: [0.1, 0.2, 0.7]`, `palette: [#ff0000, #0000ff]`),
+// and its count parameter is the list's length; left out, it is empty.
 
 extension ShaderFunction {
   /// The numbers a chain may give a Metal parameter: any finite Float.
@@ -19,7 +22,6 @@ extension ShaderFunction {
   /// This function as an effect for chains.
   public var effectSpec: EffectSpec {
     var parameters: [ParameterSpec] = []
-    var notes: [String] = []
     for p in self.parameters {
       switch p.kind {
       case .float(let n):
@@ -34,24 +36,25 @@ extension ShaderFunction {
         }
         parameters += lanes.map { .number($0, 0, Self.numberRange, "lane of \(p.type) \(p.name)") }
       case .color: parameters.append(.color(p.name, Color(0, 0, 0, 0), "\(p.type), premultiplied when passed"))
-      case .floatArray, .colorArray: notes.append("\(p.name) is an empty array")
-      case .image: notes.append("\(p.name) reads input \(notes.filter { $0.contains("reads input") }.count + 1)")
+      case .floatArray: parameters.append(.numbers(p.name, [], "\(p.type) [n, …] and its count (the length)"))
+      case .colorArray: parameters.append(.colors(p.name, [], "\(p.type) [#rrggbb, …] and its count, premultiplied"))
+      case .image: parameters.append(.image(p.name, "\(p.type): an image file \"path\", else input 1 (--to)"))
       }
     }
-    let summary =
-      "Metal \(kind.rawValue) \(name)(\(self.parameters.map(\.description).joined(separator: ", ")))"
-      + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; "))
+    let summary = "Metal \(kind.rawValue) \(name)(\(self.parameters.map(\.description).joined(separator: ", ")))"
     let function = self
-    return EffectSpec(name: name, kind: kind.effectKind, summary: summary, parameters: parameters) { values in
+    var spec = EffectSpec(name: name, kind: kind.effectKind, summary: summary, parameters: parameters) { values in
       let arguments = function.arguments(from: values)
       return (try? function.bind(arguments).effect) ?? Effect(function.name) { $0 }
     }
+    // What `build` cannot throw: the diagnostic of arguments the function does not compile with.
+    spec.check = { values in try function.bind(function.arguments(from: values)).warnings.map(\.description) }
+    return spec
   }
 
   /// The arguments a chain's values (in ``effectSpec``'s parameter order) stand for.
   func arguments(from values: [ParameterValue]) -> [ShaderArgument] {
     var k = 0
-    var image = 0
     func next() -> ParameterValue {
       defer { k += 1 }
       return k < values.count ? values[k] : .number(Expr(Float(0)))
@@ -70,11 +73,15 @@ extension ShaderFunction {
       case .color:
         if case .color(let c) = next() { return .color(c) }
         return .color(Color(0, 0, 0, 0))
-      case .floatArray: return .floatArray([Float]())
-      case .colorArray: return .colorArray([])
+      case .floatArray:
+        if case .numbers(let list) = next() { return .floatArray(elements: list) }
+        return .floatArray([Float]())
+      case .colorArray:
+        if case .colors(let list) = next() { return .colorArray(list) }
+        return .colorArray([])
       case .image:
-        image += 1
-        return .image(Image.input(image))
+        if case .image(let image?) = next() { return .image(image) }
+        return .image(Image.input(1))
       }
     }
   }

@@ -111,6 +111,8 @@ public enum RangeAnalysis {
     case .select: return a[1].union(a[2])
     case .toFloat, .toFloatUnsigned:
       return op == .toFloatUnsigned && a[0].lo < 0 ? ValueFacts(0, 4_294_967_296) : float(a[0].lo, a[0].hi, nan: false)
+    case .floatBits: return ValueFacts(Double(Int32.min), Double(Int32.max))
+    case .bitsFloat: return ValueFacts(-.infinity, .infinity, nan: true)
     case .toInt:
       // Saturating, NaN → 0 (Semantics.toInt).
       let lo = a[0].mayBeNaN ? Swift.min(0, a[0].lo) : a[0].lo, hi = a[0].mayBeNaN ? Swift.max(0, a[0].hi) : a[0].hi

@@ -58,6 +58,10 @@ final class BatchProcessor: @unchecked Sendable {
   let inputCount: Int
   /// `--to`: the second input, decoded once.
   let second: LoadedImage?
+  /// The image files the chain names, inputs 2, 3, …, decoded once.
+  let extras: [LoadedImage]
+  /// Whether the graph reads input 1 (a transition, a texture given no path).
+  let readsInput1: Bool
   /// `--frames`: the one input, decoded once for every frame.
   let shared: LoadedImage?
 
@@ -73,11 +77,13 @@ final class BatchProcessor: @unchecked Sendable {
   /// `é` and `e` + U+0301 are two directories, though equal as `String`s.
   private var directories = Set<[UInt8]>()
 
-  init(pipeline: Pipeline, options: Options, inputCount: Int, second: LoadedImage?, shared: LoadedImage?) {
+  init(pipeline: Pipeline, options: Options, inputCount: Int, second: LoadedImage?, extras: [LoadedImage] = [], shared: LoadedImage?) {
     self.pipeline = pipeline
     self.options = options
     self.inputCount = inputCount
     self.second = second
+    self.extras = extras
+    readsInput1 = pipeline.graph.reads(input: 1)
     self.shared = shared
   }
 
@@ -86,6 +92,37 @@ final class BatchProcessor: @unchecked Sendable {
   /// this call compiled it.
   func kernel(for inputs: [ImageBuffer]) throws -> (CompiledPipeline, compiled: Bool) {
     try kernel(for: KernelKey(formats: inputs.map(\.format), opaque: Set(inputs.indices.filter { inputs[$0].isOpaque })))
+  }
+
+  /// The images the kernel reads for `loaded` (input 0): `--to` (or a
+  /// transparent image) as input 1, then the chain's image files; and
+  /// whether the output keeps an alpha channel.
+  /// - Throws: ``CommandFailure`` when `--to` is not the input's size.
+  private func inputs(for loaded: LoadedImage, path: String) throws -> ([ImageBuffer], hasAlpha: Bool) {
+    let image = loaded.image
+    var inputs = [image]
+    var hasAlpha = loaded.info.layout.hasAlpha
+    if inputCount >= 2 {
+      if let second {
+        guard second.image.width == image.width, second.image.height == image.height else {
+          throw CommandFailure(
+            description: "\(path): is \(image.width)×\(image.height) but --to \(second.info.width)×\(second.info.height)"
+              + " (after orientation: \(second.image.width)×\(second.image.height)); a transition needs two images of the same size")
+        }
+        inputs.append(second.image)
+        hasAlpha = hasAlpha || second.info.layout.hasAlpha
+      } else if readsInput1 {
+        // No --to: the transition goes to transparent.
+        inputs.append(try ImageBuffer(width: image.width, height: image.height, format: image.format))
+        hasAlpha = true
+      } else {
+        // Only the chain's files are read: input 1 is a placeholder nothing samples.
+        inputs.append(try ImageBuffer(width: 1, height: 1, format: image.format))
+      }
+    }
+    // The chain's image files keep their own sizes: a shader samples a texture in its own coordinates.
+    inputs += extras.map(\.image)
+    return (inputs, hasAlpha || extras.contains { $0.info.layout.hasAlpha })
   }
 
   /// The compiled kernel for `key`, and whether this call compiled it.
@@ -152,23 +189,7 @@ final class BatchProcessor: @unchecked Sendable {
     let image = loaded.image
     (r.width, r.height, r.orientation, r.inputBytes) = (image.width, image.height, loaded.orientation, loaded.fileBytes)
     r.warnings = loaded.info.warnings
-    var inputs = [image]
-    var hasAlpha = loaded.info.layout.hasAlpha
-    if inputCount == 2 {
-      if let second {
-        guard second.image.width == image.width, second.image.height == image.height else {
-          throw CommandFailure(
-            description: "\(job.input.path): is \(image.width)×\(image.height) but --to \(second.info.width)×\(second.info.height)"
-              + " (after orientation: \(second.image.width)×\(second.image.height)); a transition needs two images of the same size")
-        }
-        inputs.append(second.image)
-        hasAlpha = hasAlpha || second.info.layout.hasAlpha
-      } else {
-        // No --to: the transition goes to transparent.
-        inputs.append(try ImageBuffer(width: image.width, height: image.height, format: image.format))
-        hasAlpha = true
-      }
-    }
+    let (inputs, hasAlpha) = try inputs(for: loaded, path: job.input.path)
     if stopping() {
       r.status = .cancelled
       return

@@ -85,19 +85,43 @@ struct BenchCommand: Command {
   /// one row until one run takes a tenth of the budget), so a slow chain (a
   /// large unsplit blur) is measured at the same per-pixel rate without
   /// minutes of waiting. Returns the pixels of the band and its best time.
-  func timeInterpreter(_ pipeline: Pipeline, _ input: ImageBuffer) throws -> (Int, Double) {
+  func timeInterpreter(_ pipeline: Pipeline, _ inputs: [ImageBuffer]) throws -> (Int, Double) {
+    let input = inputs[0]
     var rows = 1
     while true {
       let band = try crop(input, rows: rows)
-      let t = try seconds { _ = try Interpreter.runStaged(pipeline.graph, inputs: [band]) }
+      let t = try seconds { _ = try Interpreter.runStaged(pipeline.graph, inputs: [band] + inputs.dropFirst()) }
       if rows == input.height || t >= budget / 10 {
         return (
           band.width * band.height,
-          min(t, try bestTime(budget: budget, clock: clock) { _ = try Interpreter.runStaged(pipeline.graph, inputs: [band]) })
+          min(t, try bestTime(budget: budget, clock: clock) { _ = try Interpreter.runStaged(pipeline.graph, inputs: [band] + inputs.dropFirst()) })
         )
       }
       rows = min(input.height, rows * 2)
     }
+  }
+
+  /// The images `chain` reads: `input`; for a chain of more inputs also a
+  /// transparent image of its size as input 1 (a transition's `--to`) and the
+  /// image files the chain names, decoded once per chain.
+  func inputs(of chain: String, _ pipeline: Pipeline, _ input: ImageBuffer) throws -> [ImageBuffer] {
+    guard pipeline.graph.inputs.count > 1 else { return [input] }
+    let files = try ChainSyntax.parse(chain).resolve(registry: registry).images
+    let extras = try loadChainImages(files, read: ImageReadOptions(), keepOrientation: false).map(\.image)
+    return [input, try ImageBuffer(width: input.width, height: input.height, format: input.format)] + extras
+  }
+
+  /// Relaxed floats' rates (one thread, all threads) in Mpix/s, fresh outputs.
+  func relaxedRates(_ pipeline: Pipeline, _ inputs: [ImageBuffer], _ options: LoweringOptions) throws -> (Double, Double) {
+    var relaxedPipeline = pipeline
+    relaxedPipeline.floatMode = .relaxed
+    let relaxed = try relaxedPipeline.compile(
+      inputFormats: inputs.map(\.format), outputFormat: inputs[0].format, options: options, cache: nil, target: target)
+    _ = try relaxed.run(inputs, threads: threads)  // warm-up
+    let one = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try relaxed.run(inputs, threads: threads) }
+    let all = try bestTime(budget: budget) { _ = try relaxed.run(inputs, threads: allThreads) }
+    let mpix = Double(inputs[0].width * inputs[0].height) / 1e6
+    return (mpix / one, mpix / all)
   }
 
   func crop(_ image: ImageBuffer, rows: Int) throws -> ImageBuffer {
@@ -140,49 +164,42 @@ struct BenchCommand: Command {
     }
     for (chain, var pipeline) in zip(chains, pipelines) {
       pipeline.floatMode = floatMode
+      let inputs = try inputs(of: chain, pipeline, input)
       // Cold: lowering + LLVM, no cache. Cached: the same kernel's object loaded from a disk cache.
       let scratch = NSTemporaryDirectory() + "fxc-bench-cache-\(getpid())"
       defer { try? FileManager.default.removeItem(atPath: scratch) }
       let diskOnly = KernelCache(directory: scratch, useMemory: false)
-      let compiled = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: options, cache: diskOnly, target: target)
+      let compiled = try pipeline.compile(
+        inputFormats: inputs.map(\.format), outputFormat: input.format, options: options, cache: diskOnly, target: target)
       guard compiled.backend == .jit else {
         throw CommandFailure(description: "error: LLVM could not compile '\(chain)': \(compiled.fallbackReason ?? "")")
       }
-      let cached = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: options, cache: diskOnly, target: target)
+      let cached = try pipeline.compile(
+        inputFormats: inputs.map(\.format), outputFormat: input.format, options: options, cache: diskOnly, target: target)
       guard cached.kernelSource == .diskCache else {
         throw CommandFailure(description: "error: the kernel cache did not return '\(chain)' (\(cached.kernelSource.map(\.rawValue) ?? "none"))")
       }
-      let (interpPixels, interp) = try timeInterpreter(pipeline, input)
+      let (interpPixels, interp) = try timeInterpreter(pipeline, inputs)
       let output = try ImageBuffer(width: input.width, height: input.height, format: input.format)
       // A warm-up run first: the first run maps its intermediates, and a slow
       // kernel fits one run in the budget.
-      try compiled.run([input], into: output, threads: threads)
-      let jit = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try compiled.run([input], into: output, threads: threads) }
-      let jitAll = try bestTime(budget: budget) { try compiled.run([input], into: output, threads: allThreads) }
+      try compiled.run(inputs, into: output, threads: threads)
+      let jit = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try compiled.run(inputs, into: output, threads: threads) }
+      let jitAll = try bestTime(budget: budget) { try compiled.run(inputs, into: output, threads: allThreads) }
       // As a library user gets it: a fresh output from every run (from the buffer pool).
-      let fresh = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try compiled.run([input], threads: threads) }
-      let freshAll = try bestTime(budget: budget) { _ = try compiled.run([input], threads: allThreads) }
-      let faults = try pageFaults(runs: 5) { _ = try compiled.run([input], threads: threads) }
+      let fresh = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try compiled.run(inputs, threads: threads) }
+      let freshAll = try bestTime(budget: budget) { _ = try compiled.run(inputs, threads: allThreads) }
+      let faults = try pageFaults(runs: 5) { _ = try compiled.run(inputs, threads: threads) }
       // Strict and relaxed side by side (DESIGN §4's float modes), fresh outputs.
-      var relaxedRates: (Double, Double)? = nil
-      if floatMode == .strict {
-        var relaxedPipeline = pipeline
-        relaxedPipeline.floatMode = .relaxed
-        let relaxed = try relaxedPipeline.compile(
-          inputFormats: [input.format], outputFormat: input.format, options: options, cache: nil, target: target)
-        _ = try relaxed.run([input], threads: threads)  // warm-up
-        let one = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try relaxed.run([input], threads: threads) }
-        let all = try bestTime(budget: budget) { _ = try relaxed.run([input], threads: allThreads) }
-        relaxedRates = (mpix / one, mpix / all)
-      }
+      let relaxedRates = floatMode == .strict ? try relaxedRates(pipeline, inputs, options) : nil
       let interpRate = Double(interpPixels) / 1e6 / interp, jitRate = mpix / jit, jitAllRate = mpix / jitAll
       // A chain with a split convolution is also timed unsplit, side by side.
       var unsplitRate: Double? = nil
       let hasSplit = compiled.kernel.passes.count > (try pipeline.lower(unsplitOptions)).0.passes.count
       if unsplit, hasSplit {
-        let unsplit = try pipeline.compile(inputFormats: [input.format], outputFormat: input.format, options: unsplitOptions, target: target)
+        let unsplit = try pipeline.compile(inputFormats: inputs.map(\.format), outputFormat: input.format, options: unsplitOptions, target: target)
         unsplitRate =
-          mpix / (try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try unsplit.run([input], into: output, threads: threads) })
+          mpix / (try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try unsplit.run(inputs, into: output, threads: threads) })
       }
       let row = Row(
         chain: chain, width: input.width, height: input.height, interpRate: interpRate, jitRate: jitRate, jitAllRate: jitAllRate,

@@ -125,3 +125,47 @@ func shaderRegistry(_ path: String?, chains: [String] = []) throws -> EffectRegi
     throw CommandFailure(description: "error: \(e)")
   }
 }
+
+/// Decodes the image files a chain names (`displace(noise: "noise.png")`),
+/// once each, in input order (inputs 2, 3, …), turned upright like inputs.
+/// - Throws: ``CommandFailure`` naming the parameter and the file when one
+///   cannot be read or decoded.
+func loadChainImages(_ files: [ResolvedChain.ImageFile], read: ImageReadOptions, keepOrientation: Bool) throws -> [LoadedImage] {
+  try files.map { file in
+    do {
+      return try LoadedImage.load(file.path, read: read, keepOrientation: keepOrientation)
+    } catch {
+      throw CommandFailure(description: "error: cannot read the image for \(file.parameter): \(error)")
+    }
+  }
+}
+
+/// Checks the chain's effects with their values (``EffectSpec/check``) and
+/// prints on standard error the warnings they give (a Metal loop that may be
+/// cut off), each once.
+/// - Throws: the first error a check throws (``MetalDiagnostic`` for a Metal
+///   function that does not compile with the chain's arguments).
+func checkChainCalls(_ resolved: ResolvedChain) throws {
+  var seen = Set<String>()
+  for call in resolved.calls {
+    for warning in try call.spec.check?(call.arguments) ?? [] where seen.insert(warning).inserted {
+      FileHandle.standardError.write(Data((warning + "\n").utf8))
+    }
+  }
+}
+
+extension EffectGraph {
+  /// Whether a stage samples input `k` or reads its size (loop bodies included).
+  func reads(input k: Int) -> Bool {
+    func reads(_ p: Program) -> Bool {
+      p.nodes.contains { node in
+        switch node.op {
+        case .sample(.input(k), _, _), .inputWidth(k), .inputHeight(k): return true
+        case .fold(let loop, _): return reads(loop.body)
+        default: return false
+        }
+      }
+    }
+    return stages.contains { reads($0.program) }
+  }
+}

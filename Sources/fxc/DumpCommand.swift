@@ -63,8 +63,9 @@ struct DumpCommand: Command {
       print(
         "# opaque inputs (--opaque): " + options.opaqueInputs.sorted().map { "in\($0)" }.joined(separator: ", ") + " — alpha reads as the constant 1")
     }
-    // The kernel as compiled for RGBA8 in and out (straight alpha: DESIGN §1).
-    let (kernel, log) = try pipeline.lower(KernelLayout(inputs: [.rgba8], output: .rgba8).matching(options))
+    // The kernel as compiled for RGBA8 in and out (straight alpha: DESIGN §1), every input RGBA8.
+    let formats = [PixelFormat](repeating: .rgba8, count: max(pipeline.graph.inputs.count, 1))
+    let (kernel, log) = try pipeline.lower(KernelLayout(inputs: formats, output: .rgba8).matching(options))
     if passes || showAll {
       for entry in log.entries {
         let time = entry.milliseconds > 0 ? " (\(fixed(entry.milliseconds, 2)) ms)" : ""
@@ -73,7 +74,7 @@ struct DumpCommand: Command {
     } else {
       print("\n## kernel\n\(kernel)")
     }
-    let compiled = try pipeline.compile(inputFormats: [.rgba8], outputFormat: .rgba8, options: options, cache: nil, target: target)
+    let compiled = try pipeline.compile(inputFormats: formats, outputFormat: .rgba8, options: options, cache: nil, target: target)
     let phases = compiled.llvmPhases.sorted { $0.key < $1.key }.map { "\($0.key) \(fixed($0.value))" }.joined(separator: ", ")
     print(
       "\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms; emit, optimise and codegen summed over the \(compiled.kernel.passes.count) passes, compiled in parallel"))"

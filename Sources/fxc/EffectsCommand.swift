@@ -51,6 +51,7 @@ struct EffectsCommand: Command {
     if let shaders {
       let library = try ShaderLibrary(url: URL(fileURLWithPath: shaders))
       for failing in library.unavailable { FileHandle.standardError.write(Data("\(failing.diagnostic)\n".utf8)) }
+      for warning in library.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
       if library.functions.isEmpty, !library.unavailable.isEmpty {
         throw CommandFailure(description: "error: \(shaders): none of its \(library.unavailable.count) stitchable functions compiles")
       }
@@ -82,7 +83,10 @@ struct EffectsCommand: Command {
   }
 }
 
-/// Parses a chain and resolves it against the catalogue (and a `--shaders` file's functions).
+/// Parses a chain and resolves it against the catalogue (and a `--shaders`
+/// file's functions), checking its calls and printing their warnings on standard error.
 func resolveChain(_ text: String, registry: EffectRegistry = .builtIn) throws -> Effect {
-  try ChainSyntax.parse(text).resolve(registry: registry).effect
+  let resolved = try ChainSyntax.parse(text).resolve(registry: registry)
+  try checkChainCalls(resolved)
+  return resolved.effect
 }

@@ -19,6 +19,14 @@ struct RunCommand: Command {
       Every destination is decided before any work; an input is never overwritten, an existing \
       output only with --overwrite; each output is written atomically. A bad file is reported and \
       the batch goes on; the exit status is 1 when any file failed, 128 + N when signal N stopped it.
+
+      With --shaders, a texture2d<half> parameter takes an image file as a quoted path, relative to \
+      the current directory: --chain 'displace(noise: "noise.png", amount: 3)'. Each file is decoded \
+      once per run and keeps its own size (a shader samples it in its own coordinates, normalized \
+      or in its pixels; outside it, the sampler's address mode applies); a texture given no path \
+      reads --to. An array parameter (device const float *, int count) takes a list, \
+      weights: [0.1, 0.2, 0.7], or colors [#ff0000, #0000ff]; the count is its length. A loop that \
+      may be cut off at its iteration limit is a warning on standard error.
       """,
     groups: [
       OptionGroup(
@@ -214,8 +222,9 @@ struct RunCommand: Command {
       throw CommandFailure(description: "error: \(e)")
     }
     let inputCount = max(pipeline.graph.inputs.count, 1)
-    guard inputCount <= 2 else {
-      throw CommandFailure(description: "error: the chain reads \(inputCount) images; fxc run gives at most 2 (the input and --to)")
+    guard inputCount <= 2 || inputCount == 2 + resolved.images.count else {
+      throw CommandFailure(
+        description: "error: the chain reads \(inputCount) images; fxc run gives the input, --to and the files the chain names")
     }
     if to != nil && inputCount == 1 {
       throw UsageError("--to gives the second image of a transition, but this chain reads one image")
@@ -227,6 +236,7 @@ struct RunCommand: Command {
     }
     let planner = try makePlanner()
     let second = try to.map { try LoadedImage.load($0, read: options.read, keepOrientation: options.keepOrientation) }
+    let extras = try loadChainImages(resolved.images, read: options.read, keepOrientation: options.keepOrientation)
     var shared: LoadedImage? = nil
     var all: [BatchJob]
     if let frames {
@@ -240,12 +250,14 @@ struct RunCommand: Command {
     try BatchPlanner.checkClashes(all)
     if let reportPath {
       try Self.checkReport(
-        reportPath, inputs: listing.map(\.path) + (to.map { [$0] } ?? []), outputs: all.map(\.destination),
+        reportPath, inputs: listing.map(\.path) + (to.map { [$0] } ?? []) + resolved.images.map(\.path),
+        outputs: all.map(\.destination),
         overwrite: options.overwrite)
     }
 
     var jobs = shard.map { s in all.filter { s.contains($0.input.relativePath) } } ?? all
-    planner.decide(&jobs, allInputs: listing + (to.map { [BatchInput(path: $0, relativePath: "")] } ?? []))
+    let named = ((to.map { [$0] } ?? []) + resolved.images.map(\.path)).map { BatchInput(path: $0, relativePath: "") }
+    planner.decide(&jobs, allInputs: listing + named)
     // Every run, not only --skip-existing/--overwrite: a hard-killed run's
     // temporaries next to this run's outputs are garbage whatever the flags.
     BatchPlanner.removeStaleTemporaries(of: jobs)
@@ -253,7 +265,7 @@ struct RunCommand: Command {
 
     say("chain: \(resolved.effect.name)")
     let processor = BatchProcessor(
-      pipeline: pipeline, options: options, inputCount: inputCount, second: second, shared: shared)
+      pipeline: pipeline, options: options, inputCount: inputCount, second: second, extras: extras, shared: shared)
     let report = try reportPath.map { try BatchReport(path: $0, chain: chain, shard: shard, threads: threads) }
     let settings = BatchRunner.Settings(
       threads: threads, failFast: failFast, verbose: verbose, progress: ProgressBar.isTerminal && jobs.count > 1)
@@ -261,8 +273,10 @@ struct RunCommand: Command {
     try finish(outcome, total: jobs.count, report: report)
   }
 
-  /// The chain with the `--param` parameters made uniform.
-  typealias Resolved = (effect: Effect, uniforms: [String: (ResolvedChain.Uniform, ParamSetting)])
+  /// The chain with the `--param` parameters made uniform, and the image files it names.
+  typealias Resolved = (
+    effect: Effect, uniforms: [String: (ResolvedChain.Uniform, ParamSetting)], images: [ResolvedChain.ImageFile]
+  )
 
   func resolve() throws -> Resolved {
     let syntax = try ChainSyntax.parse(chain)
@@ -283,7 +297,8 @@ struct RunCommand: Command {
       }
       uniforms[name] = (uniform, setting)
     }
-    return (resolved.effect, uniforms)
+    try checkChainCalls(resolved)
+    return (resolved.effect, uniforms, resolved.images)
   }
 
   /// `effect.parameter` for a `--param` name; a bare parameter name must belong to exactly one effect of the chain.

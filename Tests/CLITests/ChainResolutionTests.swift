@@ -400,7 +400,8 @@ struct ChainResolutionKindTests {
       "parameter 'edge' of 'dissolve' must be a color like #ff8000 or #ff800080, got identifier 'warm'", at: 10)
     try expectFailure(
       "gradientMap(colors: #ff0000, colors: warm)",
-      "parameter 'colors' of 'gradientMap' must be colors like #ff8000 or #ff800080, got identifier 'warm'", at: 30)
+      "parameter 'colors' of 'gradientMap' must be colors like #ff8000 or #ff800080, or a list like [#ff8000, #0000ff], got identifier 'warm'", at: 30
+    )
     try expectFailure(
       "dissolve(progress: 1.5)", "parameter 'progress' of 'dissolve' must be a finite number in 0…1, got 1.5", at: 10)
     try expectFailure(
@@ -420,5 +421,63 @@ struct ChainResolutionKindTests {
     let graph = try EffectGraph(output: chain.effect(Image.input()))
     #expect(graph.uniforms.map(\.name) == ["dissolve.progress"])
     #expect(graph.inputs.count == 2, "a transition reads input 1 as the image to go to")
+  }
+}
+
+@Suite("Chain resolution: image paths and number lists")
+struct ChainResolutionFileTests {
+  /// A registry with `warp(noise: image, weights: numbers)` and `tint(colors)`.
+  static let registry: EffectRegistry = {
+    var r = EffectRegistry.builtIn
+    try? r.register(
+      EffectSpec(
+        name: "warp", kind: .layer, summary: "test",
+        parameters: [.image("noise", "an image"), .numbers("weights", [1, 2], "weights")]
+      ) { _ in .identity })
+    return r
+  }()
+
+  @Test func pathsBecomeInputsFromTwoEachOnce() throws {
+    let chain = try ChainSyntax.parse(#"warp(noise: "a.png") | warp("b.png") | warp(noise: "a.png") | warp"#)
+    let resolved = try chain.resolve(registry: Self.registry)
+    #expect(
+      resolved.images.map { "\($0.path) in\($0.input) \($0.parameter) column \($0.column)" } == [
+        "a.png in2 warp.noise column 6", "b.png in3 warp.noise column 29",
+      ])
+    #expect(resolved.calls.map { $0.arguments.image(0) == nil } == [false, false, false, true])
+  }
+
+  @Test func numberListsAndTheirDefault() throws {
+    let resolved = try ChainSyntax.parse("warp(weights: [0.5, -3]) | warp | warp(weights: [])").resolve(registry: Self.registry)
+    #expect(resolved.calls.map { $0.arguments.numbers(1).map { $0.constantValue } } == [[0.5, -3], [1, 2], []])
+    #expect(Self.registry.spec(named: "warp")?.parameters[1].defaultDescription == "[1, 2]")
+  }
+
+  @Test func wrongValuesAreRefused() {
+    let cases: [(String, String, Int)] = [
+      (#"warp(noise: "")"#, #"parameter 'noise' of 'warp' must be an image file's path in double quotes, like "noise.png", got an empty path"#, 6),
+      ("warp(noise: [1])", #"parameter 'noise' of 'warp' must be an image file's path in double quotes, like "noise.png", got list [1]"#, 6),
+      ("warp(weights: [1, nan])", "parameter 'weights' of 'warp' must be a list of finite numbers, like [0.1, 0.2, 0.7], got nan in the list", 6),
+      (#"warp(weights: "w")"#, #"parameter 'weights' of 'warp' must be a list of finite numbers, like [0.1, 0.2, 0.7], got string "w""#, 6),
+      (
+        "gradientMap(colors: [#ff0000, 1])",
+        "parameter 'colors' of 'gradientMap' must be colors like #ff8000 or #ff800080, or a list like [#ff8000, #0000ff], got 1 in the list", 13
+      ),
+    ]
+    for (source, message, column) in cases {
+      do {
+        _ = try ChainSyntax.parse(source).resolve(registry: Self.registry)
+        Issue.record("\(source) resolved")
+      } catch {
+        #expect(error.message == message, "\(source)")
+        #expect(error.column == column, "\(source)")
+      }
+    }
+  }
+
+  @Test func aColorListFillsAColorsParameter() throws {
+    let resolved = try ChainSyntax.parse("gradientMap([#ff0000, #0000ff], 0.5)").resolve()
+    #expect(resolved.calls[0].arguments.colors(0).count == 2)
+    #expect(resolved.calls[0].values[1] == 0.5)
   }
 }

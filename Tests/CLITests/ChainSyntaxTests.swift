@@ -28,6 +28,19 @@ struct ChainParsingTests {
       ])
   }
 
+  @Test func pathsAndLists() throws {
+    let parsed = try calls(#"warp(noise: "my dir/n\"1\".png", w: [0.1, -2, 3e1], c: [#ff0000, #00ff0080], e: [])"#)
+    #expect(
+      parsed[0].arguments == [
+        Argument(label: "noise", value: .string(#"my dir/n"1".png"#), column: 6),
+        Argument(label: "w", value: .list([.number(0.1), .number(-2), .number(30)]), column: 34),
+        Argument(label: "c", value: .list([.color(SIMD4(1, 0, 0, 1)), .color(SIMD4(0, 1, 0, 128.0 / 255))]), column: 53),
+        Argument(label: "e", value: .list([]), column: 78),
+      ])
+    #expect(parsed[0].description == #"warp(noise: "my dir/n\"1\".png", w: [0.1, -2, 30], c: [#ff0000, #00ff0080], e: [])"#)
+    #expect(try calls(#"warp("a\\b")"#)[0].arguments[0].value == .string(#"a\b"#))
+  }
+
   @Test func noSpaces() throws {
     #expect(
       try calls("sepia|vignette") == [
@@ -174,7 +187,14 @@ struct ChainErrorTests {
     ("sepia @ blur", "unexpected character '@'", 7),
     ("blur(.)", "unexpected character '.'", 6),
     ("blur(radius = 3)", "unexpected character '=' (use ':' between a label and its value)", 13),
-    ("wave(direction: \"up\")", "unexpected character '\"' (values are not quoted)", 17),
+    ("wave(direction: 'up')", "unexpected character ''' (quote a path with double quotes, like \"noise.png\")", 17),
+    ("warp(noise: \"a.png)", "unterminated string: expected '\"' to match the one at column 13", 20),
+    ("warp(noise: \"a\\n.png\")", "invalid escape in a string: only \\\" and \\\\ are escapes", 15),
+    ("mix(w: [1, 2)", "expected ',' or ']' in the list opened at column 8, found ')'", 13),
+    ("mix(w: [1 2])", "missing ',' between list elements", 11),
+    ("mix(w: [,])", "expected a number, a color or ']' in the list opened at column 8, found ','", 9),
+    ("mix(w: [[1]])", "a list holds numbers or colors, not lists", 9),
+    ("mix(w: [\"a\"])", "a list holds numbers or colors, not strings", 9),
     ("sepia; blur", "unexpected character ';' (separate effects with '|')", 6),
     ("sepia\u{7}", "unexpected character U+0007", 6),
     ("blür", "unexpected character 'ü'", 3),
@@ -271,6 +291,10 @@ private func checkParsed(_ chain: ChainSyntax, sourceLocation: SourceLocation = 
         #expect(text(at: argument.column).hasPrefix("#"), sourceLocation: sourceLocation)
       case (nil, .number):
         #expect(text(at: argument.column).first.map { "+-.0123456789nNiI".contains($0) } == true)
+      case (nil, .string):
+        #expect(text(at: argument.column).hasPrefix("\""), sourceLocation: sourceLocation)
+      case (nil, .list):
+        #expect(text(at: argument.column).hasPrefix("["), sourceLocation: sourceLocation)
       }
     }
   }
@@ -287,10 +311,10 @@ private func checkParsed(_ chain: ChainSyntax, sourceLocation: SourceLocation = 
 struct ChainFuzzTests {
   /// Single characters of the grammar and a few of its words, so some strings parse.
   static let pieces =
-    Array("abexyzE019_ .,:|()#+-@\t\"=").map(String.init)
+    Array("abexyzE019_ .,:|()#+-@\t\"=[]\\").map(String.init)
     + [
       "sepia", "blur", "(", ")", "(r: ", ", ", " | ", "1.5", ".5", "-2e3", "#ff8000", "#12", "nan",
-      "inf",
+      "inf", "[1, 2]", "\"a b.png\"", "[#ff8000]",
     ]
 
   @Test func randomStringsParseOrThrow() {

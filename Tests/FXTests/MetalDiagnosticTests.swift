@@ -5,7 +5,8 @@ import Testing
 /// One wrong program per diagnostic (Fixtures/metal/errors/NAME.metal): the
 /// library refuses it, or lists the function that does not compile as
 /// unavailable (and the ones that do as loaded), with `NAME.metal:line:col:
-/// error: …`, the source line and a caret, exactly as NAME.txt says. `FXC_UPDATE_GOLDEN=1` rewrites the goldens.
+/// error: …`, the source line and a caret, exactly as NAME.txt says; a
+/// program that compiles with warnings (warning-*.metal) has them, `warning: …`, instead. `FXC_UPDATE_GOLDEN=1` rewrites the goldens.
 struct MetalDiagnosticTests {
   static let directory = MetalSupport.fixtures.appendingPathComponent("errors")
   static let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
@@ -28,6 +29,11 @@ struct MetalDiagnosticTests {
         message = d.description
         #expect(d.line > 0, "\(name): the diagnostic has a line")
         if !library.functions.isEmpty { message += "\n(loaded: \(library.functions.map(\.name).joined(separator: ", ")))" }
+      }
+      // Warnings follow: a program that compiles with a warning is a golden of its own (warning-*.metal).
+      for w in library.warnings {
+        message = (message == "(no error)" ? "" : message + "\n") + w.description
+        #expect(w.line > 0 && w.severity == .warning, "\(name): the warning has a line")
       }
     } catch let d as MetalDiagnostic {
       message = d.description

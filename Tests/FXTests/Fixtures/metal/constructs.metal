@@ -215,3 +215,55 @@ static half4 ringColor(Ring r, float2 p) {
   float2 q = (r * r) * (position * 0.01);
   return half4(half3(v * 0.5 + w * 0.25), determinant(m) * 0.5 + q.x * 0.01);
 }
+
+// switch: shared labels, fall-through, break, default, continue of the enclosing loop, return.
+[[ stitchable ]] half4 switches(float2 position, half4 color, float shift) {
+  int k = (int(position.x) + int(shift)) % 5;
+  float r = 0.0;
+  switch (k) {
+    case 0: r = 0.1; break;
+    case 1:
+    case 2: r = 0.2;
+    case 3: r += 0.3; break;
+    default: r = 0.9;
+  }
+  float g = 0.0;
+  for (int i = 0; i < 4; i++) {
+    switch (i) {
+      case 1: continue;
+      case 3: break;
+      default: g += 0.125;
+    }
+    g += 0.0625;
+  }
+  if (int(position.y) % 3 == 2) {
+    switch (uint(position.y)) { default: return half4(0.0h, 0.0h, 1.0h, 1.0h); }
+  }
+  return half4(r, g, color.b, 1.0);
+}
+
+// as_type: a float's bits as uint and back, an exponent from the bits, a vector of bits as floats.
+[[ stitchable ]] half4 bitCasts(float2 position, half4 color) {
+  uint bits = as_type<uint>(position.x);
+  float back = as_type<float>(bits);
+  int e = int((bits >> 23) & 0xffu) - 127;
+  float2 v = as_type<float2>(uint2(0x3f800000u, 0x40000000u));
+  uint h = as_type<uint>(float(color.r)) * 2654435761u;
+  int s = as_type<int>(-position.y) >> 31;
+  return half4(back / 64.0, float(e) / 8.0, v.y - v.x + float(s), float(h >> 24) / 255.0);
+}
+
+// for loops counting a variable declared before them: its value after the loop, with break and continue.
+[[ stitchable ]] half4 outerCounter(float2 position, half4 color, float n) {
+  int i = 0;
+  for (; i < int(n); i++) { }
+  int j = 2;
+  for (j = 1; j < 100; j += 3) {
+    if (float(j) > position.x) break;
+  }
+  uint k = 0u;
+  for (; k < uint(position.y); ++k) {
+    if (k == 2u) continue;
+  }
+  return half4(float(i) / 16.0, float(j) / 128.0, float(k) / 16.0, 1.0);
+}

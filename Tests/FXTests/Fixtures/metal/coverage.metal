@@ -100,3 +100,18 @@ fragment half4 stage(VertexOut in [[stage_in]], constant Pair &u [[buffer(0)]]) 
 [[ stitchable ]] float2x2 rotation(float angle) { return float2x2(cos(angle), sin(angle), -sin(angle), cos(angle)); }
 
 [[ stitchable ]] half4 reinterpreted(float2 position, half4 color) { return as_type<half4>(color); }
+
+// Integer template parameters, given at each call (a loop over N, a type and a value given together).
+template <int N> float taps(float x) {
+  float s = 0.0;
+  for (int i = 0; i < N; i++) { s += x; }
+  return s;
+}
+template <typename T, int K> T scaledBy(T v) { return v * T(K); }
+
+[[ stitchable ]] half4 valueTemplates(float2 position, half4 color) {
+  float a = taps<4>(0.125);
+  float2 b = scaledBy<float2, 3>(float2(0.1, 0.2));
+  int c = scaledBy<int, 2 + 1>(1);
+  return half4(a, b.x, b.y, float(c) / 4.0 + taps<0>(1.0));
+}

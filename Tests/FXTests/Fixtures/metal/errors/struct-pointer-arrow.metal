@@ -1,6 +1,7 @@
 #include <metal_stdlib>
 using namespace metal;
+struct Ring { float r; float w; };
 [[ stitchable ]] half4 f(float2 position, half4 color) {
-  uint bits = as_type<uint>(position.x);
-  return color * float(bits & 1);
+  Ring ring = { 4.0, 1.0 };
+  return color * (ring->r - ring->w);
 }
