@@ -237,7 +237,8 @@ class Chain:
 
             def at(xx, yy):
                 c, b = src.at(xx, yy), bl.at(xx, yy)
-                return [c[i] + k * (c[i] - b[i]) for i in range(3)] + [1.0 if self.opaque else c[3] + k * (c[3] - b[3])]
+                # colour clamped to 0…alpha, alpha kept (fxc's unsharpMask)
+                return [hl.clamp(c[i] + k * (c[i] - b[i]), 0, c[3]) for i in range(3)] + [c[3]]
             return Stage(at)
         if name == "pixelate":
             s = pixelate_side(p)

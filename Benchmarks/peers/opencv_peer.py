@@ -86,7 +86,10 @@ class Chain:
             b = cv2.GaussianBlur(f, (2 * r + 1, 2 * r + 1), p["sigma"], borderType=cv2.BORDER_REPLICATE)
             if name == "gaussianBlur":
                 return b
-            return cv2.addWeighted(f, 1 + p["amount"], b, -p["amount"], 0)
+            out = cv2.addWeighted(f, 1 + p["amount"], b, -p["amount"], 0)
+            out[..., 3] = f[..., 3]  # colour clamped to 0…alpha, alpha kept (fxc's unsharpMask)
+            out[..., :3] = np.minimum(np.maximum(out[..., :3], 0), f[..., 3:4])
+            return out
         if name == "pixelate":
             s = int(pixelate_side(p))
             cx = np.array(block_centers(w, s), np.float32)

@@ -126,8 +126,8 @@ def effect(name, p, f):
         return color(f, rgb * k[..., None])
     if name == "gaussianBlur":
         return blur(f, p["sigma"])
-    if name == "unsharpMask":
-        return f + p["amount"] * (f - blur(f, p["sigma"]))
+    if name == "unsharpMask":  # colour sharpened and clamped to 0…alpha, alpha kept (issue 16)
+        return color(f, clamp_alpha(rgb + p["amount"] * (rgb - blur(f, p["sigma"])[..., :3]), a))
     if name == "pixelate":
         s = pixelate_side(p)
         if s <= 1:

@@ -59,6 +59,8 @@ lines = [
 ]
 for w in meta.get("warnings", []):
     lines += [f"**Warning:** {w}.", ""]
+if meta.get("note"):  # set by hand when rows of another run were merged in
+    lines += [f"**Note:** {meta['note']}.", ""]
 
 # 1. fxc ÷ Halide, the headline.
 relaxed = any(r["impl"] == "fxc JIT relaxed" for r in rows)

@@ -86,7 +86,11 @@ class Chain:
             b = im.gaussblur(s, min_ampl=math.exp(-(r + 0.5) ** 2 / (2 * s * s)), precision="float")
             if name == "gaussianBlur":
                 return b
-            return im * (1 + p["amount"]) - b * p["amount"]
+            sharp = (im * (1 + p["amount"]) - b * p["amount"]).extract_band(0, n=3)
+            alpha = im.extract_band(3)  # colour clamped to 0…alpha, alpha kept (fxc's unsharpMask)
+            sharp = (sharp < 0).ifthenelse(0, sharp)
+            sharp = (sharp > alpha.bandjoin([alpha, alpha])).ifthenelse(alpha.bandjoin([alpha, alpha]), sharp)
+            return sharp.bandjoin(alpha)
         if name == "pixelate":
             s = int(pixelate_side(p))
             cx, cy = block_centers(w, s), block_centers(h, s)
