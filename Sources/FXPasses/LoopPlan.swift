@@ -148,9 +148,7 @@ public enum LoopPlanner {
         strategy = .denseInterior(offset: k, border: border)
       }
       loads[i] = .init(buffer: buffer, channel: channel, strategy: strategy, rowOffset: ClampToEdge.offset(of: n.args[1], .y, in: p))
-      if strategy == .gather, loads[i]!.rowOffset == nil, let r = PixelOffsetBounds.of(n.args[1], .y, in: p, facts: facts) {
-        loads[i]!.rowReach = Int32(Swift.max(-r.lowerBound, r.upperBound).rounded(.up))
-      }
+      if strategy == .gather, loads[i]!.rowOffset == nil { loads[i]!.rowReach = PixelOffsetBounds.reach(n.args[1], .y, in: p, facts: facts) }
     }
     var plan = PassPlan(
       lanes: lanes, order: .rows, orderReason: "", chunkRows: chunkRows, rowTables: [:], interior: nil, blockUniform: [],

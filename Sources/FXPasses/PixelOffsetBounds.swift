@@ -22,6 +22,12 @@ public enum PixelOffsetBounds {
     return r
   }
 
+  /// How far `id` reaches from the pixel along `axis`: the larger bound's
+  /// magnitude of ``of(_:_:in:facts:)``, rounded up; nil when unbounded.
+  public static func reach(_ id: NodeID, _ axis: PixelOffset.Axis, in p: Program, facts: [ValueFacts]) -> Int32? {
+    of(id, axis, in: p, facts: facts).map { Int32(Swift.max(-$0.lowerBound, $0.upperBound).rounded(.up)) }
+  }
+
   /// Offsets beyond this many pixels are not worth a line buffer and would
   /// strain the exactness of the float conversions.
   static let limit = Double(1 << 22)

@@ -79,9 +79,7 @@ public struct RunPlan: Sendable {
       var k = ClampToEdge.tap(of: coordinate, axis, in: program).flatMap {
         ClampToEdge.reach(k: $0.k, index: $0.index, limit: limit)
       }
-      if k == nil, let facts, let r = PixelOffsetBounds.of(coordinate, axis, in: program, facts: facts) {
-        k = Int32(Swift.max(-r.lowerBound, r.upperBound).rounded(.up))
-      }
+      if k == nil, let facts { k = PixelOffsetBounds.reach(coordinate, axis, in: program, facts: facts) }
       switch (reach[b], k) {
       case (nil, _): reach[b] = .some(k)
       case (.some(.some(let r)), .some(let k)): reach[b] = .some(max(r, k))
