@@ -174,14 +174,26 @@ extension ChainSyntax {
             "an unlabelled argument cannot follow a labelled one; add its label (parameters: \(list(names)))",
             at: argument.column)
         }
-        while next < names.count, isList(next), !argument.value.isColor { next += 1 }
-        guard next < names.count else {
-          let count = names.count == 1 ? "1 argument" : "\(names.count) arguments"
-          throw error(
-            "too many arguments: '\(spec.name)' takes \(count) (\(list(names)))", at: argument.column)
+        if let slots = spec.positional {
+          guard next < slots.count else {
+            throw error("too many arguments: '\(spec.name)' takes \(slots.count) by position (parameters: \(list(names)))", at: argument.column)
+          }
+          guard let slot = slots[next] else {
+            throw error(
+              "argument \(next + 1) of '\(spec.name)' cannot be given by position: name its lanes (parameters: \(list(names)))", at: argument.column)
+          }
+          index = slot
+          next += 1
+        } else {
+          while next < names.count, isList(next), !argument.value.isColor { next += 1 }
+          guard next < names.count else {
+            let count = names.count == 1 ? "1 argument" : "\(names.count) arguments"
+            throw error(
+              "too many arguments: '\(spec.name)' takes \(count) (\(list(names)))", at: argument.column)
+          }
+          index = next
+          if !isList(index) { next += 1 }
         }
-        index = next
-        if !isList(index) { next += 1 }
       }
       if isList(index) {
         lists[index, default: []].append(argument)

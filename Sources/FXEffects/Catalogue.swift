@@ -265,6 +265,13 @@ public struct EffectSpec: Sendable {
   /// ``build`` cannot report and replaces by the identity). `nil` for effects
   /// that need no check.
   public var check: (@Sendable ([ParameterValue]) throws -> [String])? = nil
+  /// The parameters that unlabelled arguments fill, in order, when that is
+  /// not every parameter: one per Metal parameter (a `float2 size` is its
+  /// `size` choice, whose lanes `size_x`, `size_y` are named), as SwiftUI's
+  /// `ShaderLibrary` binds arguments by position. A nil slot takes no
+  /// unlabelled argument (a `float3`, whose lanes must be named). `nil`: every
+  /// parameter, in order.
+  public var positional: [Int?]? = nil
 
   /// Creates an effect description.
   public init(

@@ -22,7 +22,9 @@ extension ShaderFunction {
   /// This function as an effect for chains.
   public var effectSpec: EffectSpec {
     var parameters: [ParameterSpec] = []
+    var positional: [Int?] = []  // one slot per Metal parameter, as ShaderLibrary binds them
     for p in self.parameters {
+      if case .float(3) = p.kind { positional.append(nil) } else { positional.append(parameters.count) }
       switch p.kind {
       case .float(let n):
         if n == 1 {
@@ -47,6 +49,7 @@ extension ShaderFunction {
       let arguments = function.arguments(from: values)
       return (try? function.bind(arguments).effect) ?? Effect(function.name) { $0 }
     }
+    spec.positional = positional
     // What `build` cannot throw: the diagnostic of arguments the function does not compile with.
     spec.check = { values in try function.bind(function.arguments(from: values)).warnings.map(\.description) }
     return spec

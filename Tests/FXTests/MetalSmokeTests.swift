@@ -109,3 +109,55 @@ struct MetalSmokeTests {
     #expect(try MetalSupport.pixel(shader.effect) == SIMD4(7, 3, 0.5, 1))
   }
 }
+
+/// Positional arguments in a chain fill one Metal parameter each, as
+/// SwiftUI's `ShaderLibrary` binds them: a `float2` takes `auto` by position
+/// and its lanes by name; a `float3` only by its lanes (found by a new user:
+/// `ripple(auto, 1, 6, 8)` put 1 and 6 in the size's lanes and 8 in `time`).
+@Suite struct MetalPositionalArgumentTests {
+  static let source = """
+    #include <metal_stdlib>
+    using namespace metal;
+    [[ stitchable ]] float2 ripple(float2 position, float2 size, float time, float amplitude, float frequency) {
+      return position + float2(0, amplitude * sin(time + frequency * position.x / size.x));
+    }
+    [[ stitchable ]] half4 tint(float2 position, half4 color, float3 gain, float mix) {
+      return half4(color.rgb * half3(gain) * half(mix), color.a);
+    }
+    """
+
+  func call(_ chain: String) throws -> ResolvedChain.Call {
+    let registry = try EffectRegistry.builtIn.adding(try ShaderLibrary(source: Self.source))
+    return try ChainSyntax.parse(chain).resolve(registry: registry).calls[0]
+  }
+
+  func value(_ call: ResolvedChain.Call, _ name: String) -> Float? {
+    call.spec.parameters.firstIndex { $0.name == name }.map { call.params[$0].value }
+  }
+
+  @Test func eachPositionFillsOneMetalParameter() throws {
+    let ripple = try call("ripple(auto, 1, 6, 8)")
+    #expect(value(ripple, "time") == 1 && value(ripple, "amplitude") == 6 && value(ripple, "frequency") == 8)
+    guard case .choice("auto") = ripple.arguments[0] else {
+      Issue.record("size is \(ripple.arguments[0])")
+      return
+    }
+    // The same by name, lanes included.
+    let named = try call("ripple(size_x: 640, size_y: 427, time: 1, amplitude: 6, frequency: 8)")
+    #expect(value(named, "size_x") == 640 && value(named, "frequency") == 8)
+    // tint's color is the pixel's (a color effect): its parameters are gain (float3) and mix.
+    let tint = try call("tint(gain_x: 1, gain_y: 0.5, gain_z: 0.25, mix: 0.8)")
+    #expect(value(tint, "gain_y") == 0.5 && value(tint, "mix") == Float(0.8))
+  }
+
+  @Test func whatAPositionCannotSayIsAnError() throws {
+    #expect(throws: ChainSyntaxError.self) { try call("ripple(auto, 1, 6, 8, 9)") }  // too many
+    #expect(throws: ChainSyntaxError.self) { try call("ripple(640, 1, 6, 8)") }  // a float2 by position is auto
+    do {
+      _ = try call("tint(1, 0.8)")
+      Issue.record("a float3 by position was accepted")
+    } catch {
+      #expect("\(error)".contains("cannot be given by position: name its lanes"), "\(error)")
+    }
+  }
+}
