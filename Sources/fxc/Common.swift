@@ -119,6 +119,11 @@ func shaderRegistry(_ path: String?, chains: [String] = []) throws -> EffectRegi
   if let failing = library.unavailable.first(where: { called.contains($0.name) && !working.contains($0.name) }) {
     throw failing.diagnostic
   }
+  // Xcode would refuse the whole file; here the others still run, but say so.
+  for failing in library.unavailable where !working.contains(failing.name) {
+    let first = "\(failing.diagnostic)".split(separator: "\n").first.map(String.init) ?? ""
+    FileHandle.standardError.write(Data("warning: '\(failing.name)' of \(path) does not compile (this chain does not use it): \(first)\n".utf8))
+  }
   do {
     return try EffectRegistry.builtIn.adding(library)
   } catch let e as CatalogueError {
