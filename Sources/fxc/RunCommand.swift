@@ -18,7 +18,9 @@ struct RunCommand: Command {
     discussion: """
       Every destination is decided before any work; an input is never overwritten, an existing \
       output only with --overwrite; each output is written atomically. A bad file is reported and \
-      the batch goes on; the exit status is 1 when any file failed, 128 + N when signal N stopped it.
+      the batch goes on; the exit status is 1 when any file failed (or the --shaders file or an image \
+      the chain names cannot be used), 2 for a usage error (an option, a chain that does not parse or \
+      resolve), 128 + N when signal N stopped it.
 
       With --shaders, a texture2d<half> parameter takes an image file as a quoted path, relative to \
       the current directory: --chain 'displace(noise: "noise.png", amount: 3)'. Each file is decoded \
