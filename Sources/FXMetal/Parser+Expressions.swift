@@ -177,26 +177,26 @@ extension Parser {
   /// `as_type<T>(e)`.
   private mutating func asType() throws -> ExprSyntax {
     let t = advance()
-    try expect("<", "after as_type")
-    var type = try typeSyntax()
-    type.location = t.location
-    try expect(">", "closing as_type's type")
-    try expect("(", "after as_type<…>")
-    let value = try expression()
-    try expect(")", "closing as_type")
+    let (type, value) = try angleCast("as_type", at: t)
     return ExprSyntax(kind: .bitCast(type, value), location: t.location)
   }
 
   private mutating func cppCast() throws -> ExprSyntax {
     let t = advance()
     guard t.text == "static_cast" else { throw MetalError("unsupported: \(t.text)", at: t.location) }
-    try expect("<", "after static_cast")
+    let (type, value) = try angleCast("static_cast", at: t)
+    return ExprSyntax(kind: .cast(type, value), location: t.location)
+  }
+
+  /// The `<T>(e)` after a cast's name `t`: the type (at the name's location) and the operand.
+  private mutating func angleCast(_ name: String, at t: Token) throws -> (TypeSyntax, ExprSyntax) {
+    try expect("<", "after \(name)")
     var type = try typeSyntax()
     type.location = t.location
-    try expect(">", "closing static_cast's type")
-    try expect("(", "after static_cast<…>")
+    try expect(">", "closing \(name)'s type")
+    try expect("(", "after \(name)<…>")
     let value = try expression()
-    try expect(")", "closing static_cast")
-    return ExprSyntax(kind: .cast(type, value), location: t.location)
+    try expect(")", "closing \(name)")
+    return (type, value)
   }
 }

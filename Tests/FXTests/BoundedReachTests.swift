@@ -73,9 +73,11 @@ import Testing
     // offsets (its planar copy and the blur read by the wave: small rings).
     var options = LoweringOptions()
     options.opaqueInputs = [0]
-    let small = try Pipeline(wave(amplitude: 10, wavelength: 60) | chromaticAberration(amount: 6)).compile(options: options, cache: nil)
+    let small = try Pipeline(wave(amplitude: 10, wavelength: 60) | chromaticAberration(amount: 6)).compile(
+      options: options, cache: nil, target: Self.target)
     #expect(KernelEmitter.compactRings(small.kernel, small.plan) == [1])
-    let large = try Pipeline(gaussianBlur(sigma: 30) | wave(amplitude: 10, wavelength: 30)).compile(options: options, cache: nil)
+    let large = try Pipeline(gaussianBlur(sigma: 30) | wave(amplitude: 10, wavelength: 30)).compile(
+      options: options, cache: nil, target: Self.target)
     #expect(large.plan.run.lookahead != nil)
     #expect(large.plan.ringRows(of: 2) == 256)
     #expect(KernelEmitter.compactRings(large.kernel, large.plan) == [1, 3])
