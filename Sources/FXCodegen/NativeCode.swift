@@ -62,6 +62,7 @@ public final class NativeCode: @unchecked Sendable {
     let jit = try JIT(target: plan.target)
     for object in objects { try jit.addObject(object.bytes) }
     passes = try Self.lookup(count, in: jit)
+    if PerfMap.isEnabled { Self.recordPerfMap(passes, objects.map(\.bytes), names: kernel.passes.map(\.name)) }
     var phases = ["link": Double(DispatchTime.now().uptimeNanoseconds - linking) / 1e6]
     for phase in ["emit", "optimise", "codegen"] {
       phases[phase] = objects.reduce(0) { $0 + ($1.milliseconds[phase] ?? 0) }
@@ -85,6 +86,7 @@ public final class NativeCode: @unchecked Sendable {
     let jit = try JIT(target: target)
     for bytes in objects { try jit.addObject(bytes) }
     passes = try Self.lookup(passCount, in: jit)
+    if PerfMap.isEnabled { Self.recordPerfMap(passes, objects, names: (0..<passCount).map { "pass \($0) (cached)" }) }
     phaseMilliseconds = ["link": Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6]
     self.object = object
     self.jit = jit
@@ -121,6 +123,15 @@ public final class NativeCode: @unchecked Sendable {
 
   private static func lookup(_ count: Int, in jit: JIT) throws -> [PassFunction] {
     try (0..<count).map { unsafeBitCast(try jit.lookup("fxc_pass\($0)"), to: PassFunction.self) }
+  }
+
+  /// Names each pass function in perf's map of JIT'd code (``PerfMap``).
+  private static func recordPerfMap(_ passes: [PassFunction], _ objects: [[UInt8]], names: [String]) {
+    let sizes = objects.reduce(into: [String: UInt64]()) { $0.merge(PerfMap.functionSizes(inObject: $1)) { a, _ in a } }
+    PerfMap.record(
+      passes.indices.map { k in
+        (unsafeBitCast(passes[k], to: UnsafeRawPointer.self), sizes["fxc_pass\(k)"] ?? 1, "fxc_pass\(k) '\(names[k])'")
+      })
   }
 }
 

@@ -118,8 +118,8 @@ struct BenchCommand: Command {
     let relaxed = try relaxedPipeline.compile(
       inputFormats: inputs.map(\.format), outputFormat: inputs[0].format, options: options, cache: nil, target: target)
     _ = try relaxed.run(inputs, threads: threads)  // warm-up
-    let one = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try relaxed.run(inputs, threads: threads) }
-    let all = try bestTime(budget: budget) { _ = try relaxed.run(inputs, threads: allThreads) }
+    let one = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall, minRuns: 3) { _ = try relaxed.run(inputs, threads: threads) }
+    let all = try bestTime(budget: budget, minRuns: 3) { _ = try relaxed.run(inputs, threads: allThreads) }
     let mpix = Double(inputs[0].width * inputs[0].height) / 1e6
     return (mpix / one, mpix / all)
   }
@@ -184,11 +184,15 @@ struct BenchCommand: Command {
       // A warm-up run first: the first run maps its intermediates, and a slow
       // kernel fits one run in the budget.
       try compiled.run(inputs, into: output, threads: threads)
-      let jit = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { try compiled.run(inputs, into: output, threads: threads) }
-      let jitAll = try bestTime(budget: budget) { try compiled.run(inputs, into: output, threads: allThreads) }
-      // As a library user gets it: a fresh output from every run (from the buffer pool).
-      let fresh = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall) { _ = try compiled.run(inputs, threads: threads) }
-      let freshAll = try bestTime(budget: budget) { _ = try compiled.run(inputs, threads: allThreads) }
+      let jit = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall, minRuns: 3) {
+        try compiled.run(inputs, into: output, threads: threads)
+      }
+      let jitAll = try bestTime(budget: budget, minRuns: 3) { try compiled.run(inputs, into: output, threads: allThreads) }
+      // As a library user gets it: a fresh output from every run (from the
+      // buffer pool, which the warm-up fills as a batch's first file does).
+      _ = try compiled.run(inputs, threads: threads)
+      let fresh = try bestTime(budget: budget, clock: threads == 1 ? clock : .wall, minRuns: 3) { _ = try compiled.run(inputs, threads: threads) }
+      let freshAll = try bestTime(budget: budget, minRuns: 3) { _ = try compiled.run(inputs, threads: allThreads) }
       let faults = try pageFaults(runs: 5) { _ = try compiled.run(inputs, threads: threads) }
       // Strict and relaxed side by side (DESIGN §4's float modes), fresh outputs.
       let relaxedRates = floatMode == .strict ? try relaxedRates(pipeline, inputs, options) : nil

@@ -36,10 +36,11 @@ enum BenchClock: String {
   case cpu
 }
 
-/// Runs `body` repeatedly for at least `budget` seconds (and at least once); the fastest run in seconds.
-func bestTime(budget: Double, clock: BenchClock = .wall, _ body: () throws -> Void) rethrows -> Double {
+/// Runs `body` repeatedly for at least `budget` seconds and at least
+/// `minRuns` times; the fastest run in seconds.
+func bestTime(budget: Double, clock: BenchClock = .wall, minRuns: Int = 1, _ body: () throws -> Void) rethrows -> Double {
   var best = Double.infinity, total = 0.0, runs = 0
-  while runs == 0 || (total < budget && runs < 1000) {
+  while runs < minRuns || (total < budget && runs < 1000) {
     let t = clock == .wall ? try seconds(body) : try cpuSeconds(body)
     best = min(best, t)
     total += t

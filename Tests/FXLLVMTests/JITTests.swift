@@ -1,4 +1,5 @@
 import FXPasses
+import Foundation
 import Testing
 
 @testable import FXLLVM
@@ -165,5 +166,29 @@ import Testing
       for try await value in group { sum += value }
       #expect(sum == 32)
     }
+  }
+}
+
+@Suite struct PerfMapTests {
+  @Test func functionSizesComeFromTheObjectsSymbols() throws {
+    let kernel = try KernelModule(name: "two")
+    buildAffine(kernel, name: "affine")
+    buildAdd(kernel)
+    try kernel.optimize()
+    let sizes = PerfMap.functionSizes(inObject: try kernel.objectCode())
+    #expect(Set(sizes.keys).isSuperset(of: ["affine", "add"]))
+    // each is a few instructions: more than a `ret`, less than a page
+    #expect(sizes.values.allSatisfy { $0 > 1 && $0 < 4096 })
+    #expect(PerfMap.functionSizes(inObject: [1, 2, 3, 4]).isEmpty)
+  }
+
+  @Test func recordAppendsPerfsLineFormat() throws {
+    let path = "/tmp/perf-\(getpid()).map"
+    try? FileManager.default.removeItem(atPath: path)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let address = UnsafeRawPointer(bitPattern: 0x7f00_1234_5000)!
+    PerfMap.record([(address, 0x1b5, "fxc_pass0 'sepia'")])
+    PerfMap.record([(address + 0x1000, 16, "fxc_pass1 'x'")])
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "7f0012345000 1b5 fxc_pass0 'sepia'\n7f0012346000 10 fxc_pass1 'x'\n")
   }
 }
