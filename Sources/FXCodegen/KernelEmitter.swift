@@ -164,6 +164,8 @@ struct PassEmitter: VectorEmitter {
   var loopCaptures: [Value] = []
   /// The folds emitted so far in the current vector body, by loop and operands.
   var folds = FoldMemo()
+  /// The pass function's block-uniform cache, shared by its loops' bodies.
+  let blockCache = BlockCache.Store()
   var live: [Bool] { plan.live }
   /// Nodes whose value changes along a row (depend on `pixelX`).
   var varies: [Bool] { plan.varies }
@@ -179,6 +181,8 @@ struct PassEmitter: VectorEmitter {
   var uniformsArg: Value!
   var width: Value!
   var height: Value!
+  /// The first column the function computes (its `x0`).
+  var columnStart: Value!
   var headers: [Int: (data: Value, rowBytes: Value, width: Value, height: Value, rowMask: Value, planeStride: Value)] = [:]
   var uniforms: [Int: Value] = [:]
 
@@ -213,6 +217,7 @@ struct PassEmitter: VectorEmitter {
     height = fn.parameter(3)
     let y0 = fn.parameter(4), y1 = fn.parameter(5)
     let x0 = fn.parameter(6), x1 = fn.parameter(7)
+    columnStart = x0
     hoistHeaders()
 
     func rows(_ body: (Value) throws -> Void) throws {

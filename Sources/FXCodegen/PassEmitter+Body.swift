@@ -71,9 +71,10 @@ extension PassEmitter {
   /// hold one value: the nodes that depend on `pixelX` only through them, or
   /// not at all, are emitted on one lane (an emitter with W = 1) and splatted
   /// where a per-pixel node reads them. Those that depend on the block-uniform
-  /// values are kept from the previous vector when its key — the block-uniform
-  /// values and the row — was the same (stack slots that LLVM turns into
-  /// loop-carried registers): a block of 16 columns computes its sample once.
+  /// values are kept in a ``BlockCache`` slot per vector position of the row,
+  /// keyed by the block-uniform values and the row values the block work
+  /// reads: the rows of one block row find them there, so a 16 × 16 block
+  /// computes its sample once per vector, not once per row.
   private func emitBlockUniformBody(
     _ order: [Int], _ shared: [Value?], _ sharedPixels: [PixelKey: Value],
     xs: Value, x: Value, y: Value, interior: Bool, rowInChunk: Value?
@@ -114,19 +115,14 @@ extension PassEmitter {
     let read = Set(program.outputs.map { Int($0.index) } + perPixelWork.flatMap { program.nodes[$0].args.map { Int($0.index) } })
     let frontier = blockWork.filter { read.contains($0) }
 
-    // The key: each block-uniform value's bits and the row.
-    let fn = b.insertBlock.parent
-    let atEntry = Builder(in: m)
-    atEntry.position(atStartOf: fn.entryBlock)
-    func slot(_ type: IRType) -> Value { atEntry.alloca(type, name: "block.cache") }
-    let valid = slot(t.i1)
-    atEntry.store(t.i1.constant(0), to: valid)
-    let key = blockUniform.map { b.extractElement(b.bitcast(vector[$0]!, to: vi), at: i32(0)) } + [y]
-    let keySlots = key.map { _ in slot(t.i32) }
-    var hit = b.load(t.i1, from: valid)
-    for (k, s) in zip(key, keySlots) {
-      hit = b.and(hit, b.icmp(.eq, b.load(t.i32, from: s), k))
+    let key = blockKey(blockWork, lane: lane, scalarOf)
+    if blockCache.cache == nil {
+      blockCache.cache = try BlockCache(self, key: key.count, values: frontier.map { lane.vectorType(program.nodes[$0].kind) })
     }
+    let cache = blockCache.cache!
+    let slot = cache.slot(x: x, columnStart: columnStart, lanes: w, b: b, t: t)
+    let hit = cache.holds(key, at: slot, b: b, t: t)
+    let fn = b.insertBlock.parent
     let compute = fn.appendBasicBlock(named: "block.compute")
     let reuse = fn.appendBasicBlock(named: "block.reuse")
     let join = fn.appendBasicBlock(named: "block.join")
@@ -134,15 +130,12 @@ extension PassEmitter {
 
     b.position(atEndOf: compute)
     try emitLane(blockWork)
-    let slots = frontier.map { slot(scalar[$0]!.type) }
-    for (f, s) in zip(frontier, slots) { b.store(scalar[f]!, to: s) }
-    for (k, s) in zip(key, keySlots) { b.store(k, to: s) }
-    b.store(t.i1.constant(1), to: valid)
+    cache.fill(slot, key: key, values: frontier.map { scalar[$0]! }, b: b, t: t)
     let computeEnd = b.insertBlock
     b.br(join)
 
     b.position(atEndOf: reuse)
-    let kept = zip(frontier, slots).map { f, s in b.load(scalar[f]!.type, from: s) }
+    let kept = cache.values(at: slot, b: b, t: t)
     b.br(join)
 
     b.position(atEndOf: join)
@@ -158,6 +151,24 @@ extension PassEmitter {
       vector[i] = try emit(node, a, id: i, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &vectorPixels)
     }
     store(program.outputs.map { vectorOf(Int($0.index)) }, x: x, y: y)
+  }
+
+  /// What the block work computes from, the key of its cached results: lane 0
+  /// of each block-uniform value and of each row value it reads (what depends
+  /// on pixelY), as i32 bits. The rest it reads is the same for the whole call.
+  private func blockKey(_ blockWork: [Int], lane: PassEmitter, _ scalarOf: (Int) -> Value) -> [Value] {
+    let onRow = program.dependence(on: .pixelY)
+    let inWork = Set(blockWork), uniformNodes = Set(blockUniform)
+    let rowInputs = Set(blockWork.flatMap { program.nodes[$0].args.map { Int($0.index) } })
+      .filter { !inWork.contains($0) && !uniformNodes.contains($0) && onRow[$0] }.sorted()
+    return (blockUniform + rowInputs).map { j in
+      let v = scalarOf(j)
+      switch program.nodes[j].kind {
+      case .float: return b.extractElement(b.bitcast(v, to: lane.vi), at: i32(0))
+      case .int: return b.extractElement(v, at: i32(0))
+      case .bool: return b.extractElement(b.zext(v, to: lane.vi), at: i32(0))
+      }
+    }
   }
 
   struct PixelKey: Hashable {
@@ -205,5 +216,67 @@ extension PassEmitter {
       ops.relax = plan.floatMode == .relaxed && plan.proofs.mayRelax(node.op, id, node.args)
       return try ops.pure(node.op, a, isFloat: isFloat)
     }
+  }
+}
+
+/// Per-call storage of a block-uniform body's results (Halide's block colours
+/// computed once per strip, `compute_at` the strip): ``slotCount`` slots, one
+/// per vector position along the row (the last shared by vectors beyond),
+/// each holding a key and the values computed under it, in stack arrays of
+/// the pass function (about 4 KB per key or value). A slot is used only when
+/// its whole key matches, so a collision or a stale slot costs a
+/// recomputation, never a wrong value; the bodies of a function's loops
+/// (left edge, interior, right edge) share one cache.
+struct BlockCache {
+  /// Where a pass function keeps its cache once made.
+  final class Store {
+    var cache: BlockCache?
+  }
+
+  /// Vector positions with a slot of their own: 16,384 columns at 16 lanes.
+  static let slotCount = 1024
+  let valid: Value
+  let keys: [Value]
+  let stored: [(array: Value, type: IRType)]
+
+  /// Arrays for `key` i32 components and values of `values` types, made in
+  /// the entry block of `emitter`'s function, with every slot marked empty.
+  init<E: VectorEmitter>(_ emitter: E, key: Int, values: [IRType]) throws {
+    let b = emitter.b, t = emitter.t
+    let atEntry = Builder(in: emitter.m)
+    atEntry.position(atStartOf: b.insertBlock.parent.entryBlock)
+    let n = t.i32.constant(UInt64(Self.slotCount))
+    valid = atEntry.arrayAlloca(t.i8, count: n, name: "block.valid")
+    keys = (0..<key).map { _ in atEntry.arrayAlloca(t.i32, count: n, name: "block.key") }
+    stored = values.map { (atEntry.arrayAlloca($0, count: n, name: "block.value"), $0) }
+    let memset = try emitter.m.intrinsic("llvm.memset", [t.ptr, t.i64])
+    _ = atEntry.call(memset, [valid, t.i8.constant(0), t.i64.constant(UInt64(Self.slotCount)), t.i1.constant(0)])
+  }
+
+  /// The slot of the vector at column `x`: its position along the row (a
+  /// vector that overlaps the one before gets the next), at most the last.
+  func slot(x: Value, columnStart: Value, lanes: Int, b: Builder, t: LLVMTypes) -> Value {
+    let position = b.udiv(b.add(b.sub(x, columnStart), t.i32.constant(UInt64(lanes - 1))), t.i32.constant(UInt64(lanes)))
+    let last = t.i32.constant(UInt64(Self.slotCount - 1))
+    return b.zext(b.select(b.icmp(.ult, position, last), position, last), to: t.i64)
+  }
+
+  /// Whether `slot` holds values computed under `key`.
+  func holds(_ key: [Value], at slot: Value, b: Builder, t: LLVMTypes) -> Value {
+    var hit = b.icmp(.ne, b.load(t.i8, from: b.gep(t.i8, valid, [slot])), t.i8.constant(0))
+    for (k, array) in zip(key, keys) {
+      hit = b.and(hit, b.icmp(.eq, b.load(t.i32, from: b.gep(t.i32, array, [slot])), k))
+    }
+    return hit
+  }
+
+  func fill(_ slot: Value, key: [Value], values: [Value], b: Builder, t: LLVMTypes) {
+    for (k, array) in zip(key, keys) { b.store(k, to: b.gep(t.i32, array, [slot])) }
+    for (v, s) in zip(values, stored) { b.store(v, to: b.gep(s.type, s.array, [slot])) }
+    b.store(t.i8.constant(1), to: b.gep(t.i8, valid, [slot]))
+  }
+
+  func values(at slot: Value, b: Builder, t: LLVMTypes) -> [Value] {
+    stored.map { b.load($0.type, from: b.gep($0.type, $0.array, [slot])) }
   }
 }

@@ -95,6 +95,8 @@ public enum Simplify {
       case same(Int)
       /// A node computing `op` (structural rules).
       case computed(Op)
+      /// A float constant ±2ᵏ whose reciprocal is a normal float (so exact).
+      case powerOfTwo
     }
     public var name: String
     public var op: Op
@@ -121,6 +123,11 @@ public enum Simplify {
     Rule(name: "x · 1 → x", op: .mul, operands: [.any, .float(1)]) { a, _ in a[0] },
     Rule(name: "1 · x → x", op: .mul, operands: [.float(1), .any]) { a, _ in a[1] },
     Rule(name: "x / 1 → x", op: .div, operands: [.any, .float(1)]) { a, _ in a[0] },
+    // x/2ᵏ and x·2⁻ᵏ are the same real number when 2⁻ᵏ is a normal float, so
+    // they round to the same float: NaN, ±∞, ±0 and subnormal results included.
+    Rule(name: "x / 2ᵏ → x · 2⁻ᵏ", op: .div, operands: [.any, .powerOfTwo]) { a, p in
+      p.add(.mul, [a[0], p.constant(powerOfTwoReciprocal(p[a[1]])!)])
+    },
     Rule(name: "pow(x, 1) → x", op: .pow, operands: [.any, .float(1)]) { a, _ in a[0] },
     Rule(name: "pow(x, +0) → 1", op: .pow, operands: [.any, .float(0)]) { _, p in p.constant(Float(1)) },
     Rule(name: "pow(x, −0) → 1", op: .pow, operands: [.any, .float(-0.0)]) { _, p in p.constant(Float(1)) },
@@ -162,6 +169,7 @@ public enum Simplify {
       case .bool(let v): return c[i] == .bool(v)
       case .same(let j): return a[i] == a[j]
       case .computed(let o): return p[a[i]].op == o
+      case .powerOfTwo: return powerOfTwoReciprocal(p[a[i]]) != nil
       }
     }
     guard let candidates = rulesByOp[op] else { return nil }
@@ -171,6 +179,16 @@ public enum Simplify {
       return (rule.result(a, &p), rule.name)
     }
     return nil
+  }
+
+  /// `1/c` for a float constant `c = ±2ᵏ` whose reciprocal is a normal float
+  /// (and so exact); nil for any other node.
+  static func powerOfTwoReciprocal(_ node: Node) -> Float? {
+    guard case .constant(.float(let bits)) = node.op else { return nil }
+    let c = Float(bitPattern: bits)
+    guard c.isNormal, c.significandBitPattern == 0 else { return nil }
+    let r = 1 / c
+    return r.isNormal ? r : nil
   }
 
   /// Values known to be pixel indices (|v| < 2^24).

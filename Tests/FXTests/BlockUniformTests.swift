@@ -4,8 +4,9 @@ import Testing
 
 /// A pass with a `floor` of a slowly varying function of x (a pixelate's block
 /// index) checks, per vector, whether that value is the same in all lanes and
-/// then computes the block's sample once, keeping it for the next vector of
-/// the same block and row (KernelEmitter's block-uniform body).
+/// then computes the block's sample once, keeping it in a slot per vector
+/// position for the rows below while the row values it reads stay the same
+/// (KernelEmitter's block-uniform body and its `BlockCache`).
 /// Blocks of 8…40 pixels on rows of odd widths give vectors of both kinds —
 /// inside one block and straddling two — and the JIT must give the
 /// interpreter's pixels bit for bit, at every thread count.
@@ -43,6 +44,24 @@ struct BlockUniformTests {
       // A block of `side` columns is uniform over a vector of `lanes` when side ≥ lanes.
       try expectSameBits(pixelate(amount: 1, blockSize: Expr(side)) | vignette(), image) { Float($0) <= side }
     }
+  }
+
+  /// Rows wider than the cache's slots (1,024 vectors: 16,384 columns at 16
+  /// lanes) share its last slot; a block row of 16 rows is computed once per
+  /// vector and reused below, the next block row recomputed.
+  @Test func rowsWiderThanTheCacheShareItsLastSlot() throws {
+    let image = randomImage(16_500, 20, seed: 11)
+    try expectSameBits(pixelate(amount: 1, blockSize: 16) | vignette(), image) { $0 <= 16 }
+  }
+
+  /// Block work that reads a row value which changes inside a block row
+  /// (`floor(y / 3)`, blocks of 12 rows) must not be reused across it.
+  @Test func aRowValueInsideTheBlockWorkIsPartOfTheKey() throws {
+    let effect = Effect.color("bands") { p, c in
+      let block = floor(p.x / 20), band = floor(p.y / 3), blockRow = floor(p.y / 12)
+      return float4(sin(block * 1.3 + band), cos(block + blockRow), c.b, 1)
+    }
+    try expectSameBits(effect, randomImage(83, 30, seed: 3, format: .rgba32f)) { $0 <= 20 }
   }
 
   /// Blocks narrower than a vector take the general body only.

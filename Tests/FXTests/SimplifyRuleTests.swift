@@ -23,6 +23,9 @@ struct SimplifyRuleTests {
     }
   }
 
+  /// Divisors whose reciprocal is exact: ±2ᵏ from 2⁻¹²⁶ to 2¹²⁶.
+  static let powersOfTwo: [Float] = [1, -1, 0.5, 2, -0.25, 1024, 0x1p126, 0x1p-126, -0x1p-100]
+
   func values(_ kind: ScalarKind) -> [Scalar] {
     switch kind {
     case .bool: return [.bool(true), .bool(false)]
@@ -45,6 +48,7 @@ struct SimplifyRuleTests {
       case .bool(let b): ids.append(p.constant(b))
       case .same(let j): ids.append(ids[j])
       case .computed(let op): ids.append(p.add(op, [p.add(.constant(values[i]))]))
+      case .powerOfTwo: ids.append(p.add(.constant(values[i])))
       }
     }
     return ids
@@ -70,12 +74,12 @@ struct SimplifyRuleTests {
     // Every assignment of values to the operands the pattern leaves open.
     var assignments: [[Scalar]] = [[]]
     for (i, pattern) in rule.operands.enumerated() {
-      let open: Bool
+      let choices: [Scalar]
       switch pattern {
-      case .any, .computed: open = true
-      default: open = false
+      case .any, .computed: choices = values(kinds[i])
+      case .powerOfTwo: choices = Self.powersOfTwo.map { .float(bits: $0.bitPattern) }
+      default: choices = [Scalar.int(0)]
       }
-      let choices = open ? values(kinds[i]) : [Scalar.int(0)]
       assignments = assignments.flatMap { a in choices.map { a + [$0] } }
     }
     var checked = 0
@@ -108,10 +112,23 @@ struct SimplifyRuleTests {
       case .bool(let b): ids.append(p.constant(b))
       case .same(let j): ids.append(ids[j])
       case .computed(let op): ids.append(p.add(op, [p.add(.pixelX)]))
+      case .powerOfTwo: ids.append(p.constant(Float(4)))
       }
     }
     p.outputs = [p.add(rule.op, ids)]
     let (_, stats) = Simplify.run(p)
     #expect(stats.rewritten >= 1, "\(rule.name) did not fire")
+  }
+
+  /// Division by a constant becomes a multiplication only where the
+  /// reciprocal is exact: not by 3, 0, ∞, NaN, a subnormal, or 2¹²⁷ (whose
+  /// reciprocal 2⁻¹²⁷ is subnormal).
+  @Test(arguments: [Float(3), 0, .infinity, .nan, 0x1p127, 0x1p-127, .leastNonzeroMagnitude])
+  func divisionKeepsAnInexactReciprocal(_ divisor: Float) {
+    var p = Program()
+    p.outputs = [p.add(.div, [p.add(.uniform(0)), p.constant(divisor)])]
+    let (q, stats) = Simplify.run(p)
+    #expect(stats.rewritten == 0)
+    #expect(q[q.outputs[0]].op == .div)
   }
 }
