@@ -5,6 +5,7 @@ import FXImage
 import FXLLVM
 import FXPasses
 import Foundation
+import Synchronization
 
 /// A kernel compiled to native code for one ``KernelLayout``, ready to run on
 /// any image size. Safe to run from several threads at once (each run has its
@@ -179,7 +180,7 @@ public final class CompiledKernel: @unchecked Sendable {
     withExtendedLifetime((inputs, output)) {}
   }
 
-  /// Whole-image intermediates, each pass over all bands before the next.
+  /// Whole-image intermediates (or none), each pass over every strip of rows before the next.
   private func executeWholeImage(fixed: [BufferDescriptor], width: Int, height: Int, columns: Int, values: [Float], bands: Int) throws {
     let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: columns)
     let buffers = try kernel.intermediates.map { _ in try BufferPool.shared.allocate(byteCount: intermediateBytes * height) }
@@ -191,18 +192,37 @@ public final class CompiledKernel: @unchecked Sendable {
           data: b.pointer, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), planeStride: Int32(planeStride)))
     }
     descriptors.append(fixed.last!)
+    let strips = Self.strips(height: height, threads: bands)
     descriptors.withUnsafeBytes { d in
       values.withUnsafeBufferPointer { u in
         for pass in passes {
-          let run = { (band: Int) in
-            pass(
-              d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(band * height / bands),
-              Int32((band + 1) * height / bands), 0, Int32(columns))
+          let run = { (strip: Range<Int>) in
+            pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(strip.lowerBound), Int32(strip.upperBound), 0, Int32(columns))
           }
-          if bands == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: bands, execute: run) }
+          if bands == 1 {
+            run(0..<height)
+          } else {
+            // Strips handed out one at a time (Halide's `parallel` over
+            // strips): a thread that starts late, or runs slower, takes fewer.
+            let next = Atomic(0)
+            DispatchQueue.concurrentPerform(iterations: bands) { _ in
+              while case let k = next.add(1, ordering: .relaxed).oldValue, k < strips.count { run(strips[k]) }
+            }
+          }
         }
       }
     }
+  }
+
+  /// Rows per strip of a multi-threaded whole-image run.
+  package static let parallelStripRows = 16
+
+  /// The row ranges a whole-image run of `height` rows on `threads` threads
+  /// hands out: strips of ``parallelStripRows`` rows, or fewer and taller
+  /// ones so that there are at most 16 per thread.
+  package static func strips(height: Int, threads: Int) -> [Range<Int>] {
+    let rows = Swift.max(parallelStripRows, (height + 16 * threads - 1) / (16 * threads))
+    return stride(from: 0, to: height, by: rows).map { $0..<Swift.min(height, $0 + rows) }
   }
 
   /// Column tiles of a row `columns` wide: as wide as keeps every ring's

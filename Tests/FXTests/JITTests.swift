@@ -170,3 +170,16 @@ struct ToIntTests {
     }
   }
 }
+
+/// A multi-threaded run without line buffers hands out strips of rows one at
+/// a time; together they are every row exactly once, in order.
+struct ParallelStripTests {
+  @Test(arguments: [(1, 2), (15, 2), (16, 2), (17, 3), (427, 2), (3172, 2), (3172, 16), (100_000, 3)])
+  func stripsCoverEveryRowOnce(_ height: Int, _ threads: Int) {
+    let strips = CompiledKernel.strips(height: height, threads: threads)
+    #expect(strips.first?.lowerBound == 0 && strips.last?.upperBound == height)
+    #expect(zip(strips, strips.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound && !$0.isEmpty })
+    #expect(strips.count <= 16 * threads)
+    #expect(strips.dropLast().allSatisfy { $0.count >= CompiledKernel.parallelStripRows })
+  }
+}
