@@ -223,7 +223,7 @@ extension PassEmitter {
 /// computed once per strip, `compute_at` the strip): ``slotCount`` slots, one
 /// per vector position along the row (the last shared by vectors beyond),
 /// each holding a key and the values computed under it, in stack arrays of
-/// the pass function (about 4 KB per key or value). A slot is used only when
+/// the pass function (at most ``stackBytes``). A slot is used only when
 /// its whole key matches, so a collision or a stale slot costs a
 /// recomputation, never a wrong value; the bodies of a function's loops
 /// (left edge, interior, right edge) share one cache.
@@ -233,8 +233,13 @@ struct BlockCache {
     var cache: BlockCache?
   }
 
-  /// Vector positions with a slot of their own: 16,384 columns at 16 lanes.
-  static let slotCount = 1024
+  /// Vector positions with a slot of their own, at most: 16,384 columns at 16 lanes.
+  static let maxSlots = 1024
+  /// The most stack the arrays take: 64 KiB, so fewer slots for a body with
+  /// many values (a pixelate's 3 colours and 6 key parts take 37 KiB).
+  static let stackBytes = 64 << 10
+  /// Slots of this cache: ``maxSlots``, or fewer (at least 16) within ``stackBytes``.
+  let slotCount: Int
   let valid: Value
   let keys: [Value]
   let stored: [(array: Value, type: IRType)]
@@ -245,19 +250,20 @@ struct BlockCache {
     let b = emitter.b, t = emitter.t
     let atEntry = Builder(in: emitter.m)
     atEntry.position(atStartOf: b.insertBlock.parent.entryBlock)
-    let n = t.i32.constant(UInt64(Self.slotCount))
+    slotCount = Swift.max(16, Swift.min(Self.maxSlots, Self.stackBytes / (1 + 4 * (key + values.count))))
+    let n = t.i32.constant(UInt64(slotCount))
     valid = atEntry.arrayAlloca(t.i8, count: n, name: "block.valid")
     keys = (0..<key).map { _ in atEntry.arrayAlloca(t.i32, count: n, name: "block.key") }
     stored = values.map { (atEntry.arrayAlloca($0, count: n, name: "block.value"), $0) }
     let memset = try emitter.m.intrinsic("llvm.memset", [t.ptr, t.i64])
-    _ = atEntry.call(memset, [valid, t.i8.constant(0), t.i64.constant(UInt64(Self.slotCount)), t.i1.constant(0)])
+    _ = atEntry.call(memset, [valid, t.i8.constant(0), t.i64.constant(UInt64(slotCount)), t.i1.constant(0)])
   }
 
   /// The slot of the vector at column `x`: its position along the row (a
   /// vector that overlaps the one before gets the next), at most the last.
   func slot(x: Value, columnStart: Value, lanes: Int, b: Builder, t: LLVMTypes) -> Value {
     let position = b.udiv(b.add(b.sub(x, columnStart), t.i32.constant(UInt64(lanes - 1))), t.i32.constant(UInt64(lanes)))
-    let last = t.i32.constant(UInt64(Self.slotCount - 1))
+    let last = t.i32.constant(UInt64(slotCount - 1))
     return b.zext(b.select(b.icmp(.ult, position, last), position, last), to: t.i64)
   }
 

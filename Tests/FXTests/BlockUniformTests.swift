@@ -64,6 +64,18 @@ struct BlockUniformTests {
     try expectSameBits(effect, randomImage(83, 30, seed: 3, format: .rgba32f)) { $0 <= 20 }
   }
 
+  /// A block body with 40 values per block gets fewer slots (the cache stays
+  /// within 64 KiB of stack), so vectors past them share the last one.
+  @Test func manyBlockValuesTakeFewerSlots() throws {
+    let effect = Effect.color("many") { p, c in
+      let block = floor(p.x / 16)
+      var sum: Expr = 0
+      for k in 1...40 { sum = sum + sin(block * Expr(Float(k) * 0.37) + floor(p.y / 4)) * fract(p.x * Expr(Float(k) * 0.013)) }
+      return float4(sum, c.g, c.b, 1)
+    }
+    try expectSameBits(effect, randomImage(7000, 6, seed: 2, format: .rgba32f)) { $0 <= 16 }
+  }
+
   /// Blocks narrower than a vector take the general body only.
   @Test func smallBlocksHaveNoUniformBody() throws {
     try expectSameBits(pixelate(amount: 1, blockSize: 3), randomImage(29, 5, seed: 9)) { _ in false }
