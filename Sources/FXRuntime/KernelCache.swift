@@ -54,17 +54,20 @@ public struct KernelCache: Sendable {
     var text = "\(compilerVersion)\n\(target.triple)\n\(target.cpuName)\n\(target.features)\n"
     text += layout.inputs.map(\.rawValue).joined(separator: ",") + "->" + layout.output.rawValue + " float \(layout.floatMode)\n"
     text += "inputs \(kernel.inputCount) intermediates \(kernel.intermediates) uniforms \(kernel.uniformCount)\n"
+    text += "straight alpha \(kernel.straightAlphaInputs.sorted()) \(kernel.straightAlphaOutput)\n"
     // Every node, a loop's body in full after its fold.
+    func indices(_ ids: [NodeID]) -> String { ids.map { String($0.index) }.joined(separator: ",") }
     func append(_ p: Program) {
       for n in p.nodes {
-        text += "\(n.op) \(n.kind) \(n.args.map(\.index))\n"
-        if case .fold(let loop, _) = n.op {
-          text += "body {\n"
+        if case .fold(let loop, let k) = n.op {
+          text += "fold \(k) limit \(loop.limit) \(n.kind) \(indices(n.args))\nbody {\n"
           append(loop.body)
           text += "}\n"
+        } else {
+          text += "\(opText(n.op)) \(n.kind) \(indices(n.args))\n"
         }
       }
-      text += "out \(p.outputs.map(\.index))\n"
+      text += "out \(indices(p.outputs))\n"
     }
     for pass in kernel.passes {
       text += "pass → \(pass.output)\n"
@@ -76,6 +79,20 @@ public struct KernelCache: Sendable {
       return h
     }
     return String(format: "%016llx%016llx", fnv(0xcbf2_9ce4_8422_2325), fnv(0x6c62_272e_07bb_0142))
+  }
+
+  /// `op` with every payload: a constant by its bits, any other op by its
+  /// ``Op/name`` (which names each op and its parameters; an accumulator's
+  /// or capture's kind is the node's, printed beside it). Not Swift's
+  /// printing of the enum, which goes through reflection: milliseconds for a
+  /// kernel's hundreds of nodes.
+  package static func opText(_ op: Op) -> String {
+    switch op {
+    case .constant(.float(let bits)): "constant float \(bits)"
+    case .constant(.int(let v)): "constant int \(v)"
+    case .constant(.bool(let b)): "constant \(b)"
+    default: op.name
+    }
   }
 
   // The process-wide memory cache.

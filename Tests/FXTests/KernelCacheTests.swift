@@ -120,3 +120,42 @@ struct KernelCacheTests {
     #expect(KernelCache.compilerVersion.contains("llvm-\(llvmVersion)/"), "\(KernelCache.compilerVersion)")
   }
 }
+
+/// The cache key spells every node out (``KernelCache/opText(_:)``): kernels
+/// that differ in any way that changes their code get different keys.
+struct KernelCacheKeyTests {
+  /// A one-pass kernel whose four outputs are `value`.
+  func kernel(_ build: (inout Program) -> NodeID, straightAlphaOutput: Bool = false) -> Kernel {
+    var p = Program()
+    let v = build(&p)
+    p.outputs = [v, v, v, v]
+    return Kernel(
+      inputCount: 1, intermediates: [], passes: [.init(name: "k", program: p, output: 1)], uniformCount: 1, scheduleNotes: [],
+      straightAlphaOutput: straightAlphaOutput)
+  }
+
+  func key(_ k: Kernel) -> String { KernelCache.key(k, KernelLayout(inputs: [.rgba8], output: .rgba8), .host) }
+
+  /// Each op's text names it and its parameters, distinctly.
+  @Test func opTextsAreDistinct() {
+    let ops: [Op] = [
+      .positionX, .positionY, .width, .height, .uniform(0), .uniform(1), .inputWidth(0), .inputHeight(0), .pixelX, .pixelY,
+      .load(buffer: 0, channel: 0), .load(buffer: 0, channel: 1), .load(buffer: 1, channel: 0), .add, .sub, .mul, .neg, .min,
+      .max, .abs, .div, .floor, .ceil, .sqrt, .sin, .cos, .exp, .log, .pow, .atan2, .lt, .le, .gt, .ge, .eq, .ne, .isNaN, .and,
+      .or, .xor, .not, .shl, .shr, .ushr, .mod, .quot, .rem, .uquot, .urem, .toInt, .toFloat, .toFloatUnsigned, .floatBits,
+      .bitsFloat, .select, .loopIndex, .loopAccumulator(0, .float), .loopAccumulator(1, .float), .loopCapture(0, .float),
+      .constant(.float(bits: Float(0).bitPattern)), .constant(.float(bits: Float(-0.0).bitPattern)),
+      .constant(.float(bits: 0x7fc0_0000)), .constant(.float(bits: 0x7fc0_0001)), .constant(.int(0)), .constant(.bool(false)),
+    ]
+    #expect(Set(ops.map(KernelCache.opText)).count == ops.count)
+  }
+
+  @Test func keysTellApartWhatChangesTheCode() {
+    let zero = key(kernel { $0.constant(Float(0)) })
+    #expect(zero == key(kernel { $0.constant(Float(0)) }))
+    #expect(zero != key(kernel { $0.constant(Float(-0.0)) }))
+    #expect(zero != key(kernel({ $0.constant(Float(0)) }, straightAlphaOutput: true)))
+    #expect(key(kernel { $0.add(.constant(.float(bits: 0x7fc0_0000))) }) != key(kernel { $0.add(.constant(.float(bits: 0x7fc0_0001))) }))
+    #expect(key(kernel { $0.add(.uniform(0)) }) != key(kernel { $0.add(.uniform(1)) }))
+  }
+}
