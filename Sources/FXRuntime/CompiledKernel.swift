@@ -64,15 +64,17 @@ public final class CompiledKernel: @unchecked Sendable {
     self.layout = layout
   }
 
-  /// Runs every pass, rows split into contiguous bands across `threads` threads.
+  /// Runs every pass on `threads` threads: with line buffers, rows split into
+  /// one contiguous band per thread; otherwise into strips of 16 rows that the
+  /// threads take one at a time.
   ///
   /// Schedule: when every intermediate is read only at rows `y + k` with
   /// constant `k` (blur taps, color reads), each band streams through its rows
   /// in strips of ``RunPlan/stripRows``, computing each pass just far enough ahead of
   /// its consumers into a small per-thread ring of rows — a line buffer (Halide's
   /// sliding window) — so intermediates stay in cache and no whole-image buffer
-  /// is streamed through memory. Otherwise intermediates are whole images.
-  /// Both give identical pixels for any thread count.
+  /// is streamed through memory. Otherwise intermediates (if any) are whole
+  /// images. Both give identical pixels for any thread count.
   /// - Parameters:
   ///   - inputs: the graph's inputs in the compiled formats; input 0 sets the output size.
   ///   - output: a buffer of input 0's size in the compiled output format.
