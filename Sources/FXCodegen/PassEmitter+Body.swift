@@ -116,8 +116,10 @@ extension PassEmitter {
     let frontier = blockWork.filter { read.contains($0) }
 
     let key = blockKey(blockWork, lane: lane, scalarOf)
-    if blockCache.cache == nil {
-      blockCache.cache = try BlockCache(self, key: key.count, values: frontier.map { lane.vectorType(program.nodes[$0].kind) })
+    // One cache per function: its loops' bodies compute the same block work.
+    let types = frontier.map { lane.vectorType(program.nodes[$0].kind) }
+    if blockCache.cache.map({ $0.keys.count != key.count || $0.stored.map(\.type) != types }) ?? true {
+      blockCache.cache = try BlockCache(self, key: key.count, values: types)
     }
     let cache = blockCache.cache!
     let slot = cache.slot(x: x, columnStart: columnStart, lanes: w, b: b, t: t)
