@@ -6,6 +6,9 @@ import Foundation
 /// kernel passes instead of bare addresses. Written only when the environment
 /// variable `FXC_PERF_MAP` is set (to anything): a developer's profiling aid.
 /// The format is perf's (tools/perf/Documentation/jit-interface.txt).
+/// Lines are only appended: when a released kernel's address range is reused
+/// by a later one (`fxc bench` compiles several), perf may show the earlier
+/// name, so profile one chain per process.
 public enum PerfMap {
   /// Whether `FXC_PERF_MAP` asks for the map.
   public static let isEnabled = ProcessInfo.processInfo.environment["FXC_PERF_MAP"] != nil
