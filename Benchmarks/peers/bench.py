@@ -218,12 +218,15 @@ def main():
     ap.add_argument("--fxc", required=True)
     ap.add_argument("--seconds", type=float, default=0.5, help="time budget of each measurement")
     ap.add_argument("--rounds", type=int, default=1, help="repeat everything, keep each figure's best")
-    ap.add_argument("--only", help="run only the chains whose label contains this text")
+    ap.add_argument("--only", help="run only the chains whose label contains this text (several: a,b)")
     ap.add_argument("--no-imagemagick", action="store_true", help="leave out the ImageMagick -fx baseline")
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("images", nargs="+", help="PATH or PATH@X0,Y0,X1,Y1 (a crop)")
     args = ap.parse_args()
-    suite = [(label, ops) for label, ops in chains.suite(args.fxc) if not args.only or args.only in label]
+    wanted = args.only.split(",") if args.only else None
+    suite = [(label, ops) for label, ops in chains.suite(args.fxc) if not wanted or any(w in label for w in wanted)]
+    # made now, not after the measurements: a missing folder must not cost a whole run
+    os.makedirs(args.out, exist_ok=True)
     run = Run(args)
     load_before = os.getloadavg()
     try:

@@ -11,7 +11,7 @@
 #   SECONDS_PER=0.5   time budget of each measurement
 #   ROUNDS=1          repeat the whole suite, keep each figure's best (a busy machine)
 #   IMAGES="a.jpg b.png@X0,Y0,X1,Y1"   other images (a crop: @box)
-#   ONLY=blur         only the chains whose label contains this
+#   ONLY=blur,unsharp only the chains whose label contains one of these
 # Timings are only as good as the machine is quiet: check the load it prints.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
