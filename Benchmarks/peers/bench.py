@@ -225,6 +225,8 @@ def main():
     args = ap.parse_args()
     wanted = args.only.split(",") if args.only else None
     suite = [(label, ops) for label, ops in chains.suite(args.fxc) if not wanted or any(w in label for w in wanted)]
+    if not suite:  # a typo must not overwrite results.json with an empty run
+        ap.error(f"--only {args.only!r} matches no chain of the suite")
     # made now, not after the measurements: a missing folder must not cost a whole run
     os.makedirs(args.out, exist_ok=True)
     run = Run(args)
