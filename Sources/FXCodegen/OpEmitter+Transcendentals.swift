@@ -2,8 +2,9 @@ import FXIR
 import FXLLVM
 
 /// Vectorised exp, log, pow and atan2, bit for bit ``Transcendentals`` (the
-/// interpreter's meaning): the same double-precision operations in the same
-/// order, on `<W x double>`. Operands outside the double path's domain (see
+/// interpreter's meaning): the same operations in the same order, on
+/// `<W x double>` for exp, log and atan2 and on `<W x float>` for pow.
+/// Operands outside the ordinary path's domain (see
 /// ``Transcendentals``) are computed on harmless stand-ins and then replaced:
 /// by C11's special values for exp and log, by libm lane by lane for pow and
 /// atan2 (only vectors with such a lane take that branch).
@@ -46,18 +47,27 @@ extension OpEmitter {
     return select(ordinary, result, special)
   }
 
-  /// Transcendentals.pow.
-  func power(_ x: Value, _ y: Value) throws -> Value {
-    let xBits = b.bitcast(x, to: vi)
-    let xOrdinary = b.icmp(.ult, xBits, splat(i32(0x7f80_0000)))  // +0 ≤ x < +∞
-    let yFinite = fcmp(.olt, try call("llvm.fabs", [vf], [y]), splat(f32(.infinity)))
-    let ordinary = and(xOrdinary, yFinite)
-    let xs = select(ordinary, x, splat(f32(1))), ys = select(ordinary, y, vf.null)
-    let core = narrow(try expCore(clampExpArgument(fmul(widen(ys), try logCore(xs)))))
+  /// Transcendentals.pow; `provedOrdinary` when the range analysis proved
+  /// the operands inside the ordinary path (``RangeProofs/ordinaryPow``): no
+  /// test, no libm branch, and −0 (which the proof admits only where it acts as
+  /// +0) meets the zero case directly.
+  func power(_ x: Value, _ y: Value, provedOrdinary: Bool = false) throws -> Value {
     let zero = vf.null
+    var xs = x, ys = y, ordinary: Value?
+    if !provedOrdinary {
+      let xOrdinary = b.icmp(.ult, b.bitcast(x, to: vi), splat(i32(0x7f80_0000)))  // +0 ≤ x < +∞
+      let yFinite = fcmp(.olt, try call("llvm.fabs", [vf], [y]), splat(f32(.infinity)))
+      ordinary = and(xOrdinary, yFinite)
+      xs = select(ordinary!, x, splat(f32(1)))
+      ys = select(ordinary!, y, zero)
+    }
+    let (head, tail) = try powExponent(xs, ys)
+    let core = try exp2Core(head, tail)
     let ofZero = select(
       fcmp(.ogt, ys, zero), zero, select(fcmp(.olt, ys, zero), splat(f32(.infinity)), splat(f32(1))))
-    let fast = select(fcmp(.oeq, xs, zero), ofZero, core)
+    let exact = select(fcmp(.oeq, ys, splat(f32(1))), xs, core)  // pow(x, 1) = x
+    let fast = select(fcmp(.oeq, xs, zero), ofZero, exact)
+    guard let ordinary else { return fast }
     return try withLibmFallback("powf", [x, y], ordinary: ordinary, fast: fast)
   }
 
@@ -111,6 +121,52 @@ extension OpEmitter {
     let z = fmul(s, s)
     let q = try horner(Transcendentals.logSeries, z)
     return try fma(b.sitofp(e, to: vd), f64(Transcendentals.ln2), try fma(fmul(s, z), q, fadd(s, s)))
+  }
+
+  // MARK: pow's single-precision cores, as in Transcendentals
+
+  private func fmaFloat(_ a: Value, _ b: Value, _ c: Value) throws -> Value {
+    try call("llvm.fma", [vf], [a, b, c])
+  }
+
+  private func hornerFloat(_ coefficients: [Float], _ x: Value) throws -> Value {
+    try coefficients.dropFirst().reduce(splat(f32(coefficients[0]))) { p, c in try fmaFloat(p, x, splat(f32(c))) }
+  }
+
+  private func evenOddFloat(_ coefficients: [Float], _ x: Value) throws -> Value {
+    let (even, odd) = Transcendentals.evenOddSplit(coefficients)
+    let z = fmul(x, x)
+    return try fmaFloat(x, try hornerFloat(odd, z), try hornerFloat(even, z))
+  }
+
+  private func powExponent(_ x: Value, _ y: Value) throws -> (head: Value, tail: Value) {
+    let tiny = fcmp(.olt, x, splat(f32(Float.leastNormalMagnitude)))
+    let scaled = select(tiny, fmul(x, splat(f32(16_777_216))), x)
+    let sqrtHalf = splat(i32(Int(Transcendentals.sqrtHalfBits)))
+    let bits = b.sub(b.bitcast(scaled, to: vi), sqrtHalf)
+    let exponent = b.sub(b.ashr(bits, splat(i32(23))), select(tiny, splat(i32(24)), vi.null))
+    let e = b.sitofp(exponent, to: vf)
+    let m = b.bitcast(b.add(and(bits, splat(i32(0x7f_ffff))), sqrtHalf), to: vf)
+    let f = fsub(m, splat(f32(1)))
+    let l = fmul(f, try evenOddFloat(Transcendentals.log2Series, f))
+    let sum = fadd(e, l)
+    let sumTail = fsub(l, fsub(sum, e))
+    let head = fmul(y, sum)
+    return (head, try fmaFloat(y, sumTail, try fmaFloat(y, sum, b.fneg(head))))
+  }
+
+  private func exp2Core(_ head: Value, _ tail: Value) throws -> Value {
+    let range = Transcendentals.exp2ArgumentRange
+    let lo = splat(f32(range.lowerBound)), hi = splat(f32(range.upperBound))
+    let t = select(fcmp(.olt, head, lo), lo, select(fcmp(.ogt, head, hi), hi, head))
+    let bias = splat(f32(Transcendentals.roundingBias))
+    let k = fsub(fadd(t, bias), bias)
+    let r = fadd(fsub(t, k), select(fcmp(.oeq, t, head), tail, vf.null))
+    let p = try evenOddFloat(Transcendentals.exp2Series, r)
+    let ki = b.fptosi(k, to: vi)
+    let k1 = b.ashr(ki, splat(i32(1)))
+    func scale(_ n: Value) -> Value { b.bitcast(b.shl(b.add(n, splat(i32(127))), splat(i32(23))), to: vf) }
+    return fmul(fmul(p, scale(k1)), scale(b.sub(ki, k1)))
   }
 
   private func atan2Core(_ ay: Value, _ ax: Value, xNegative: Value) throws -> Value {

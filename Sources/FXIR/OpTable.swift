@@ -166,7 +166,7 @@ extension Op {
     // exp and log run in double precision: twice the vectors.
     OpSpec(name: "exp", signature: .float(arity: 1), cost: 60, meaning: Meaning(float1: { Transcendentals.exp($0) })),
     OpSpec(name: "log", signature: .float(arity: 1), cost: 60, meaning: Meaning(float1: { Transcendentals.log($0) })),
-    OpSpec(name: "pow", signature: .float(arity: 2), cost: 120, meaning: Meaning(float2: { Transcendentals.pow($0, $1) })),
+    OpSpec(name: "pow", signature: .float(arity: 2), cost: 50, meaning: Meaning(float2: { Transcendentals.pow($0, $1) })),
     OpSpec(name: "atan2", signature: .float(arity: 2), cost: 120, meaning: Meaning(float2: { Transcendentals.atan2($0, $1) })),
     OpSpec(name: "lt", signature: .order, cost: 1, meaning: Meaning(floatCompare: { $0 < $1 }, intCompare: { $0 < $1 })),
     OpSpec(name: "le", signature: .order, cost: 1, meaning: Meaning(floatCompare: { $0 <= $1 }, intCompare: { $0 <= $1 })),

@@ -4,14 +4,14 @@ import Foundation
 /// `Op.pow` and `Op.atan2` everywhere: the interpreter, the constant folder
 /// and the JIT compute these bits).
 ///
-/// Each works in double precision on the float operands and rounds once at
-/// the end, so the result is the correctly rounded float or one of its two
-/// neighbours: **at most 1 ulp** from the true value (TranscendentalTests
+/// exp, log and atan2 work in double precision on the float operands and round
+/// once at the end, so the result is the correctly rounded float or one of its
+/// two neighbours: **at most 1 ulp** from the true value (TranscendentalTests
 /// checks this against libm's double-precision functions on special values,
-/// subnormals and random operands over the whole float range). The series
+/// subnormals and random operands over the whole float range); pow works in
+/// float, with the bound given below. Their series
 /// are evaluated by Horner's rule with fused multiply-adds and truncated where
-/// their remainder is below 1e-9 relative — for `pow`, after `y·ln x` has
-/// amplified it — far below the float's 6e-8 ulp:
+/// their remainder is below 1e-9 relative, far below the float's 6e-8 ulp:
 ///
 /// - `log`: `x = m·2ᵉ` with `m ∈ [√½, √2)`, `ln m = 2·atanh(s)`,
 ///   `s = (m − 1)/(m + 1)`, `|s| ≤ 0.172`, by its series
@@ -19,8 +19,22 @@ import Foundation
 /// - `exp`: `t = k·ln 2 + r`, `k = ⌊t/ln 2 + ½⌋`, `|r| ≤ 0.347`,
 ///   `eʳ = Σ rⁿ/n!` for n ≤ 9 (A&S 4.2.1; remainder < 1e-11), times `2ᵏ`
 ///   built from its exponent bits.
-/// - `pow(x, y) = exp(y·ln x)` with both in double, for `x ≥ +0` finite and
-///   `y` finite (`pow(+0, y)` is `+0`, `+∞` or 1 as y is >, < or = 0, C11 F.10.4.4).
+/// - `pow(x, y) = 2^(y·log₂x)` in **single precision** (the one exception to
+///   the double-precision rule, for speed: every float op of 16 lanes, not two
+///   halves of 8 doubles): `x = m·2ᵉ` with `m ∈ [√½, √2)` (from the bits, with
+///   no compare), `f = m − 1` exactly, `log₂m = f·Q(f)` with `Q` the degree-9
+///   minimax polynomial of `log₂(1 + f)/f` (relative error 4e-9); `t = y·(e +
+///   log₂m)` is carried as a head and a tail (Fast2Sum and an fma), so only
+///   `y·log₂m`'s rounding reaches it, never `y·e`'s; `t = k + r` with `k` the
+///   nearest integer (by adding and subtracting 1.5·2²³), `|r| ≤ ½`, and `2ʳ`
+///   the degree-6 minimax polynomial (relative error 2e-9), scaled by `2ᵏ` in
+///   two exact halves so subnormal results round once. The coefficients are
+///   `scripts/fit-pow.py`'s Remez fits rounded to float. Its error is **at most
+///   `1.5·(1 + |y·log₂x|)` ulp** (TranscendentalTests checks it): 1–3 ulp for
+///   the gammas and transfer curves of images, more only where `|y·log₂x|` is
+///   large (Halide's default `pow` is ~20 ulp on `[0, 1]^0.8`). `pow(+0, y)` is
+///   `+0`, `+∞` or 1 as y is >, < or = 0 (C11 F.10.4.4), and `pow(x, 1)` is x
+///   exactly (as libm's; so the simplifier's `pow(x, 1) → x` holds).
 /// - `atan2(y, x)`: `t = min/max` of `|x|, |y|` in `[0, 1]`; `t > tan(π/8)`
 ///   reduces by `atan t = π/4 + atan((t − 1)/(t + 1))`; then
 ///   `atan u = 2·atan(u/(1 + √(1 + u²)))` leaves `|v| ≤ 0.2` for the series
@@ -53,6 +67,21 @@ public enum Transcendentals {
   public static let atanSeries: [Double] = (1...6).reversed().map { (k: Int) -> Double in
     (k % 2 == 0 ? 1.0 : -1.0) / Double(2 * k + 1)
   }
+  /// `pow`'s `log₂(1 + f)/f` on `f ∈ [√½ − 1, √2 − 1]`, degree 9, highest power first.
+  public static let log2Series: [Float] = [
+    -0.10994955, 0.18617496, -0.19106275, 0.20460062, -0.2396174, 0.2885674, -0.36069664, 0.48089823,
+    -0.72134733, 1.442695,
+  ]
+  /// `pow`'s `2ʳ` on `r ∈ [−½, ½]`, degree 6, highest power first.
+  public static let exp2Series: [Float] = [
+    0.00015345812, 0.0013399931, 0.009618489, 0.055503286, 0.24022646, 0.6931472, 1,
+  ]
+  /// `pow` clamps `y·log₂x` here: 2⁻¹⁵² rounds to 0 and 2¹²⁹ to +∞ whatever `r` adds.
+  public static let exp2ArgumentRange: ClosedRange<Float> = -152...129
+  /// `1.5·2²³`: adding and subtracting it rounds a float below 2²² to the nearest integer.
+  public static let roundingBias: Float = 12_582_912
+  /// The bits of `√½` (rounded to float), where `pow`'s mantissa range `[√½, √2)` starts.
+  public static let sqrtHalfBits: Int32 = 0x3f35_04f3
   /// `tan(π/8)`, above which `atan2` reduces its argument by π/4.
   public static let tanPiOver8: Double = 0.41421356237309503
   /// The float `m` above which `log` halves its mantissa (about √2).
@@ -75,11 +104,13 @@ public enum Transcendentals {
     return x < 0 ? .nan : x  // NaN stays NaN, +∞ stays +∞
   }
 
-  /// xʸ; the double path for `+0 ≤ x < ∞` and finite y (``powIsOrdinary(_:_:)``), libm's `powf` otherwise.
+  /// xʸ; the single-precision path for `+0 ≤ x < ∞` and finite y (``powIsOrdinary(_:_:)``), libm's `powf` otherwise.
   public static func pow(_ x: Float, _ y: Float) -> Float {
     guard powIsOrdinary(x, y) else { return Foundation.pow(x, y) }
     if x == 0 { return y > 0 ? 0 : y < 0 ? .infinity : 1 }
-    return Float(expCore(clampExpArgument(Double(y) * logCore(x))))
+    if y == 1 { return x }
+    let (head, tail) = powExponent(x, y)
+    return exp2Core(head, tail)
   }
 
   /// The angle of (x, y) in radians, −π…π; libm's `atan2f` where an operand
@@ -137,6 +168,56 @@ public enum Transcendentals {
     let z = s * s
     let q = horner(logSeries, z)
     return (s + s).addingProduct(s * z, q).addingProduct(Double(e), ln2)
+  }
+
+  /// `y·log₂x` as `head + tail` for a float `0 < x < ∞` (subnormals included)
+  /// and a finite y: the tail holds the rounding error of `y·(e + log₂m)` except
+  /// that of `log₂m` itself.
+  static func powExponent(_ x: Float, _ y: Float) -> (head: Float, tail: Float) {
+    let tiny = x < Float.leastNormalMagnitude
+    let bits = Int32(bitPattern: (tiny ? x * 16_777_216 : x).bitPattern) &- sqrtHalfBits
+    let e = Float((bits >> 23) &- (tiny ? 24 : 0))
+    let m = Float(bitPattern: UInt32(bitPattern: (bits & 0x7f_ffff) &+ sqrtHalfBits))  // [√½, √2)
+    let f = m - 1
+    let l = f * evenOddFloat(log2Series, f)
+    let sum = e + l
+    let sumTail = l - (sum - e)
+    let head = y * sum
+    return (head, (-head).addingProduct(y, sum).addingProduct(y, sumTail))
+  }
+
+  /// `2^(head + tail)`: the head clamped to ``exp2ArgumentRange`` (the tail
+  /// dropped when it was), split into an integer `k` and `|r| ≤ ½`.
+  static func exp2Core(_ head: Float, _ tail: Float) -> Float {
+    let range = exp2ArgumentRange
+    let t = head < range.lowerBound ? range.lowerBound : (head > range.upperBound ? range.upperBound : head)
+    let k = (t + roundingBias) - roundingBias
+    let r = (t - k) + (t == head ? tail : 0)
+    let p = evenOddFloat(exp2Series, r)
+    let ki = Int32(k), k1 = ki >> 1
+    func scale(_ n: Int32) -> Float { Float(bitPattern: UInt32(bitPattern: n &+ 127) << 23) }
+    return p * scale(k1) * scale(ki &- k1)
+  }
+
+  /// ``horner(_:_:)`` in float.
+  static func hornerFloat(_ coefficients: [Float], _ x: Float) -> Float {
+    coefficients.dropFirst().reduce(coefficients[0]) { p, c in c.addingProduct(p, x) }
+  }
+
+  /// A polynomial (coefficients highest power first) as `E(x²) + x·O(x²)`,
+  /// its even and odd halves each by Horner's rule in `x²`: two chains of
+  /// half the length, so the latency of one evaluation is about halved.
+  static func evenOddFloat(_ coefficients: [Float], _ x: Float) -> Float {
+    let (even, odd) = evenOddSplit(coefficients)
+    let z = x * x
+    return hornerFloat(even, z).addingProduct(x, hornerFloat(odd, z))
+  }
+
+  /// The coefficients of `E` and `O` (highest power first) for ``evenOddFloat(_:_:)``.
+  public static func evenOddSplit(_ coefficients: [Float]) -> (even: [Float], odd: [Float]) {
+    let ascending = Array(coefficients.reversed())
+    func half(_ start: Int) -> [Float] { Array(stride(from: start, to: ascending.count, by: 2).map { ascending[$0] }.reversed()) }
+    return (half(0), half(1))
   }
 
   /// `atan2(|y|, |x|)`, then `π − θ` when x is negative; `ay = |y|`, `ax = |x|`, not both 0.

@@ -227,6 +227,10 @@ public struct RangeProofs: Sendable {
   /// Float min/max nodes whose first operand is never NaN: one compare and
   /// select (minps/maxps), no NaN test.
   public var singleInstruction: Set<Int>
+  /// `pow` nodes whose operands are proved inside its ordinary path
+  /// (``Transcendentals/powIsOrdinary(_:_:)``, where −0 acts as +0): the
+  /// emitter drops the test and the libm branch.
+  public var ordinaryPow: Set<Int>
 
   /// The proofs for `program` given its nodes' `facts`; `live` limits them to live nodes.
   /// Nodes whose value reaches a discontinuous op (floor, ceil, a conversion
@@ -239,6 +243,7 @@ public struct RangeProofs: Sendable {
     self.facts = facts
     forwarded = [:]
     singleInstruction = []
+    ordinaryPow = []
     var feeds = [Bool](repeating: false, count: program.count)
     for i in program.nodes.indices.reversed() where live[i] {
       let n = program.nodes[i]
@@ -263,6 +268,19 @@ public struct RangeProofs: Sendable {
         singleInstruction.insert(i)
       }
     }
+    for (i, n) in program.nodes.enumerated() where live[i] && n.op == .pow {
+      if Self.powIsOrdinary(facts[Int(n.args[0].index)], facts[Int(n.args[1].index)]) { ordinaryPow.insert(i) }
+    }
+  }
+
+  /// Whether `pow(x, y)` is proved to take the ordinary path: x never NaN, in
+  /// `[0, ∞)`, y finite, and x never −0 — which the facts do not track, so
+  /// either `x > 0` or y is one value that is not an odd integer (where
+  /// `pow(−0, y)` is `pow(+0, y)`, C11 F.10.4.4, so −0 may take the ordinary path).
+  public static func powIsOrdinary(_ x: ValueFacts, _ y: ValueFacts) -> Bool {
+    guard !x.mayBeNaN && x.lo >= 0 && x.hi < .infinity && y.isFinite else { return false }
+    let oddInteger = y.lo.rounded() == y.lo && (y.lo / 2).rounded() != y.lo / 2
+    return x.lo > 0 || (y.lo == y.hi && !oddInteger)
   }
 
   /// Bound on |value| of the nodes relaxed float code may touch (2⁶⁰): far

@@ -86,6 +86,23 @@ import Testing
     #expect(proofs.quantise(scaled) == .clampOnly)
   }
 
+  /// pow's test and libm branch are dropped only where x is never NaN, in
+  /// `[0, ∞)`, y finite, and −0 cannot matter (x > 0, or y one value that is
+  /// not an odd integer).
+  @Test func powIsProvedOrdinaryOnlyWhereMinusZeroCannotMatter() {
+    let unit = ValueFacts(0, 1)
+    #expect(RangeProofs.powIsOrdinary(unit, ValueFacts(0.8, 0.8)))
+    #expect(RangeProofs.powIsOrdinary(unit, ValueFacts(2, 2)), "an even integer: pow(−0, 2) = pow(+0, 2)")
+    #expect(!RangeProofs.powIsOrdinary(unit, ValueFacts(3, 3)), "an odd integer: pow(−0, 3) = −0")
+    #expect(!RangeProofs.powIsOrdinary(unit, ValueFacts(-1, -1)), "pow(−0, −1) = −∞")
+    #expect(!RangeProofs.powIsOrdinary(unit, ValueFacts(0.5, 4)), "an exponent that may be 3")
+    #expect(RangeProofs.powIsOrdinary(ValueFacts(0.25, 1), ValueFacts(0.5, 4)), "x > 0: never −0")
+    #expect(!RangeProofs.powIsOrdinary(ValueFacts(0, 1, nan: true), ValueFacts(0.8, 0.8)))
+    #expect(!RangeProofs.powIsOrdinary(ValueFacts(-1, 1), ValueFacts(0.8, 0.8)))
+    #expect(!RangeProofs.powIsOrdinary(ValueFacts(0, .infinity), ValueFacts(0.8, 0.8)))
+    #expect(!RangeProofs.powIsOrdinary(ValueFacts(0.25, 1), ValueFacts(-.infinity, 4)))
+  }
+
   @Test func relaxedFlagsOnlyWhereEverythingIsProvedFiniteAndBounded() {
     var p = Program()
     let x = p.add(.pixelX), y = p.add(.pixelY)
