@@ -93,6 +93,8 @@ struct OpEmitter: VectorEmitter {
     case .exp: return try exponential(a[0])
     case .log: return try logarithm(a[0])
     case .pow: return try power(a[0], a[1])
+    // One instruction with FMA3 (x86-64-v3 and up) and on aarch64; elsewhere LLVM calls libm's fmaf, the same bits.
+    case .fma: return try call("llvm.fma", [vf], a)
     case .atan2: return try arctangent2(a[0], a[1])
     case .lt: return compare(isFloat, .olt, .slt, a)
     case .le: return compare(isFloat, .ole, .sle, a)

@@ -74,9 +74,14 @@ public func cos(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { 
 public func exp(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.exp, [a], "exp", file, line) }
 /// Natural logarithm; −∞ at ±0, NaN below 0; within 1 ulp (``Transcendentals``).
 public func log(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.log, [a], "log", file, line) }
-/// aᵇ, within 1 ulp for a ≥ +0 (``Transcendentals``); C's powf for a negative or −0 base.
+/// aᵇ for a ≥ +0, within `1.5·(1 + |b·log₂a|)` ulp (``Transcendentals``); C's powf for a negative or −0 base.
 public func pow(_ a: Expr, _ b: Expr, file: String = #fileID, line: Int = #line) -> Expr {
   call(.pow, [a, b], "pow", file, line)
+}
+/// `a·b + c` rounded once (IEEE 754 fusedMultiplyAdd, Metal's `fma`): float
+/// operands of one lane count or scalars.
+public func fma(_ a: Expr, _ b: Expr, _ c: Expr, file: String = #fileID, line: Int = #line) -> Expr {
+  call(.fma, [a, b, c], "fma", file, line)
 }
 /// atan2(y, x), radians in −π…π, within 1 ulp (``Transcendentals``).
 public func atan2(_ y: Expr, _ x: Expr, file: String = #fileID, line: Int = #line) -> Expr {
@@ -106,10 +111,11 @@ public func clamp(_ x: Expr, _ lo: Expr, _ hi: Expr, file: String = #fileID, lin
 public func saturate(_ x: Expr, file: String = #fileID, line: Int = #line) -> Expr {
   clamp(x, 0, 1, file: file, line: line)
 }
-/// `x + (y − x)·t` (Metal `mix`).
+/// `x + (y − x)·t` (Metal `mix`), the product and sum rounded once:
+/// `fma(y − x, t, x)`, as Metal's compilers contract it. `t = 0` gives x.
 public func mix(_ x: Expr, _ y: Expr, _ t: Expr, file: String = #fileID, line: Int = #line) -> Expr {
   if let e = requireFloat("mix", [x, y, t], file, line) { return e }
-  return x + (y - x) * t
+  return fma(y - x, t, x, file: file, line: line)
 }
 /// 0 where `x < edge`, else 1 (Metal `step`).
 public func step(_ edge: Expr, _ x: Expr, file: String = #fileID, line: Int = #line) -> Expr {
@@ -127,14 +133,14 @@ public func fract(_ x: Expr, file: String = #fileID, line: Int = #line) -> Expr 
   if let e = requireFloat("fract", [x], file, line) { return e }
   return min(x - floor(x), Expr(Float(0x1.fffffep-1)))
 }
-/// Sum of lane-wise products; a float.
+/// Sum of lane-wise products, a float, accumulated in lane order with fused
+/// multiply-adds: `fma(a₂, b₂, fma(a₁, b₁, a₀·b₀))` for three lanes.
 public func dot(_ a: Expr, _ b: Expr, file: String = #fileID, line: Int = #line) -> Expr {
   if let e = requireFloat("dot", [a, b], file, line) { return e }
   guard a.type.lanes == b.type.lanes else {
     return .invalid("dot needs two vectors of one length, got (\(a.type), \(b.type))", CodeLocation(file: file, line: line))
   }
-  let p = a * b
-  return (1..<a.type.lanes).reduce(p.lane(0)) { $0 + p.lane($1) }
+  return (1..<a.type.lanes).reduce(a.lane(0) * b.lane(0)) { fma(a.lane($1), b.lane($1), $0, file: file, line: line) }
 }
 /// Euclidean length `sqrt(dot(v, v))`.
 public func length(_ v: Expr, file: String = #fileID, line: Int = #line) -> Expr {

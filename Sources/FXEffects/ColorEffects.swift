@@ -37,7 +37,7 @@ public func contrast(amount: Expr = 1) -> Effect {
   Argument.color("contrast(amount: \(Argument.text(amount)))", [(amount, 0...4)]) { args, _, c in
     // c·k + mid·(1 − k): exactly c at k = 1 (the form (c − mid)·k + mid is not).
     let mid = 0.5 * c.a
-    return float4(clamp(c.rgb * args[0] + mid * (1 - args[0]), 0, c.a), c.a)
+    return float4(clamp(fma(c.rgb, float3(args[0]), float3(mid * (1 - args[0]))), 0, c.a), c.a)
   }
 }
 

@@ -119,7 +119,7 @@ func gaussianPass(_ name: String, _ s: Expr, _ r: Expr, _ limit: Int, horizontal
     let folded = Expr.fold(from: 1, to: r + 1, limit: limit, initial: [layer.sample(p), 1, 1, ratio]) { i, acc in
       let g = acc[2] * acc[3]
       let pair = layer.sample(p - tap(float(i))) + layer.sample(p + tap(float(i)))
-      return [acc[0] + g * pair, acc[1] + 2 * g, g, acc[3] * step]
+      return [fma(g, pair, acc[0]), acc[1] + 2 * g, g, acc[3] * step]
     }
     return folded[0] / folded[1]
   }
@@ -144,7 +144,7 @@ public func unsharpMask(sigma: Expr = 2, amount: Expr = 1) -> Effect {
     Image.combine(name, [input, blur(input)], sampler: .nearest) { p, layers in
       let c = layers[0].sample(p), b = layers[1].sample(p)
       let gain = Argument.allFinite([amount]).map { select($0, k, 0) } ?? k
-      let sharpened = clamp(c.rgb + gain * (c.rgb - b.rgb), Expr(Float(0)), c.a)
+      let sharpened = clamp(fma(gain, c.rgb - b.rgb, c.rgb), Expr(Float(0)), c.a)
       return float4(sharpened, c.a)
     }
   }

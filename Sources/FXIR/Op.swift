@@ -49,6 +49,8 @@ public enum Op: Hashable, Sendable {
   case add, sub, mul, neg, min, max, abs
   // Float only.
   case div, floor, ceil, sqrt, sin, cos, exp, log, pow, atan2
+  /// `a·b + c` rounded once (IEEE 754 fusedMultiplyAdd; Metal's `fma`).
+  case fma
   // Comparisons (float or int operands) → bool. Ordered: false when a NaN is involved, except `ne`.
   case lt, le, gt, ge, eq, ne
   /// float → bool.

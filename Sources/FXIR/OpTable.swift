@@ -40,6 +40,7 @@ public struct OpSpec: Sendable {
   public struct Meaning: Sendable {
     public var float1: (@Sendable (Float) -> Float)? = nil
     public var float2: (@Sendable (Float, Float) -> Float)? = nil
+    public var float3: (@Sendable (Float, Float, Float) -> Float)? = nil
     public var int1: (@Sendable (Int32) -> Int32)? = nil
     public var int2: (@Sendable (Int32, Int32) -> Int32)? = nil
     public var bool1: (@Sendable (Bool) -> Bool)? = nil
@@ -136,6 +137,7 @@ extension Op {
     case .urem: 39
     case .floatBits: 40
     case .bitsFloat: 41
+    case .fma: 42
     default: -1
     }
   }
@@ -206,5 +208,6 @@ extension Op {
     OpSpec(
       name: "bitsFloat", signature: .conversion(from: .int, to: .float), cost: 0,
       meaning: Meaning(toFloat: { Float(bitPattern: UInt32(bitPattern: $0)) })),
+    OpSpec(name: "fma", signature: .float(arity: 3), cost: 1, meaning: Meaning(float3: { $2.addingProduct($0, $1) })),
   ]
 }

@@ -80,6 +80,8 @@ public enum Semantics {
       if let f = m.intCompare { return .bool(f(x, a[1].intValue)) }
     case (2, .bool(let x)):
       if let f = m.bool2 { return .bool(f(x, a[1].boolValue)) }
+    case (3, .float):
+      if let f = m.float3 { return .float(f(a[0].floatValue, a[1].floatValue, a[2].floatValue)) }
     default: break
     }
     return nil

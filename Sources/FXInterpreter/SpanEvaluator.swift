@@ -208,6 +208,9 @@ struct SpanEvaluator {
     case (2, .bool(let x)):
       let y = a[1].b
       if let f = m.bool2 { return .bool((0..<n).map { f(x[$0], y[$0]) }) }
+    case (3, .float(let x)):
+      let y = a[1].f, z = a[2].f
+      if let f = m.float3 { return .float((0..<n).map { f(x[$0], y[$0], z[$0]) }) }
     default: break
     }
     preconditionFailure("internal error: \(node.op.name) has no meaning for its operands")

@@ -30,7 +30,7 @@ extension Builtins {
       }
     },
     // Not fused: fxc's strict mode gives a·b + c rounded twice.
-    "fma": { try lanewise("fma", $0, $1, arity: 3, floatOnly: true) { $0[0] * $0[1] + $0[2] } },
+    "fma": { try lanewise("fma", $0, $1, arity: 3, floatOnly: true) { fma($0[0], $0[1], $0[2]) } },
     "mad": { try lanewise("mad", $0, $1, arity: 3, floatOnly: true) { $0[0] * $0[1] + $0[2] } },
     "select": metalSelect,
     "transpose": transpose,

@@ -132,6 +132,10 @@ public enum RangeAnalysis {
       let zeroTimesInf = (a[0].contains(0) && a[1].hasInfinity) || (a[1].contains(0) && a[0].hasInfinity)
       let p = [a[0].lo * a[1].lo, a[0].lo * a[1].hi, a[0].hi * a[1].lo, a[0].hi * a[1].hi].filter { !$0.isNaN }
       return float(p.min() ?? -.infinity, p.max() ?? .infinity, nan: nan || zeroTimesInf)
+    case .fma:
+      // The exact product lies in the (outward-rounded) facts of the rounded
+      // one, and rounding is monotone: the sum's facts bound the fused result.
+      return floatOp(.add, [floatOp(.mul, [a[0], a[1]]), a[2]])
     case .div:
       let zeroByZero = a[0].contains(0) && a[1].contains(0)
       let infByInf = a[0].hasInfinity && a[1].hasInfinity

@@ -252,6 +252,7 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
         case "clamp": return clamp(a[0], a[1], a[2])
         case "saturate": return saturate(a[0])
         case "mix": return mix(a[0], a[1], a[2])
+        case "fma": return fma(a[0], a[1], a[2])
         case "step": return step(a[0], a[1])
         case "smoothstep": return smoothstep(a[0], a[1], a[2])
         case "floor": return floor(a[0])

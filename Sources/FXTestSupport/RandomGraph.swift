@@ -291,7 +291,8 @@ struct Generator {
       let (a, b) = twoOperands(n, d)
       return FuzzExpr(.call(f), [a, b], t)
     case 46..<54:
-      switch below(3) {
+      switch below(4) {
+      case 3: return FuzzExpr(.call("fma"), [floatExpr(n, d - 1), floatExpr(operandLanes(n), d - 1), floatExpr(operandLanes(n), d - 1)], t)
       case 0: return FuzzExpr(.call("clamp"), [floatExpr(n, d - 1), floatExpr(operandLanes(n), d - 1), floatExpr(operandLanes(n), d - 1)], t)
       case 1: return FuzzExpr(.call("mix"), [floatExpr(n, d - 1), floatExpr(operandLanes(n), d - 1), floatExpr(operandLanes(n), d - 1)], t)
       default: return FuzzExpr(.call("smoothstep"), [floatExpr(operandLanes(n), d - 1), floatExpr(operandLanes(n), d - 1), floatExpr(n, d - 1)], t)

@@ -141,7 +141,7 @@ struct KernelCacheKeyTests {
     let ops: [Op] = [
       .positionX, .positionY, .width, .height, .uniform(0), .uniform(1), .inputWidth(0), .inputHeight(0), .pixelX, .pixelY,
       .load(buffer: 0, channel: 0), .load(buffer: 0, channel: 1), .load(buffer: 1, channel: 0), .add, .sub, .mul, .neg, .min,
-      .max, .abs, .div, .floor, .ceil, .sqrt, .sin, .cos, .exp, .log, .pow, .atan2, .lt, .le, .gt, .ge, .eq, .ne, .isNaN, .and,
+      .max, .abs, .div, .floor, .ceil, .sqrt, .sin, .cos, .exp, .log, .pow, .atan2, .fma, .lt, .le, .gt, .ge, .eq, .ne, .isNaN, .and,
       .or, .xor, .not, .shl, .shr, .ushr, .mod, .quot, .rem, .uquot, .urem, .toInt, .toFloat, .toFloatUnsigned, .floatBits,
       .bitsFloat, .select, .loopIndex, .loopAccumulator(0, .float), .loopAccumulator(1, .float), .loopCapture(0, .float),
       .constant(.float(bits: Float(0).bitPattern)), .constant(.float(bits: Float(-0.0).bitPattern)),

@@ -42,6 +42,29 @@ struct LanguageTests {
     #expect(maxDifference(reference, out) <= 1e-4)
   }
 
+  /// `fma` rounds once: with a = b = 1 + 2⁻¹², a·b = 1 + 2⁻¹¹ + 2⁻²⁴ loses its
+  /// 2⁻²⁴ when rounded, so a·b − 1 is 2⁻¹¹ but fma(a, b, −1) is 2⁻¹¹ + 2⁻²⁴ —
+  /// in the constant folder, the interpreter and the JIT alike; mix and dot
+  /// are built on it.
+  @Test func fmaRoundsOnce() throws {
+    let a: Float = 1 + 0x1p-12, fused: Float = 0x1p-11 + 0x1p-24
+    #expect(a * a - 1 == 0x1p-11, "the unfused product rounds")
+    #expect(Semantics.evaluate(.fma, [a, a, -1].map { .float(bits: $0.bitPattern) })?.floatValue == fused)
+    let effect = Effect.color("fma") { _, c in
+      float4(fma(c.r, c.g, Expr(Float(-1))), mix(c.b, c.b + 1, c.r), dot(float2(c.r, c.r), float2(c.g, Expr(Float(0)))), 1)
+    }
+    let input = try ImageBuffer(width: 1, height: 1, format: .rgba32f)
+    input[0, 0] = SIMD4(a, a, 0, 1)
+    let pipeline = try Pipeline(effect)
+    let jit = try pipeline.compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil)
+    #expect(jit.backend == .jit)
+    for out in [try jit.run([input]), try Interpreter.runStaged(pipeline.graph, inputs: [input])] {
+      #expect(out[0, 0].x == fused)
+      #expect(out[0, 0].y == a, "mix(0, 1, a) = fma(1, a, 0)")
+      #expect(out[0, 0].z == a * a, "dot's first product, then fma(a, 0, ·)")
+    }
+  }
+
   @Test func mismatchedLanesAreAnErrorNamingTheEffect() {
     let bad = Effect.color("broken") { _, color in
       float4(color.rgb + color, 1)
