@@ -58,7 +58,7 @@ public struct Raster: Sendable {
       let tx = fx - x0, ty = fy - y0
       let i = Semantics.toInt(x0), j = Semantics.toInt(y0)
       func lerp(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ t: Float) -> SIMD4<Float> {
-        t == 0 ? a : a * (1 - t) + b * t
+        t == 0 ? a : (a * (1 - t)).addingProduct(b, t)
       }
       let top = lerp(texel(i, j, s.address), texel(i &+ 1, j, s.address), tx)
       let bottom = lerp(texel(i, j &+ 1, s.address), texel(i &+ 1, j &+ 1, s.address), tx)

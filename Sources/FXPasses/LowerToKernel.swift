@@ -262,10 +262,11 @@ struct PassBuilder {
     return t.map { p.add(.select, [cond, $0, zero]) }
   }
 
-  /// `lerp(a, b, t)` of the sampling definition: `a` exactly when `t == 0`, so a
-  /// texel with zero weight is never read (∞·0 would make NaN).
+  /// `lerp(a, b, t)` of the sampling definition, `fma(b, t, a·(1 − t))`: `a`
+  /// exactly when `t == 0`, so a texel with zero weight is never read (∞·0
+  /// would make NaN).
   mutating func lerp(_ a: NodeID, _ b: NodeID, _ t: NodeID, _ oneMinusT: NodeID, _ tIsZero: NodeID) -> NodeID {
-    let blend = p.add(.add, [p.add(.mul, [a, oneMinusT]), p.add(.mul, [b, t])])
+    let blend = p.add(.fma, [b, t, p.add(.mul, [a, oneMinusT])])
     return p.add(.select, [tIsZero, a, blend])
   }
 

@@ -128,6 +128,10 @@ public enum Simplify {
     Rule(name: "x / 2ᵏ → x · 2⁻ᵏ", op: .div, operands: [.any, .powerOfTwo]) { a, p in
       p.add(.mul, [a[0], p.constant(powerOfTwoReciprocal(p[a[1]])!)])
     },
+    // 1·x is exact, so the fused sum is the plain one; x·y + (−0) is x·y, signed zeros included.
+    Rule(name: "fma(1, x, y) → x + y", op: .fma, operands: [.float(1), .any, .any]) { a, p in p.add(.add, [a[1], a[2]]) },
+    Rule(name: "fma(x, 1, y) → x + y", op: .fma, operands: [.any, .float(1), .any]) { a, p in p.add(.add, [a[0], a[2]]) },
+    Rule(name: "fma(x, y, −0) → x · y", op: .fma, operands: [.any, .any, .float(-0.0)]) { a, p in p.add(.mul, [a[0], a[1]]) },
     Rule(name: "pow(x, 1) → x", op: .pow, operands: [.any, .float(1)]) { a, _ in a[0] },
     Rule(name: "pow(x, +0) → 1", op: .pow, operands: [.any, .float(0)]) { _, p in p.constant(Float(1)) },
     Rule(name: "pow(x, −0) → 1", op: .pow, operands: [.any, .float(-0.0)]) { _, p in p.constant(Float(1)) },
