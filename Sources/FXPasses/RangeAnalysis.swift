@@ -169,8 +169,12 @@ public enum RangeAnalysis {
       let ordinary = !a[0].mayBeNaN && a[0].lo >= 0 && a[0].hi < .infinity && a[1].isFinite
       guard ordinary else { return .unknown }
       if a[1].lo == a[1].hi {
-        let e = a[1].lo, p = [Glibc.pow(a[0].lo, e), Glibc.pow(a[0].hi, e)]
-        return widened(p.min()!, p.max()!, nan: false, floor: 0)
+        // Between the true values at the ends, give or take Transcendentals.pow's
+        // bound, 1.5·(1 + |y·log₂x|) ulp, largest at an end (|log₂x| is).
+        let e = a[1].lo, ends = [a[0].lo, a[0].hi], p = ends.map { Glibc.pow($0, e) }
+        let t = ends.map { $0 == 0 ? 0 : Swift.abs(e * Glibc.log2($0)) }.max()!
+        let margin = (1.5 * (1 + t) + 1) * 0x1p-23 * p.map(Swift.abs).max()!
+        return widened(p.min()! - margin, p.max()! + margin, nan: false, floor: 0)
       }
       return ValueFacts(0, .infinity)
     case .atan2: return widened(-Double.pi, Double.pi, nan: nan)
