@@ -133,8 +133,8 @@ extension OpEmitter {
     try coefficients.dropFirst().reduce(splat(f32(coefficients[0]))) { p, c in try fmaFloat(p, x, splat(f32(c))) }
   }
 
-  private func evenOddFloat(_ coefficients: [Float], _ x: Value) throws -> Value {
-    let (even, odd) = Transcendentals.evenOddSplit(coefficients)
+  private func evenOddFloat(_ halves: Transcendentals.EvenOdd, _ x: Value) throws -> Value {
+    let (even, odd) = halves
     let z = fmul(x, x)
     return try fmaFloat(x, try hornerFloat(odd, z), try hornerFloat(even, z))
   }
@@ -148,7 +148,7 @@ extension OpEmitter {
     let e = b.sitofp(exponent, to: vf)
     let m = b.bitcast(b.add(and(bits, splat(i32(0x7f_ffff))), sqrtHalf), to: vf)
     let f = fsub(m, splat(f32(1)))
-    let l = fmul(f, try evenOddFloat(Transcendentals.log2Series, f))
+    let l = fmul(f, try evenOddFloat(Transcendentals.log2Halves, f))
     let sum = fadd(e, l)
     let sumTail = fsub(l, fsub(sum, e))
     let head = fmul(y, sum)
@@ -162,7 +162,7 @@ extension OpEmitter {
     let bias = splat(f32(Transcendentals.roundingBias))
     let k = fsub(fadd(t, bias), bias)
     let r = fadd(fsub(t, k), select(fcmp(.oeq, t, head), tail, vf.null))
-    let p = try evenOddFloat(Transcendentals.exp2Series, r)
+    let p = try evenOddFloat(Transcendentals.exp2Halves, r)
     let ki = b.fptosi(k, to: vi)
     let k1 = b.ashr(ki, splat(i32(1)))
     func scale(_ n: Value) -> Value { b.bitcast(b.shl(b.add(n, splat(i32(127))), splat(i32(23))), to: vf) }

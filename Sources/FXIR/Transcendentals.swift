@@ -181,7 +181,7 @@ public enum Transcendentals {
     let e = Float((bits >> 23) &- (tiny ? 24 : 0))
     let m = Float(bitPattern: UInt32(bitPattern: (bits & 0x7f_ffff) &+ sqrtHalfBits))  // [√½, √2)
     let f = m - 1
-    let l = f * evenOddFloat(log2Series, f)
+    let l = f * evenOddFloat(log2Halves, f)
     let sum = e + l
     let sumTail = l - (sum - e)
     let head = y * sum
@@ -195,7 +195,7 @@ public enum Transcendentals {
     let t = head < range.lowerBound ? range.lowerBound : (head > range.upperBound ? range.upperBound : head)
     let k = (t + roundingBias) - roundingBias
     let r = (t - k) + (t == head ? tail : 0)
-    let p = evenOddFloat(exp2Series, r)
+    let p = evenOddFloat(exp2Halves, r)
     let ki = Int32(k), k1 = ki >> 1
     func scale(_ n: Int32) -> Float { Float(bitPattern: UInt32(bitPattern: n &+ 127) << 23) }
     return p * scale(k1) * scale(ki &- k1)
@@ -209,14 +209,20 @@ public enum Transcendentals {
   /// A polynomial (coefficients highest power first) as `E(x²) + x·O(x²)`,
   /// its even and odd halves each by Horner's rule in `x²`: two chains of
   /// half the length, so the latency of one evaluation is about halved.
-  static func evenOddFloat(_ coefficients: [Float], _ x: Float) -> Float {
-    let (even, odd) = evenOddSplit(coefficients)
+  static func evenOddFloat(_ halves: EvenOdd, _ x: Float) -> Float {
+    let (even, odd) = halves
     let z = x * x
     return hornerFloat(even, z).addingProduct(x, hornerFloat(odd, z))
   }
 
-  /// The coefficients of `E` and `O` (highest power first) for ``evenOddFloat(_:_:)``.
-  public static func evenOddSplit(_ coefficients: [Float]) -> (even: [Float], odd: [Float]) {
+  /// The coefficients of `E` and `O`, highest power first.
+  public typealias EvenOdd = (even: [Float], odd: [Float])
+
+  /// ``log2Series`` and ``exp2Series`` split for ``evenOddFloat(_:_:)`` once, not at every pow.
+  public static let log2Halves = evenOddSplit(log2Series), exp2Halves = evenOddSplit(exp2Series)
+
+  /// The halves of a polynomial (coefficients highest power first) for ``evenOddFloat(_:_:)``.
+  public static func evenOddSplit(_ coefficients: [Float]) -> EvenOdd {
     let ascending = Array(coefficients.reversed())
     func half(_ start: Int) -> [Float] { Array(stride(from: start, to: ascending.count, by: 2).map { ascending[$0] }.reversed()) }
     return (half(0), half(1))
