@@ -98,6 +98,10 @@ extension PassEmitter {
   /// whose column `x + offset + lane` lies in the row are one masked vector
   /// load (masked-off lanes touch no memory), the others take the first or
   /// last pixel of the row — the clamp-to-edge index, without a gather.
+  /// Those two are read at the vector's own first and last columns clamped
+  /// to the row, which are the row's ends whenever a lane needs them: no
+  /// column outside the tap's clamped span is touched (a column tile's ring
+  /// holds only the tile's columns, ``ColumnTiles``).
   /// `channel` names the plane of a planar buffer; nil loads whole RGBA8/RGBA16
   /// pixels as one integer lane each, returned as `<4W x channel>` like ``denseLoad``.
   func edgeLoad(_ buffer: Int, channel: Int?, row: Value, x xs: Value, offset: Int) throws -> Value {
@@ -107,17 +111,21 @@ extension PassEmitter {
     let before = b.icmp(.slt, columns, zero)
     let inside = b.and(b.not(before), b.icmp(.slt, columns, splat(width)))
     let last = b.sub(width, i32(1))
+    func clamped(_ column: Value) throws -> Value {
+      try call("llvm.smax", [t.i32], [try call("llvm.smin", [t.i32], [column, last]), i32(0)])
+    }
+    let start = try clamped(b.add(x, i32(offset))), end = try clamped(b.add(x, i32(offset + w - 1)))
     let element: IRType, pointer: Value, first: Value, final: Value
     if let c = channel {
       element = t.float
       pointer = planarAddress(buffer, row: row, x: x, channel: c, offset: offset)
-      first = planarAddress(buffer, row: row, x: i32(0), channel: c)
-      final = planarAddress(buffer, row: row, x: last, channel: c)
+      first = planarAddress(buffer, row: row, x: start, channel: c)
+      final = planarAddress(buffer, row: row, x: end, channel: c)
     } else {
       element = formats[buffer] == .rgba8 ? t.i32 : t.i64
       pointer = pixelAddress(buffer, row: row, x: x, offset: offset)
-      first = pixelAddress(buffer, row: row, x: i32(0))
-      final = pixelAddress(buffer, row: row, x: last)
+      first = pixelAddress(buffer, row: row, x: start)
+      final = pixelAddress(buffer, row: row, x: end)
     }
     let type = t.vector(element, w)
     func scalar(_ p: Value) -> Value { splat(b.load(element, from: p, alignment: 1)) }

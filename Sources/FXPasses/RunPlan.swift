@@ -222,7 +222,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     lines.append(
       run.columnLookahead == nil
         ? "  whole-row tiles (columns read at data-dependent offsets)"
-        : "  column tiles sized so the rows in flight fit in \(tileCacheBytes / 1024) KiB")
+        : "  column tiles sized so the rows in flight fit in \(tileCacheBytes / 1024) KiB; a ring row holds one tile and its halo")
     return lines.joined(separator: "\n")
   }
 }

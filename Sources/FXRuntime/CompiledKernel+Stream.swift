@@ -85,11 +85,10 @@ extension CompiledKernel {
     let output = try Ring(rows: RunPlan.stripRows + slack, rowBytes: width * layout.output.bytesPerPixel)
     let state = StreamState(height: height)
     let ringRows = kernel.intermediates.indices.map { RunPlan.ringRows(plan.run.rowSpan[passWriting(inputCountOffset: $0)]) }
-    let intermediateBytes = BufferDescriptor.planar(width: width).rowBytes
-    let rings = try ringRows.map { try BufferPool.shared.allocate(byteCount: $0 * intermediateBytes) }
+    // Every tile computes each strip before the next strip starts: each has rings of its own.
+    let tiles = tiles(columns: width, ringRows: ringRows, cacheBytes: Self.streamTileCacheBytes)
+    let (rings, tileDescriptors) = try Self.tileRings(tiles, ringRows, input: input, output: output, width: width, height: height)
     defer { rings.forEach(BufferPool.shared.release) }
-    let descriptors = Self.descriptors(
-      input: input, rings: zip(rings, ringRows).map { ($0.pointer, $1) }, output: output, width: width, height: height)
 
     // Rows up to `end` into and out of the rings: inline, or on the decoder's and encoder's threads.
     let decode = { (end: Int) throws in
@@ -112,49 +111,52 @@ extension CompiledKernel {
     defer { state.stopAndJoin() }
 
     let values = uniforms.isEmpty ? [0] : uniforms
-    let tiles = tiles(columns: width, ringRows: ringRows, cacheBytes: Self.streamTileCacheBytes)
     var done = Array(repeating: 0, count: kernel.passes.count)
     var strip = -2 * (lookahead.max() ?? 0)
-    try descriptors.withUnsafeBytes { d in
-      try values.withUnsafeBufferPointer { u in
-        while strip < height {
-          let end = Swift.min(height, strip + RunPlan.stripRows)
-          let needed = Swift.max(0, Swift.min(height, end + above))
-          if threaded {
-            try state.waitForInput(needed)
-            try state.waitForOutputSpace(end - output.rows)
-          } else {
-            try decode(needed)
-          }
-          computeStrip(end: end, lookahead: lookahead, done: &done, tiles: tiles, width: width, height: height, d, u)
-          let produced = Swift.max(0, end)
-          if threaded {
-            state.publish(produced: produced, released: Swift.max(0, end + below))
-          } else {
-            try encode(produced)
-          }
-          strip = end
+    try values.withUnsafeBufferPointer { u in
+      while strip < height {
+        let end = Swift.min(height, strip + RunPlan.stripRows)
+        let needed = Swift.max(0, Swift.min(height, end + above))
+        if threaded {
+          try state.waitForInput(needed)
+          try state.waitForOutputSpace(end - output.rows)
+        } else {
+          try decode(needed)
         }
+        computeStrip(end: end, lookahead: lookahead, done: &done, tiles: tiles, descriptors: tileDescriptors, width: width, height: height, u)
+        let produced = Swift.max(0, end)
+        if threaded {
+          state.publish(produced: produced, released: Swift.max(0, end + below))
+        } else {
+          try encode(produced)
+        }
+        strip = end
       }
     }
     if threaded { try state.waitForEncoder() }
     withExtendedLifetime((input, output)) {}
   }
 
-  /// The buffers of a streamed run: input 0's ring, the intermediates'
-  /// rings (planar, `rows` each), the output's ring.
-  private static func descriptors(
-    input: Ring, rings: [(UnsafeMutableRawPointer, Int)], output: Ring, width: Int, height: Int
-  ) -> [BufferDescriptor] {
-    let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: width)
-    var descriptors = [input.descriptor(width: width, height: height)]
-    for (pointer, rows) in rings {
-      descriptors.append(
-        BufferDescriptor(
-          data: pointer, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height),
-          rowMask: Int32(rows - 1), planeStride: Int32(planeStride)))
+  /// The rings of a streamed run's intermediates, one per tile in each
+  /// block, and each tile's buffers: input 0's ring, its rings (planar,
+  /// ``ColumnTiles/span(_:)`` columns of `ringRows` rows), the output's ring.
+  private static func tileRings(
+    _ tiles: ColumnTiles, _ ringRows: [Int], input: Ring, output: Ring, width: Int, height: Int
+  ) throws -> ([BufferPool.Block], [[BufferDescriptor]]) {
+    let layouts = ringRows.indices.map { BufferDescriptor.planar(width: tiles.span($0)) }
+    let tileBytes = zip(ringRows, layouts).map { $0 * $1.rowBytes }
+    let rings = try tileBytes.map { try BufferPool.shared.allocate(byteCount: $0 * tiles.starts.count) }
+    let descriptors = tiles.starts.indices.map { t in
+      var descriptors = [input.descriptor(width: width, height: height)]
+      for (k, ring) in rings.enumerated() {
+        descriptors.append(
+          BufferDescriptor(
+            data: tiles.data(ring.pointer + t * tileBytes[k], ring: k, tile: t), rowBytes: Int64(layouts[k].rowBytes),
+            width: Int32(width), height: Int32(height), rowMask: Int32(ringRows[k] - 1), planeStride: Int32(layouts[k].planeStride)))
+      }
+      return descriptors + [output.descriptor(width: width, height: height)]
     }
-    return descriptors + [output.descriptor(width: width, height: height)]
+    return (rings, descriptors)
   }
 
   /// Input rows a strip `[s, e)` reads: `s + below ..< e + above`, from each
@@ -170,21 +172,22 @@ extension CompiledKernel {
   }
 
   /// Computes every pass up to its row for the strip ending at `end`.
-  /// Every tile computes the strip's rows of every pass before the next
-  /// strip starts, so all tiles see the rings at the same rows (a tile's halo
-  /// columns rewrite its neighbour's values, identically).
+  /// Every tile computes the strip's rows of every pass, in rings of its
+  /// own, before the next strip starts.
   private func computeStrip(
-    end: Int, lookahead: [Int], done: inout [Int], tiles: (starts: [Int], width: Int), width: Int, height: Int,
-    _ d: UnsafeRawBufferPointer, _ u: UnsafeBufferPointer<Float>
+    end: Int, lookahead: [Int], done: inout [Int], tiles: ColumnTiles, descriptors: [[BufferDescriptor]], width: Int, height: Int,
+    _ u: UnsafeBufferPointer<Float>
   ) {
     let passes = self.passes, columnLookahead = plan.run.columnLookahead
     let targets = passes.indices.map { i in i == passes.count - 1 ? end : Swift.min(height, end + lookahead[i]) }
     for (t, tx) in tiles.starts.enumerated() {
       let tileEnd = t == tiles.starts.count - 1 ? width : tx + tiles.width
-      for (i, pass) in passes.enumerated() where targets[i] > done[i] {
-        let halo = columnLookahead?[i] ?? 0
-        let x0 = Swift.max(0, tx - halo), x1 = Swift.min(width, tileEnd + halo)
-        pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(targets[i]), Int32(x0), Int32(x1))
+      descriptors[t].withUnsafeBytes { d in
+        for (i, pass) in passes.enumerated() where targets[i] > done[i] {
+          let halo = columnLookahead?[i] ?? 0
+          let x0 = Swift.max(0, tx - halo), x1 = Swift.min(width, tileEnd + halo)
+          pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(done[i]), Int32(targets[i]), Int32(x0), Int32(x1))
+        }
       }
     }
     for i in passes.indices { done[i] = Swift.max(done[i], targets[i]) }

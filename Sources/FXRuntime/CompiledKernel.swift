@@ -127,38 +127,36 @@ public final class CompiledKernel: @unchecked Sendable {
     for i in [0, fixed.count - 1] { fixed[i].width = Int32(width) }
     let values = uniforms.isEmpty ? [0] : uniforms
     let bands = Swift.max(1, Swift.min(threads, (height + RunPlan.stripRows - 1) / RunPlan.stripRows))
-    let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: columns)
-
     if let lookahead = plan.run.lookahead {
-      // Line buffers: each band owns a ring of rows per intermediate.
+      // Line buffers: each band owns a ring of rows per intermediate, holding one column tile at a time.
       let ringRows = kernel.intermediates.indices.map { RunPlan.ringRows(plan.run.rowSpan[passWriting(inputCountOffset: $0)]) }
       let columnLookahead = plan.run.columnLookahead
-      let (tileStarts, tileWidth) = tiles(columns: columns, ringRows: ringRows)
-      // Every band's rings, allocated before any runs (an allocation may throw).
-      let bandRings = try (0..<bands).map { _ in try ringRows.map { try BufferPool.shared.allocate(byteCount: $0 * intermediateBytes) } }
-      defer { for rings in bandRings { rings.forEach(BufferPool.shared.release) } }
+      let tiles = tiles(columns: columns, ringRows: ringRows)
+      var layouts = ringRows.indices.map { BufferDescriptor.planar(width: tiles.span($0)) }
+      let (bandRings, release) = try allocateRings(bands: bands, ringRows: ringRows, layouts: &layouts)
+      defer { release() }
       let perBand = { (band: Int) in
         let y0 = band * height / bands, y1 = (band + 1) * height / bands
-        var descriptors = Array(fixed.dropLast())
-        for (r, rows) in zip(bandRings[band], ringRows) {
-          descriptors.append(
-            BufferDescriptor(
-              data: r.pointer, rowBytes: Int64(intermediateBytes), width: Int32(width), height: Int32(height), rowMask: Int32(rows - 1),
-              planeStride: Int32(planeStride)))
-        }
-        descriptors.append(fixed.last!)
-        descriptors.withUnsafeBytes { d in
-          values.withUnsafeBufferPointer { u in
-            // Column tiles keep the rows a pass reads in cache (Halide's tile
-            // schedule); each tile slides down the band on its own.
-            for (t, tx) in tileStarts.enumerated() {
-              let tileEnd = t == tileStarts.count - 1 ? columns : tx + tileWidth
-              var done = lookahead.map { Swift.max(0, y0 - $0) }
-              done[done.count - 1] = y0
-              // Start 2·lookahead rows early, so that from the first strip on
-              // every call computes at most a strip of rows: a ring then only
-              // needs its consumers' span (Plan.rowSpan), not 2·lookahead.
-              var strip = y0 - 2 * (lookahead.max() ?? 0)
+        // Column tiles keep the rows a pass reads in cache (Halide's tile
+        // schedule); each tile slides down the band on its own, in the same rings.
+        for (t, tx) in tiles.starts.enumerated() {
+          var descriptors = Array(fixed.dropLast())
+          for (k, r) in bandRings[band].enumerated() {
+            descriptors.append(
+              BufferDescriptor(
+                data: tiles.data(r, ring: k, tile: t), rowBytes: Int64(layouts[k].rowBytes), width: Int32(width),
+                height: Int32(height), rowMask: Int32(ringRows[k] - 1), planeStride: Int32(layouts[k].planeStride)))
+          }
+          descriptors.append(fixed.last!)
+          let tileEnd = t == tiles.starts.count - 1 ? columns : tx + tiles.width
+          var done = lookahead.map { Swift.max(0, y0 - $0) }
+          done[done.count - 1] = y0
+          // Start 2·lookahead rows early, so that from the first strip on
+          // every call computes at most a strip of rows: a ring then only
+          // needs its consumers' span (Plan.rowSpan), not 2·lookahead.
+          var strip = y0 - 2 * (lookahead.max() ?? 0)
+          descriptors.withUnsafeBytes { d in
+            values.withUnsafeBufferPointer { u in
               while strip < y1 {
                 let end = Swift.min(y1, strip + RunPlan.stripRows)
                 for (i, pass) in self.passes.enumerated() {
@@ -180,6 +178,21 @@ public final class CompiledKernel: @unchecked Sendable {
       try executeWholeImage(fixed: fixed, width: width, height: height, columns: columns, values: values, bands: bands)
     }
     withExtendedLifetime((inputs, output)) {}
+  }
+
+  /// Every band's rings of intermediate rows, allocated before any runs (an
+  /// allocation may throw), and what gives them back. With
+  /// ``guardedRings`` the rows end at guard pages, and `layouts` get their stride.
+  private func allocateRings(
+    bands: Int, ringRows: [Int], layouts: inout [(planeStride: Int, rowBytes: Int)]
+  ) throws -> ([[UnsafeMutableRawPointer]], () -> Void) {
+    if Self.guardedRings {
+      let guarded = try (0..<bands).map { _ in try zip(ringRows, layouts).map { try GuardedRows(rows: $0, rowBytes: $1.rowBytes) } }
+      for k in layouts.indices { layouts[k].rowBytes = guarded[0][k].rowStride }
+      return (guarded.map { $0.map(\.data) }, { withExtendedLifetime(guarded) {} })
+    }
+    let blocks = try (0..<bands).map { _ in try zip(ringRows, layouts).map { try BufferPool.shared.allocate(byteCount: $0 * $1.rowBytes) } }
+    return (blocks.map { $0.map(\.pointer) }, { for rings in blocks { rings.forEach(BufferPool.shared.release) } })
   }
 
   /// Whole-image intermediates (or none), each pass over every strip of rows before the next.
@@ -231,7 +244,7 @@ public final class CompiledKernel: @unchecked Sendable {
   /// rows of the tile within ``tileCacheBytes``, a multiple of the vector
   /// width; the whole row when columns are read at data-dependent offsets.
   /// A last tile narrower than a vector joins the one before.
-  func tiles(columns: Int, ringRows: [Int], cacheBytes: Int = CompiledKernel.tileCacheBytes) -> (starts: [Int], width: Int) {
+  func tiles(columns: Int, ringRows: [Int], cacheBytes: Int = CompiledKernel.tileCacheBytes) -> ColumnTiles {
     let rowsInFlight = ringRows.reduce(0, +)
     var tileWidth = columns
     if plan.run.columnLookahead != nil && rowsInFlight > 0 {
@@ -241,7 +254,13 @@ public final class CompiledKernel: @unchecked Sendable {
     }
     var starts = Array(stride(from: 0, to: columns, by: tileWidth))
     if starts.count > 1, columns - starts.last! < target.lanes { starts.removeLast() }
-    return (starts, tileWidth)
+    guard starts.count > 1, let halos = plan.run.columnLookahead else {
+      return ColumnTiles(starts: starts, width: tileWidth, widest: columns, margins: kernel.intermediates.map { _ in 0 })
+    }
+    // A ring row holds the widest tile, the halo its pass computes on either
+    // side, and a vector of margin beyond it.
+    let margins = kernel.intermediates.indices.map { halos[passWriting(inputCountOffset: $0)] + target.lanes }
+    return ColumnTiles(starts: starts, width: tileWidth, widest: Swift.max(tileWidth, columns - starts.last!), margins: margins)
   }
 
   /// How intermediates are held at run time, for `fxc dump`.
@@ -260,6 +279,11 @@ public final class CompiledKernel: @unchecked Sendable {
   /// photo; Benchmarks/README.md).
   public nonisolated(unsafe) static var tileCacheBytes: Int = 2 << 20
 
+  /// Test hook: line-buffered runs put every ring row just before an
+  /// inaccessible page (``GuardedRows``), so a kernel that reads far past a
+  /// tile's columns faults instead of reading another row's bytes.
+  package nonisolated(unsafe) static var guardedRings = false
+
   /// The pass that writes intermediate number `i` (buffer `inputCount + i`).
   func passWriting(inputCountOffset i: Int) -> Int {
     kernel.passes.firstIndex { $0.output == kernel.inputCount + i }!
@@ -269,4 +293,61 @@ public final class CompiledKernel: @unchecked Sendable {
     BufferDescriptor(data: b.data, rowBytes: Int64(b.rowBytes), width: Int32(b.width), height: Int32(b.height))
   }
 
+}
+
+/// The column tiles of a line-buffered run, and where a tile's columns sit
+/// in the rings of intermediate rows.
+///
+/// With one tile a ring row is the image's row. With several, it holds
+/// only the columns a tile computes — its width and its producer's halo on
+/// either side — so that a pass walking down a column of many rows (a
+/// vertical blur of large σ) steps through rows a tile's width apart, not
+/// an image's: at σ 100 on a 2000 px wide image its 600 rows spread over
+/// 20 MB otherwise, and the taps missed the cache (Benchmarks/README.md).
+/// The kernel still addresses rings by image column: a tile's descriptor
+/// points `margins[k] − starts[t]` columns into ring `k`'s row.
+struct ColumnTiles {
+  /// The first image column of each tile.
+  let starts: [Int]
+  /// Columns per tile (the last tile runs to the row's end).
+  let width: Int
+  /// Columns of the widest tile.
+  let widest: Int
+  /// For each intermediate, the columns its ring row holds on either side
+  /// of a tile (0 for whole rows).
+  let margins: [Int]
+
+  /// Columns a row of intermediate `k`'s ring holds.
+  func span(_ k: Int) -> Int { widest + 2 * margins[k] }
+
+  /// The descriptor pointer of tile `t`'s ring of intermediate `k` at
+  /// `base`: image column x of a row lies at column `x − starts[t] +
+  /// margins[k]` of the ring's row.
+  func data(_ base: UnsafeMutableRawPointer, ring k: Int, tile t: Int) -> UnsafeMutableRawPointer {
+    margins[k] == 0 ? base : base + 4 * (margins[k] - starts[t])
+  }
+}
+
+/// Rows of a ring, each ending just before a page that may not be touched
+/// (``CompiledKernel/guardedRings``, for tests): row `r` starts at
+/// `data + r·rowStride` and its `rowBytes` end where its guard page begins.
+final class GuardedRows {
+  let data: UnsafeMutableRawPointer
+  let rowStride: Int
+  private let mapping: UnsafeMutableRawPointer, bytes: Int
+
+  init(rows: Int, rowBytes: Int) throws {
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    rowStride = (rowBytes + page - 1) / page * page + page
+    bytes = page + rows * rowStride
+    guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
+      throw LLVMError("could not map \(bytes) bytes of guarded rows")
+    }
+    mapping = p
+    mprotect(p, page, PROT_NONE)
+    for r in 0..<rows { mprotect(p + page + r * rowStride + rowStride - page, page, PROT_NONE) }
+    data = p + page + (rowStride - page - rowBytes)
+  }
+
+  deinit { munmap(mapping, bytes) }
 }

@@ -61,6 +61,29 @@ struct JITTests {
     }
   }
 
+  /// Column tiles narrower than a blur's reach, on an image many tiles
+  /// wide: interior tiles run the border copy of the horizontal loop (its
+  /// taps cross the image's left edge), and each tile's rings hold only its
+  /// own columns — so the border loads must touch no column beyond the
+  /// tile's span (they once read the row's last pixel from every tile, past
+  /// the end of the first tile's ring): every ring row ends at a guard page.
+  /// Pixels as the interpreter's and as one tile's.
+  @Test func tilesNarrowerThanTheReach() throws {
+    let pipeline = try Pipeline(gaussianBlur(sigma: 12) | sepia())
+    let input = randomImage(613, 29, seed: 5, format: .rgba32f)
+    let compiled = try pipeline.compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil)
+    let whole = try compiled.run([input])
+    #expect(maxDifference(try Interpreter.runStaged(pipeline.graph, inputs: [input]), whole) <= 1e-4)
+    let saved = CompiledKernel.tileCacheBytes
+    CompiledKernel.tileCacheBytes = 1
+    CompiledKernel.guardedRings = true
+    defer { (CompiledKernel.tileCacheBytes, CompiledKernel.guardedRings) = (saved, false) }
+    for threads in [1, 2] {
+      let tiled = try compiled.run([input], threads: threads)
+      #expect(memcmp(whole.data, tiled.data, whole.byteCount) == 0, "narrow tiles, \(threads) threads")
+    }
+  }
+
   /// A vertical filter with taps `dy` rows away (clamped at the image's top
   /// and bottom): column order, with row tables per chunk of 32 rows.
   static func vertical(_ offsets: [Float]) -> Effect {
