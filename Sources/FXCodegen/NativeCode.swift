@@ -22,7 +22,7 @@ public final class NativeCode: @unchecked Sendable {
   /// simplification, hoisting of loop invariants, GVN — then rotation and
   /// unrolling of the tap loops. The emitter writes vector code itself, so
   /// O3's vectorisers found nothing to gain, and this pipeline runs as fast
-  /// as O1 while compiling in 15–35 % less time (measurements:
+  /// as O1 while compiling in 12–35 % less time (measurements:
   /// Benchmarks/README.md).
   public static let optimisationPipeline =
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,"

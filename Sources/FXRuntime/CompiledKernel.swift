@@ -324,7 +324,7 @@ struct ColumnTiles {
   /// `base`: image column x of a row lies at column `x − starts[t] +
   /// margins[k]` of the ring's row.
   func data(_ base: UnsafeMutableRawPointer, ring k: Int, tile t: Int) -> UnsafeMutableRawPointer {
-    margins[k] == 0 ? base : base + 4 * (margins[k] - starts[t])
+    base + 4 * (margins[k] - starts[t])
   }
 }
 

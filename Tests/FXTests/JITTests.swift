@@ -69,7 +69,8 @@ struct JITTests {
   /// the end of the first tile's ring): every ring row ends at a guard page.
   /// Pixels as the interpreter's and as one tile's.
   @Test func tilesNarrowerThanTheReach() throws {
-    let pipeline = try Pipeline(gaussianBlur(sigma: 12) | sepia())
+    // σ 25 reaches 75 columns: more than a narrow tile at any width (4 vectors, 64 columns at 16 lanes).
+    let pipeline = try Pipeline(gaussianBlur(sigma: 25) | sepia())
     let input = randomImage(613, 29, seed: 5, format: .rgba32f)
     let compiled = try pipeline.compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil)
     let whole = try compiled.run([input])
