@@ -101,16 +101,23 @@ public enum Lower {
         let (propagated, replaced) = ConstantChannels.run(kernel)
         return (propagated, "\(replaced) load\(replaced == 1 ? "" : "s") of a channel its pass computes as a constant replaced by the constant")
       }
-      try passes.run("range simplify", &kernel) { kernel in
-        let (rewritten, counts) = RangeSimplify.run(kernel)
-        let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-        return (rewritten, counts.isEmpty ? "nothing the value ranges license" : summary)
-      }
-      // What the ranges proved constant (an opaque alpha through a bilinear
-      // sample) reaches the passes that load it.
-      try passes.run("constant channels", &kernel) { kernel in
-        let (propagated, replaced) = ConstantChannels.run(kernel)
-        return (propagated, "\(replaced) load\(replaced == 1 ? "" : "s") of a channel its pass computes as a constant replaced by the constant")
+      // What the ranges prove constant (an opaque alpha through a bilinear
+      // sample) reaches the passes that load it, and may let the ranges prove
+      // more there (that pass's own bilinear sample of the now constant
+      // channel): alternate until no load is replaced, at most once per pass.
+      for _ in 0...kernel.passes.count {
+        try passes.run("range simplify", &kernel) { kernel in
+          let (rewritten, counts) = RangeSimplify.run(kernel)
+          let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+          return (rewritten, counts.isEmpty ? "nothing the value ranges license" : summary)
+        }
+        var replacedAny = false
+        try passes.run("constant channels", &kernel) { kernel in
+          let (propagated, replaced) = ConstantChannels.run(kernel)
+          replacedAny = replaced > 0
+          return (propagated, "\(replaced) load\(replaced == 1 ? "" : "s") of a channel its pass computes as a constant replaced by the constant")
+        }
+        if !replacedAny { break }
       }
     }
     return (kernel, passes.log)

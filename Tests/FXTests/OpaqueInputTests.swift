@@ -73,6 +73,25 @@ struct OpaqueInputTests {
     #expect(kernel.passes.reduce(0) { $0 + $1.program.liveCount } < general.passes.reduce(0) { $0 + $1.program.liveCount })
   }
 
+  /// A wave's alpha is 1 only once the ranges prove its bilinear weights sum
+  /// to 1; the aberration then samples that constant bilinearly too, which
+  /// takes the ranges again: range simplify and constant channels alternate
+  /// until the output's alpha is the constant 1 and the store divides by
+  /// nothing (it divided three channels by a computed alpha).
+  @Test func aDistortionOfADistortionOfAnOpaqueInputFoldsItsAlpha() throws {
+    let graph = try EffectGraph(output: (wave(amplitude: 10, wavelength: 60) | chromaticAberration(amount: 6))(.input()))
+    var options = LoweringOptions()
+    options.opaqueInputs = [0]
+    options.straightAlphaOutput = true
+    let (kernel, log) = try Lower.run(graph, options: options)
+    let last = try #require(kernel.passes.last).program
+    #expect(last.constantValue(last.outputs[3]) == .float(1))
+    var divisions = 0
+    last.visitDeep { if $0.op == .div { divisions += 1 } }
+    #expect(divisions == 2, "only the shift's two divisions by the half-diagonal")
+    #expect(log.entries.filter { $0.pass == "range simplify" }.count == 2)
+  }
+
   /// `apply(to:)` compiles an opaque image's kernel with its alpha folded, and
   /// gives the pixels of the general kernel.
   @Test func applyFoldsTheAlphaOfAnOpaqueImage() throws {
