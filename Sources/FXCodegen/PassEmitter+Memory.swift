@@ -37,6 +37,8 @@ extension PassEmitter {
       // Interleaved floats have no whole-pixel masked load: their border gathers the clamped columns.
       if interior { offset = k } else if isPlanar(buffer) || formats[buffer] != .rgba32f { masked = k }
     case .gather: break
+    case .gatherOrDense:
+      return try gatherOrDense(buffer, channel, key: key, columns: a[0], rows: a[1], row: row, near: load.rowReach, y: y, &pixels)
     }
     if isPlanar(buffer) {
       // Planar intermediates: each channel is a row of floats; a dense read is one vector load.
@@ -64,6 +66,58 @@ extension PassEmitter {
       pixels[key] = try gather(formats[buffer] == .rgba8 ? t.i32 : t.i64, addresses(buffer, a[0], a[1], near: near), align: 1)
     }
     return channelOfGathered(pixels[key]!, buffer, channel)
+  }
+
+  /// A load of columns computed per lane from one row (``PassPlan/LoadStrategy/gatherOrDense``):
+  /// when the vector's columns are consecutive, `c, c + 1, …`, one dense load
+  /// at `c` — the same pixels the gather would read — else the gather. 8- and
+  /// 16-bit pixels are kept whole in `pixels`, as gathered ones are.
+  func gatherOrDense(
+    _ buffer: Int, _ channel: Int, key: PixelKey, columns: Value, rows: Value, row: () -> Value, near reach: Int32?,
+    y: Value, _ pixels: inout [PixelKey: Value]
+  ) throws -> Value {
+    if isPlanar(buffer) {
+      return try consecutiveOrGathered(columns) {
+        b.load(vf, from: planarAddress(buffer, row: row(), x: b.extractElement(columns, at: i32(0)), channel: channel), alignment: 4)
+      } gathered: {
+        try gather(t.float, planarAddresses(buffer, columns, rows, channel: channel), align: 4)
+      }
+    }
+    if pixels[key] == nil {
+      let near = reach.map { $0 <= Self.nearRows } == true ? y : nil
+      let whole = formats[buffer] == .rgba8 ? t.i32 : t.i64
+      pixels[key] = try consecutiveOrGathered(columns) {
+        b.bitcast(denseLoad(buffer, row: row(), x: columns), to: t.vector(whole, w))
+      } gathered: {
+        try gather(whole, addresses(buffer, columns, rows, near: near), align: 1)
+      }
+    }
+    return channelOfGathered(pixels[key]!, buffer, channel)
+  }
+
+  /// `dense()` in vectors whose `columns` are consecutive (lane i holds
+  /// `columns[0] + i`), `gathered()` in the others: a branch that a slowly
+  /// varying shift takes the same way for long runs of vectors.
+  func consecutiveOrGathered(_ columns: Value, dense: () throws -> Value, gathered: () throws -> Value) throws -> Value {
+    let expected = b.add(splat(b.extractElement(columns, at: i32(0))), constVector((0..<w).map { i32($0) }))
+    let consecutive = try call("llvm.vector.reduce.and", [vb], [b.icmp(.eq, columns, expected)])
+    let fn = b.insertBlock.parent
+    let denseBlock = fn.appendBasicBlock(named: "load.consecutive")
+    let gatherBlock = fn.appendBasicBlock(named: "load.gather")
+    let join = fn.appendBasicBlock(named: "load.join")
+    b.condBr(consecutive, then: denseBlock, else: gatherBlock)
+    b.position(atEndOf: denseBlock)
+    let d = try dense()
+    let denseEnd = b.insertBlock
+    b.br(join)
+    b.position(atEndOf: gatherBlock)
+    let g = try gathered()
+    let gatherEnd = b.insertBlock
+    b.br(join)
+    b.position(atEndOf: join)
+    let phi = b.phi(d.type)
+    phi.addIncoming([(d, denseEnd), (g, gatherEnd)])
+    return phi
   }
 
   /// The largest |row − pixelY| a gather from a whole image may address

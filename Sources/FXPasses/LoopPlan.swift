@@ -22,6 +22,12 @@ public struct PassPlan: Sendable {
     case denseInterior(offset: Int32, border: Border)
     /// Any other coordinates: a gather per channel (float) or per pixel (8/16-bit).
     case gather
+    /// Columns computed per lane, of a row the same in every lane (a shift
+    /// that depends on the column only, as a chromatic aberration's): the
+    /// emitter tests each vector's columns, one dense load when they are
+    /// consecutive (as a slowly varying shift leaves most vectors), a gather
+    /// otherwise. Either reads exactly the pixels the gather would.
+    case gatherOrDense
     /// In a loop body: column `pixelX + index·i + offset` (`index` 0, 1 or −1
     /// times the loop's index i) clamped to the row, of a row the same in
     /// every lane. The loop is emitted twice (``PassPlan/shifted``): dense
@@ -140,7 +146,9 @@ public enum LoopPlanner {
     for (i, n) in p.nodes.enumerated() where live[i] {
       guard case .load(let buffer, let channel) = n.op else { continue }
       let rowInvariant = !varies[Int(n.args[1].index)]
-      var strategy = PassPlan.LoadStrategy.gather
+      // Interleaved floats gather one channel at a time: no whole pixels to load densely.
+      let checked = rowInvariant && varies[Int(n.args[0].index)] && (planar.contains(buffer) || !interleavedFloat.contains(buffer))
+      var strategy = checked ? PassPlan.LoadStrategy.gatherOrDense : .gather
       if rowInvariant, p[n.args[0]].op == .pixelX {
         strategy = .dense
       } else if rowInvariant, let k = ClampToEdge.offset(of: n.args[0], .x, in: p) {
@@ -148,7 +156,9 @@ public enum LoopPlanner {
         strategy = .denseInterior(offset: k, border: border)
       }
       loads[i] = .init(buffer: buffer, channel: channel, strategy: strategy, rowOffset: ClampToEdge.offset(of: n.args[1], .y, in: p))
-      if strategy == .gather, loads[i]!.rowOffset == nil { loads[i]!.rowReach = PixelOffsetBounds.reach(n.args[1], .y, in: p, facts: facts) }
+      if strategy == .gather || strategy == .gatherOrDense, loads[i]!.rowOffset == nil {
+        loads[i]!.rowReach = PixelOffsetBounds.reach(n.args[1], .y, in: p, facts: facts)
+      }
     }
     var plan = PassPlan(
       lanes: lanes, order: .rows, orderReason: "", chunkRows: chunkRows, rowTables: [:], interior: nil, blockUniform: [],

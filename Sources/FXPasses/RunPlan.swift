@@ -199,6 +199,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     case .dense: "dense"
     case .denseInterior(_, let border): "dense inside, \(border == .masked ? "masked" : "gathered") at the border"
     case .gather: "gathered"
+    case .gatherOrDense: "gathered, dense where a vector's columns are consecutive"
     case .denseShifted(_, let index): index != 0 ? "dense at the loop index, masked at the border" : "dense, masked at the border"
     }
   }

@@ -1,0 +1,57 @@
+import FX
+import Foundation
+import Testing
+
+/// A load of columns computed per lane from a row that is the same in every
+/// lane (`PassPlan.LoadStrategy.gatherOrDense`: a chromatic aberration's
+/// sample, shifted by a function of x) tests each vector at run time and loads
+/// it densely when its columns are consecutive, else gathers. Both paths must
+/// read the same pixels: the JIT gives the interpreter's bits on images whose
+/// rows hold vectors of both kinds, at every x86-64 level this machine runs and
+/// at 1 and 3 threads, for 8-, 16-bit and float inputs and planar intermediates.
+struct ConsecutiveColumnsTests {
+  /// Compiles `effect` for `image` at every runnable level; `checked` says
+  /// whether some load must be planned as gatherOrDense (and its branch
+  /// emitted); the JIT's float output must equal the interpreter's bit for bit.
+  func expectSameBits(_ effect: Effect, _ image: ImageBuffer, checked: Bool) throws {
+    let pipeline = try Pipeline(effect)
+    let interpreted = try pipeline.compile(
+      inputFormats: [image.format], outputFormat: .rgba32f, backend: .interpreter, cache: nil
+    ).run([image])
+    for target in Target.runnableLevels + [.host] {
+      let compiled = try pipeline.compile(inputFormats: [image.format], outputFormat: .rgba32f, cache: nil, target: target)
+      #expect(compiled.backend == .jit)
+      let planned = compiled.plan.passes.contains { $0.loads.values.contains { $0.strategy == .gatherOrDense } }
+      #expect(planned == checked, "\(target.name)")
+      #expect(try compiled.dumpNative().ir.contains("load.consecutive") == checked, "\(target.name)")
+      for threads in [1, 3] {
+        let jit = try compiled.run([image], threads: threads)
+        #expect(memcmp(jit.data, interpreted.data, jit.byteCount) == 0, "\(target.name), \(threads) thread(s)")
+      }
+    }
+  }
+
+  /// The aberration's shift `(x − w/2)/(d/2)·m` changes its whole-pixel part
+  /// every d/(2m) columns: on a 700-pixel row about every 58, so most vectors
+  /// are consecutive and some straddle a step; on 61 pixels every 5, so most
+  /// are not. Read from the input (8/16-bit whole pixels; a float input is
+  /// first copied to planar) and from a wave's planar result.
+  @Test(arguments: PixelFormat.allCases)
+  func chromaticAberrationIsTheInterpretersPixels(_ format: PixelFormat) throws {
+    for (w, h) in [(700, 5), (61, 7)] {
+      let image = randomImage(w, h, seed: UInt64(w), format: format)
+      try expectSameBits(chromaticAberration(amount: 6), image, checked: true)
+      try expectSameBits(wave(amplitude: 3, wavelength: 20) | chromaticAberration(amount: 6), image, checked: true)
+    }
+  }
+
+  /// Columns that are never consecutive (x/2: each column twice) take the
+  /// gather every time; clamped columns at the row's ends repeat the edge.
+  @Test func columnsThatRepeatAreGathered() throws {
+    let stretch = Effect.distortion("stretch") { p in float2(p.x * 0.5 + 0.25, p.y + 0.5) }
+    let past = Effect.distortion("past the edge") { p in float2(p.x * 1.02 - 3, p.y) }
+    for effect in [stretch, past] {
+      try expectSameBits(effect, randomImage(45, 4, seed: 3), checked: true)
+    }
+  }
+}
