@@ -18,7 +18,8 @@ public struct RunPlan: Sendable {
   /// data-dependent rows (then intermediates are whole images) or there is none.
   public var lookahead: [Int]?
   /// Columns each pass must compute beyond a tile's edges, or nil when some
-  /// intermediate is read at data-dependent columns (then tiles are whole rows).
+  /// intermediate is read at data-dependent columns with no proved bound
+  /// (then tiles are whole rows).
   public var columnLookahead: [Int]?
   /// For each pass, how many rows of its output are alive at once beyond a
   /// strip: from the oldest row a consumer still reads, `lookahead[j] − r`,
@@ -30,10 +31,11 @@ public struct RunPlan: Sendable {
   /// The run plan of `kernel`; with `facts` (each pass's ``RangeAnalysis``
   /// facts), a load at data-dependent rows whose offset from the pixel is
   /// bounded (``PixelOffsetBounds``) reaches that far, so it keeps line
-  /// buffers. Columns always need fixed taps: a tile's halo is memory, a
-  /// ring's row is masked.
+  /// buffers; a load at such columns (a chromatic aberration's shift) keeps
+  /// column tiles, its producer computing the bound as halo. Clamp-to-edge
+  /// keeps every read column inside the image, and so inside the last tile.
   public init(_ kernel: Kernel, facts: [[ValueFacts]]? = nil) {
-    columnLookahead = Self.lookahead(kernel, kernel.passes.map { Self.reach($0.program, .x) })
+    columnLookahead = Self.lookahead(kernel, kernel.passes.indices.map { Self.reach(kernel.passes[$0].program, .x, facts: facts?[$0]) })
     let reach = kernel.passes.indices.map { Self.reach(kernel.passes[$0].program, .y, facts: facts?[$0]) }
     lookahead = kernel.intermediates.isEmpty ? nil : Self.lookahead(kernel, reach)
     if let lookahead {
@@ -222,7 +224,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     }
     lines.append(
       run.columnLookahead == nil
-        ? "  whole-row tiles (columns read at data-dependent offsets)"
+        ? "  whole-row tiles (columns read at data-dependent offsets with no proved bound)"
         : "  column tiles sized so the rows in flight fit in \(tileCacheBytes / 1024) KiB; a ring row holds one tile and its halo")
     return lines.joined(separator: "\n")
   }

@@ -242,7 +242,8 @@ public final class CompiledKernel: @unchecked Sendable {
 
   /// Column tiles of a row `columns` wide: as wide as keeps every ring's
   /// rows of the tile within ``tileCacheBytes``, a multiple of the vector
-  /// width; the whole row when columns are read at data-dependent offsets.
+  /// width; the whole row when columns are read at data-dependent offsets
+  /// that no proved bound limits.
   /// A last tile narrower than a vector joins the one before.
   func tiles(columns: Int, ringRows: [Int], cacheBytes: Int = CompiledKernel.tileCacheBytes) -> ColumnTiles {
     let rowsInFlight = ringRows.reduce(0, +)

@@ -58,7 +58,8 @@ import Testing
     // (floor of −6…6, then the bilinear's second row).
     let aberration = try plan(wave(amplitude: 10, wavelength: 60) | chromaticAberration(amount: 6))
     #expect(aberration.run.lookahead == [7, 0])
-    #expect(aberration.run.columnLookahead == nil, "columns at data-dependent offsets keep whole-row tiles")
+    // And columns x − 7 … x + 7: column tiles, the wave computing 7 columns of halo.
+    #expect(aberration.run.columnLookahead == [7, 0])
     // A wave of amplitude 10 reading a blur: its rows y − 11 … y + 11.
     let wave = try plan(gaussianBlur(sigma: 2) | wave(amplitude: 10, wavelength: 30))
     #expect(wave.run.lookahead?.last == 0 && wave.run.lookahead?.dropLast().last == 11, "\(String(describing: wave.run.lookahead))")

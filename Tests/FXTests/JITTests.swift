@@ -85,6 +85,36 @@ struct JITTests {
     }
   }
 
+  /// A stage read at data-dependent columns within a proved bound (a
+  /// chromatic aberration's shift, clamped to ±amount; a horizontal wave)
+  /// keeps column tiles, each producer computing that bound as halo: with
+  /// tiles of 4 vectors and every ring row ending at a guard page, a read past
+  /// the halo faults or differs. Pixels as the interpreter's and as one tile's.
+  @Test(arguments: [
+    "wave(amplitude: 10, wavelength: 60) | chromaticAberration(amount: 6)",
+    "gaussianBlur(sigma: 1) | chromaticAberration(amount: 40)",
+    "sepia | shear",
+  ])
+  func boundedColumnShiftsKeepColumnTiles(_ chain: String) throws {
+    let shear = Effect.distortion("shear") { p in float2(p.x + floor(sin(p.y * 0.3) * 9.5) + 0.25, p.y) }
+    let effect = chain.hasSuffix("shear") ? sepia() | shear : try ChainSyntax.parse(chain).resolve().effect
+    let pipeline = try Pipeline(effect)
+    let input = randomImage(613, 23, seed: 9, format: .rgba32f)
+    let compiled = try pipeline.compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil)
+    let halos = try #require(compiled.plan.run.columnLookahead, "a bounded shift keeps column tiles")
+    #expect(halos.first! > 0)
+    let whole = try compiled.run([input])
+    #expect(maxDifference(try Interpreter.runStaged(pipeline.graph, inputs: [input]), whole) <= 1e-4)
+    let saved = CompiledKernel.tileCacheBytes
+    CompiledKernel.tileCacheBytes = 1
+    CompiledKernel.guardedRings = true
+    defer { (CompiledKernel.tileCacheBytes, CompiledKernel.guardedRings) = (saved, false) }
+    for threads in [1, 2] {
+      let tiled = try compiled.run([input], threads: threads)
+      #expect(memcmp(whole.data, tiled.data, whole.byteCount) == 0, "narrow tiles, \(threads) threads")
+    }
+  }
+
   /// A vertical filter with taps `dy` rows away (clamped at the image's top
   /// and bottom): column order, with row tables per chunk of 32 rows.
   static func vertical(_ offsets: [Float]) -> Effect {
