@@ -63,6 +63,9 @@ extension PassEmitter {
       return try gather(t.float, addresses(buffer, a[0], a[1], offset: 4 * channel, near: near), align: 4)
     }
     if pixels[key] == nil {
+      if let reach = load.rowReach, plan.order == .columns {
+        try prefetchAhead(buffer, rows: Int(reach) + RunPlan.stripRows + 1, x: xs, y: y)
+      }
       pixels[key] = try gather(formats[buffer] == .rgba8 ? t.i32 : t.i64, addresses(buffer, a[0], a[1], near: near), align: 1)
     }
     return channelOfGathered(pixels[key]!, buffer, channel)
@@ -118,6 +121,17 @@ extension PassEmitter {
     let phi = b.phi(d.type)
     phi.addIncoming([(d, denseEnd), (g, gatherEnd)])
     return phi
+  }
+
+  /// Prefetches the pixels of row `y + rows` (clamped to the image) at the
+  /// vector's columns: the row a gather at data-dependent rows within reach
+  /// will first need a strip later in column order.
+  func prefetchAhead(_ buffer: Int, rows: Int, x xs: Value, y: Value) throws {
+    let h = headers[buffer]!
+    let last = b.sub(h.height, i32(1))
+    let row = try call("llvm.smin", [t.i32], [b.add(y, i32(rows)), last])
+    let p = pixelAddress(buffer, row: rowStart(buffer, y: row), x: b.extractElement(xs, at: i32(0)))
+    _ = try call("llvm.prefetch", [t.ptr], [p, i32(0), i32(3), i32(1)])
   }
 
   /// The largest |row − pixelY| a gather from a whole image may address
