@@ -125,11 +125,23 @@ public enum KernelEmitter {
         let planar = Set(kernel.inputCount..<kernel.outputBuffer)
         var e = PassEmitter(module: module, builder: builder, plan: passPlan, formats: formats, planar: planar, pass: pass)
         e.compactRings = compactRings(kernel, plan)
+        e.unreadChannels = pass.output == kernel.outputBuffer ? [] : unreadChannels(kernel, pass.output)
         try e.emitFunction(named: "fxc_pass\(k)")
       }
     }
     try module.verify()
     return module
+  }
+
+  /// The channels of intermediate `buffer` that no pass loads (an opaque
+  /// input's alpha, once ``ConstantChannels`` has replaced its loads): its
+  /// pass need not store them.
+  public static func unreadChannels(_ kernel: Kernel, _ buffer: Int) -> Set<Int> {
+    var unread = Set(0..<4)
+    for pass in kernel.passes {
+      pass.program.visitDeep { if case .load(buffer, let c) = $0.op { unread.remove(c) } }
+    }
+    return unread
   }
 
   /// The intermediates held in rings of under 2 GiB at the widest image
@@ -175,6 +187,9 @@ struct PassEmitter: VectorEmitter {
   let planar: Set<Int>
   /// Planar buffers whose byte offsets fit in 32 bits (``KernelEmitter/compactRings(_:_:)``).
   var compactRings: Set<Int> = []
+  /// Channels of this pass's planar output that no pass reads, left unstored
+  /// (``KernelEmitter/unreadChannels(_:_:)``).
+  var unreadChannels: Set<Int> = []
 
   // Function arguments and values hoisted into the entry block.
   var buffersArg: Value!

@@ -328,7 +328,7 @@ extension PassEmitter {
 
   func store(_ rgba: [Value], x: Value, y: Value) {
     if isPlanar(pass.output) {
-      for (c, v) in rgba.enumerated() {
+      for (c, v) in rgba.enumerated() where !unreadChannels.contains(c) {
         b.store(v, to: planarAddress(pass.output, row: rowStart(pass.output, y: y), x: x, channel: c), alignment: 4)
       }
       return

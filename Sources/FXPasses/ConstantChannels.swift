@@ -8,8 +8,8 @@ import FXIR
 /// construction, so each reads a pixel the pass computed. The loads are
 /// replaced by the constant and the consumer simplified again, so a chain of
 /// passes (a split blur's planar copy, horizontal and vertical passes) folds
-/// the channel away in every pass, not just the first. The pass still stores
-/// the channel; no later pass loads it.
+/// the channel away in every pass, not just the first. No later pass loads
+/// the channel, so the code generator does not store it either.
 public enum ConstantChannels {
   /// The kernel with such loads replaced, and how many were.
   public static func run(_ kernel: Kernel) -> (Kernel, replaced: Int) {

@@ -70,6 +70,11 @@ struct OpaqueInputTests {
     #expect(alphaLoads(general) > 0)
     #expect(alphaLoads(kernel) == 0)
     #expect(log.entries.contains { $0.pass == "constant channels" })
+    // Nor does any pass store the alpha plane of its intermediate: nothing reads it.
+    for buffer in kernel.inputCount..<kernel.outputBuffer {
+      #expect(KernelEmitter.unreadChannels(kernel, buffer) == [3], "b\(buffer)")
+      #expect(KernelEmitter.unreadChannels(general, buffer).isEmpty, "b\(buffer)")
+    }
     #expect(kernel.passes.reduce(0) { $0 + $1.program.liveCount } < general.passes.reduce(0) { $0 + $1.program.liveCount })
   }
 
