@@ -17,20 +17,11 @@ struct BlockUniformTests {
   /// a block-uniform body exactly when `blockUniformAt(lanes)` says, and the
   /// JIT gives the interpreter's bits at 1 and 3 threads.
   func expectSameBits(_ effect: Effect, _ image: ImageBuffer, blockUniformAt: (Int) -> Bool) throws {
-    let pipeline = try Pipeline(effect)
-    let interpreted = try pipeline.compile(
-      inputFormats: [image.format], outputFormat: .rgba32f, backend: .interpreter, cache: nil
-    ).run([image])
-    for target in Target.runnableLevels + [.host] {
-      let compiled = try pipeline.compile(inputFormats: [image.format], outputFormat: .rgba32f, cache: nil, target: target)
-      #expect(compiled.backend == .jit)
+    try expectInterpreterBitsAtEveryLevel(effect, image) { compiled, target in
       let used = compiled.plan.passes.contains { !$0.blockUniform.isEmpty }
       #expect(used == blockUniformAt(target.lanes), "\(target.name), \(target.lanes) lanes")
-      #expect(try compiled.dumpNative().ir.contains("block.uniform") == used, "\(target.name)")
-      for threads in [1, 3] {
-        let jit = try compiled.run([image], threads: threads)
-        #expect(memcmp(jit.data, interpreted.data, jit.byteCount) == 0, "\(target.name), \(threads) thread(s)")
-      }
+      let ir = try compiled.dumpNative().ir
+      #expect(ir.contains("block.uniform") == used, "\(target.name)")
     }
   }
 

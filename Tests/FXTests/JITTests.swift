@@ -52,9 +52,13 @@ struct JITTests {
       #expect(memcmp(one.data, many.data, one.byteCount) == 0, "\(threads) threads")
     }
     // Narrow column tiles (many tiles, halos at every edge) give the same pixels.
+    Self.tileSettings.lock()
     let saved = CompiledKernel.tileCacheBytes
     CompiledKernel.tileCacheBytes = 1
-    defer { CompiledKernel.tileCacheBytes = saved }
+    defer {
+      CompiledKernel.tileCacheBytes = saved
+      Self.tileSettings.unlock()
+    }
     for threads in [1, 3] {
       let tiled = try compiled.run([input], threads: threads)
       #expect(memcmp(one.data, tiled.data, one.byteCount) == 0, "narrow tiles, \(threads) threads")
@@ -75,10 +79,23 @@ struct JITTests {
     let compiled = try pipeline.compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil)
     let whole = try compiled.run([input])
     #expect(maxDifference(try Interpreter.runStaged(pipeline.graph, inputs: [input]), whole) <= 1e-4)
+    try expectGuardedNarrowTiles(compiled, input, give: whole)
+  }
+
+  /// Serialises the tests that change the process-wide tile settings.
+  static let tileSettings = NSLock()
+
+  /// `compiled` on `input` with column tiles of 4 vectors and every ring row
+  /// ending at a guard page, on 1 and 2 threads, gives `whole`'s bytes.
+  func expectGuardedNarrowTiles(_ compiled: CompiledPipeline, _ input: ImageBuffer, give whole: ImageBuffer) throws {
+    Self.tileSettings.lock()
     let saved = CompiledKernel.tileCacheBytes
     CompiledKernel.tileCacheBytes = 1
     CompiledKernel.guardedRings = true
-    defer { (CompiledKernel.tileCacheBytes, CompiledKernel.guardedRings) = (saved, false) }
+    defer {
+      (CompiledKernel.tileCacheBytes, CompiledKernel.guardedRings) = (saved, false)
+      Self.tileSettings.unlock()
+    }
     for threads in [1, 2] {
       let tiled = try compiled.run([input], threads: threads)
       #expect(memcmp(whole.data, tiled.data, whole.byteCount) == 0, "narrow tiles, \(threads) threads")
@@ -105,14 +122,7 @@ struct JITTests {
     #expect(halos.first! > 0)
     let whole = try compiled.run([input])
     #expect(maxDifference(try Interpreter.runStaged(pipeline.graph, inputs: [input]), whole) <= 1e-4)
-    let saved = CompiledKernel.tileCacheBytes
-    CompiledKernel.tileCacheBytes = 1
-    CompiledKernel.guardedRings = true
-    defer { (CompiledKernel.tileCacheBytes, CompiledKernel.guardedRings) = (saved, false) }
-    for threads in [1, 2] {
-      let tiled = try compiled.run([input], threads: threads)
-      #expect(memcmp(whole.data, tiled.data, whole.byteCount) == 0, "narrow tiles, \(threads) threads")
-    }
+    try expectGuardedNarrowTiles(compiled, input, give: whole)
   }
 
   /// A vertical filter with taps `dy` rows away (clamped at the image's top

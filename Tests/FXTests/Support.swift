@@ -1,4 +1,5 @@
 import FX
+import Foundation
 import Testing
 
 /// A deterministic pseudo-random generator (SplitMix64) for test images and graphs.
@@ -70,5 +71,26 @@ func tapGaussian(sigma: Float) -> Effect {
       for i in -r...r { taps.append(Expr(w[i + r] * w[j + r]) * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j))))) }
     }
     return taps.dropFirst().reduce(taps[0], +)
+  }
+}
+
+/// `effect` on `image` compiled for every x86-64 level this machine runs and
+/// for the host: `check` looks at each compiled pipeline (its plan, its IR),
+/// and the JIT's float output is the interpreter's bit for bit on 1 and 3 threads.
+func expectInterpreterBitsAtEveryLevel(
+  _ effect: Effect, _ image: ImageBuffer, check: (CompiledPipeline, Target) throws -> Void
+) throws {
+  let pipeline = try Pipeline(effect)
+  let interpreted = try pipeline.compile(
+    inputFormats: [image.format], outputFormat: .rgba32f, backend: .interpreter, cache: nil
+  ).run([image])
+  for target in Target.runnableLevels + [.host] {
+    let compiled = try pipeline.compile(inputFormats: [image.format], outputFormat: .rgba32f, cache: nil, target: target)
+    #expect(compiled.backend == .jit)
+    try check(compiled, target)
+    for threads in [1, 3] {
+      let jit = try compiled.run([image], threads: threads)
+      #expect(memcmp(jit.data, interpreted.data, jit.byteCount) == 0, "\(target.name), \(threads) thread(s)")
+    }
   }
 }
