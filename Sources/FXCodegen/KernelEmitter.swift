@@ -178,6 +178,8 @@ struct PassEmitter: VectorEmitter {
   var folds = FoldMemo()
   /// The pass function's block-uniform cache, shared by its loops' bodies.
   let blockCache = BlockCache.Store()
+  /// The pass function's column table (``PassPlan/columnTable``), shared by its loops' bodies.
+  let columnCache = BlockCache.Store()
   var live: [Bool] { plan.live }
   /// Nodes whose value changes along a row (depend on `pixelX`).
   var varies: [Bool] { plan.varies }

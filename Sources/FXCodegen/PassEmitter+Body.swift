@@ -29,7 +29,10 @@ extension PassEmitter {
       }
     }
     guard !blockUniform.isEmpty else {
-      try emitNodes(emissionOrder, &values, &pixels)
+      if !plan.columnTable.isEmpty && loopIndex == nil {
+        try emitColumnTable(&values, x: x) { order, values in try emitNodes(order, &values, &pixels) }
+      }
+      try emitNodes(emissionOrder.filter { values[$0] == nil }, &values, &pixels)
       store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y)
       return
     }
@@ -65,6 +68,55 @@ extension PassEmitter {
     store(program.outputs.map { values[Int($0.index)]! }, x: x, y: y)
     b.br(done)
     b.position(atEndOf: done)
+  }
+
+  /// The plan's column table (``PassPlan/columnTable``) for the vector at
+  /// column `x`: read from the function's ``BlockCache`` (keyed by `x`) when
+  /// its slot holds this column, else computed with the work only it needs
+  /// and kept there; in `values` either way. What that work reads from the
+  /// rest of the body (pixelX, constants) is emitted first.
+  private func emitColumnTable(
+    _ values: inout [Value?], x: Value, emitNodes: (_ order: [Int], _ values: inout [Value?]) throws -> Void
+  ) throws {
+    let work = Set(plan.columnTableWork)
+    var needed = Set<Int>()
+    var stack = plan.columnTableWork.flatMap { program.nodes[$0].args.map { Int($0.index) } }.filter { !work.contains($0) }
+    while let i = stack.popLast() {
+      if needed.insert(i).inserted { stack += program.nodes[i].args.map { Int($0.index) } }
+    }
+    try emitNodes(emissionOrder.filter { needed.contains($0) && values[$0] == nil }, &values)
+
+    let table = plan.columnTable
+    if columnCache.cache == nil {
+      columnCache.cache = try BlockCache(self, key: 1, values: table.map { _ in vf }, bytesPerValue: 4 * w)
+    }
+    let cache = columnCache.cache!
+    let slot = cache.slot(x: x, columnStart: columnStart, lanes: w, b: b, t: t)
+    let hit = cache.holds([x], at: slot, b: b, t: t)
+    let fn = b.insertBlock.parent
+    let compute = fn.appendBasicBlock(named: "columns.compute")
+    let reuse = fn.appendBasicBlock(named: "columns.reuse")
+    let join = fn.appendBasicBlock(named: "columns.join")
+    b.condBr(hit, then: reuse, else: compute)
+
+    b.position(atEndOf: compute)
+    try emitNodes(plan.columnTableWork, &values)
+    cache.fill(slot, key: [x], values: table.map { values[$0]! }, b: b, t: t)
+    let computeEnd = b.insertBlock
+    b.br(join)
+
+    b.position(atEndOf: reuse)
+    let kept = cache.values(at: slot, b: b, t: t)
+    b.br(join)
+
+    b.position(atEndOf: join)
+    for (i, old) in zip(table, kept) {
+      let phi = b.phi(vf)
+      phi.addIncoming([(values[i]!, computeEnd), (old, reuse)])
+      values[i] = phi
+    }
+    // The rest of the work lives in the compute block only.
+    for i in plan.columnTableWork where !table.contains(i) { values[i] = nil }
   }
 
   /// The rest of the body (`order`) for a vector whose block-uniform nodes
@@ -249,11 +301,12 @@ struct BlockCache {
 
   /// Arrays for `key` i32 components and values of `values` types, made in
   /// the entry block of `emitter`'s function, with every slot marked empty.
-  init<E: VectorEmitter>(_ emitter: E, key: Int, values: [IRType]) throws {
+  /// `bytesPerValue`: 4 for scalars, more for vectors.
+  init<E: VectorEmitter>(_ emitter: E, key: Int, values: [IRType], bytesPerValue: Int = 4) throws {
     let b = emitter.b, t = emitter.t
     let atEntry = Builder(in: emitter.m)
     atEntry.position(atStartOf: b.insertBlock.parent.entryBlock)
-    slotCount = Swift.max(16, Swift.min(Self.maxSlots, Self.stackBytes / (1 + 4 * (key + values.count))))
+    slotCount = Swift.max(16, Swift.min(Self.maxSlots, Self.stackBytes / (1 + 4 * key + bytesPerValue * values.count)))
     let n = t.i32.constant(UInt64(slotCount))
     valid = atEntry.arrayAlloca(t.i8, count: n, name: "block.valid")
     keys = (0..<key).map { _ in atEntry.arrayAlloca(t.i32, count: n, name: "block.key") }

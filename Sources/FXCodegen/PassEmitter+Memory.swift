@@ -334,6 +334,10 @@ extension PassEmitter {
       return
     }
     let f = formats[pass.output]
+    if f == .rgba8, let packs = SaturatingPacks(m.target, lanes: w) {
+      storeSaturating(rgba, packs, x: x, y: y)
+      return
+    }
     var channels = rgba
     if f != .rgba32f {
       // DESIGN §1: NaN → 0, clamp to 0…1, round — as much of it as the range
@@ -347,7 +351,7 @@ extension PassEmitter {
         case .clampOnly: c = ops.fminmaxNotNaN(ops.fminmaxNotNaN(v, zero, .ogt), one, .olt)
         case .full: c = try! call("llvm.minnum", [vf], [try! call("llvm.maxnum", [vf], [v, zero]), one])
         }
-        let r = b.fadd(b.fmul(c, splat(f32(scale))), splat(f32(0.5)))
+        let r = b.fadd(b.fmul(c, splat(f32(scale))), splat(f32(Self.roundingBias)))
         // 0.5…255.5: a signed conversion (one instruction on every x86 level) gives the same integer.
         return f == .rgba8 ? b.fptosi(r, to: vi) : b.fptoui(r, to: t.vector(channelType(f), w))
       }
@@ -365,4 +369,79 @@ extension PassEmitter {
     let pixels = b.shuffleVector(rg, ba, mask: interleave)
     b.store(pixels, to: pixelAddress(pass.output, row: rowStart(pass.output, y: y), x: x), alignment: UInt32(f.bytesPerPixel / 4))
   }
+
+  /// What a store adds to `c·255` (or `c·65535`) before truncating: the
+  /// float just below ½. `⌊x + ½⌋` would round `x` in [½ − 2⁻²⁵, ½) up (the
+  /// sum rounds to 1); with this bias the truncation is round-half-away-from-zero
+  /// of `x` — DESIGN §1's rounding, as ``ImageBuffer`` rounds — for every `x`
+  /// in 0…65535: a half (n + ½) still reaches n + 1, anything below stays under it.
+  static let roundingBias = Float(0.5).nextDown
+
+  /// The RGBA8 store of DESIGN §1 (NaN → 0, clamp to 0…1, round `c·255` to nearest) in
+  /// x86's integer conversions: a truncating conversion gives INT32_MIN for
+  /// NaN and for anything out of the int32 range, and two saturating packs
+  /// (dword → word → byte, unsigned) clamp to 0…255 — so NaN, −∞ and every
+  /// negative value become 0 with no float compare, and only a value that may
+  /// reach 2³¹/255 (or +∞) keeps one `min(c, 1)` (NaN passes through it to
+  /// the conversion). Bit for bit the clamping store: on 0…1 the arithmetic is
+  /// the same, above 1 `c·255 + bias` truncates to ≥ 255, below 0 to ≤ 0. The packs leave each 128-bit lane holding its 4 pixels channel by
+  /// channel; one byte shuffle interleaves them.
+  func storeSaturating(_ rgba: [Value], _ packs: SaturatingPacks, x: Value, y: Value) {
+    let one = splat(f32(1))
+    let ints = zip(rgba, program.outputs).map { v, node in
+      if case .float(bits: let bits)? = program.constantValue(node) {
+        // A constant channel (an opaque output's alpha): its byte, as the vector code would make it.
+        let c = Float(bitPattern: bits)
+        let clamped = c.isNaN ? 0 : Swift.min(Swift.max(c, 0), 1)
+        return splat(i32(Int((clamped * 255).rounded(.toNearestOrAwayFromZero))))
+      }
+      let c = plan.proofs.isBelow(node, SaturatingPacks.exactBelow) ? v : ops.fminmaxNotNaN(v, one, .olt)
+      let r = b.fadd(b.fmul(c, splat(f32(255))), splat(f32(Self.roundingBias)))
+      return try! packs.convert(r, ops)
+    }
+    let words = (try! packs.packDwords(ints[0], ints[1], ops), try! packs.packDwords(ints[2], ints[3], ops))
+    let bytes = try! packs.packWords(words.0, words.1, ops)
+    // Lane l's 16 bytes are r, g, b, a of its pixels 4l…4l+3: byte 4p + c ← 4c + p.
+    let interleave = (0..<4 * w).map { i in i32(i / 16 * 16 + (i % 4) * 4 + (i % 16) / 4) }
+    let pixels = b.bitcast(b.shuffleVector(bytes, bytes, mask: constVector(interleave)), to: vi)
+    b.store(pixels, to: pixelAddress(pass.output, row: rowStart(pass.output, y: y), x: x), alignment: 1)
+  }
+}
+
+/// x86's truncating float → int32 conversion and its saturating unsigned
+/// packs at one vector width, where the target has them: SSE4.1 (4 lanes),
+/// AVX2 (8), AVX-512BW (16). Other targets store RGBA8 with float clamps.
+struct SaturatingPacks {
+  let convertName: String, dwordsName: String, wordsName: String
+  let lanes: Int
+  /// Below this a channel needs no `min(c, 1)`: `c·255 + 0.5` is then inside
+  /// the int32 range (2³¹/255 ≈ 8.4·10⁶), with room to spare.
+  static let exactBelow = 1.0e6
+
+  init?(_ target: Target, lanes: Int) {
+    guard target.triple.hasPrefix("x86_64") else { return nil }
+    switch lanes {
+    case 4 where target.has("sse4.1"):
+      (convertName, dwordsName, wordsName) = ("llvm.x86.sse2.cvttps2dq", "llvm.x86.sse41.packusdw", "llvm.x86.sse2.packuswb.128")
+    case 8 where target.has("avx2"):
+      (convertName, dwordsName, wordsName) = ("llvm.x86.avx.cvtt.ps2dq.256", "llvm.x86.avx2.packusdw", "llvm.x86.avx2.packuswb")
+    case 16 where target.has("avx512bw"):
+      (convertName, dwordsName, wordsName) = ("llvm.x86.avx512.mask.cvttps2dq.512", "llvm.x86.avx512.packusdw.512", "llvm.x86.avx512.packuswb.512")
+    default: return nil
+    }
+    self.lanes = lanes
+  }
+
+  /// Truncates each lane to int32; NaN and out-of-range lanes give INT32_MIN.
+  func convert(_ v: Value, _ e: OpEmitter) throws -> Value {
+    guard lanes == 16 else { return try e.call(convertName, [], [v]) }
+    // The AVX-512 form is masked: no passthrough lanes (mask all ones), the current rounding mode (4).
+    return try e.call(convertName, [], [v, e.splat(e.i32(0)), e.t.i16.constant(0xFFFF), e.i32(4)])
+  }
+
+  /// Two vectors of int32 → one of twice as many uint16, saturated, lane by 128-bit lane.
+  func packDwords(_ a: Value, _ b: Value, _ e: OpEmitter) throws -> Value { try e.call(dwordsName, [], [a, b]) }
+
+  /// Two vectors of int16 → one of twice as many uint8, saturated, lane by 128-bit lane.
+  func packWords(_ a: Value, _ b: Value, _ e: OpEmitter) throws -> Value { try e.call(wordsName, [], [a, b]) }
 }

@@ -78,6 +78,18 @@ public struct PassPlan: Sendable {
   public var blockUniform: [Int]
   /// Why ``blockUniform`` is or is not used, for `fxc dump`.
   public var blockUniformReason: String
+  /// In row order: values that depend on the column only (on `pixelX`,
+  /// constants and uniforms, not on the row or any buffer) and feed per-pixel
+  /// work — a vignette's `((x + ½)/width − ½)²` — kept per vector position of
+  /// the row in a table of the pass function and computed in its first row
+  /// only (Halide's `compute_root` of a function of x). Empty when none is
+  /// worth a table.
+  public var columnTable: [Int] = []
+  /// The nodes computed only for ``columnTable`` (it included), in emission
+  /// order: what a row after the first no longer computes.
+  public var columnTableWork: [Int] = []
+  /// Why ``columnTable`` is or is not used, for `fxc dump`.
+  public var columnTableReason = ""
   /// The plan of each live load node, by node index.
   public var loads: [Int: Load]
   /// More live nodes than ``LoopPlanner/largePass``: one vector body, no
@@ -168,7 +180,68 @@ public enum LoopPlanner {
     plan.loops = loopPlans(p, live: live, varies: varies, lanes: lanes, kernel: kernel, interleavedFloat: interleavedFloat)
     chooseOrder(&plan, p)
     chooseBlockUniform(&plan, p)
+    chooseColumnTable(&plan, p)
     return plan
+  }
+
+  /// The column table (``PassPlan/columnTable``) and why: in row order, the
+  /// column-only values that per-pixel work reads, when the work only they
+  /// need costs more than reading them back (a load each and a check of the
+  /// slot per vector).
+  static func chooseColumnTable(_ plan: inout PassPlan, _ p: Program) {
+    guard plan.order == .rows else {
+      plan.columnTableReason = "none: column order computes column-only work once per chunk"
+      return
+    }
+    guard plan.blockUniform.isEmpty, !plan.isLarge else {
+      plan.columnTableReason = plan.isLarge ? "none: the pass is large, one vector body" : "none: the pass has a block-uniform body"
+      return
+    }
+    let dependsOnY = p.dependence(on: .pixelY)
+    // Column-only: computed from pixelX, constants and uniforms alone — no row, no buffer, no loop.
+    var columnOnly = [Bool](repeating: false, count: p.count)
+    var invariant = [Bool](repeating: false, count: p.count)
+    for (i, n) in p.nodes.enumerated() {
+      let args = n.args.map { Int($0.index) }
+      switch n.op {
+      case .pixelX: columnOnly[i] = true
+      case .constant, .width, .height, .uniform, .inputWidth, .inputHeight: invariant[i] = true
+      default:
+        guard n.op.isPure, !args.isEmpty, args.allSatisfy({ columnOnly[$0] || invariant[$0] }) else { continue }
+        if args.allSatisfy({ invariant[$0] }) { invariant[i] = true } else { columnOnly[i] = true }
+      }
+      columnOnly[i] = columnOnly[i] && plan.live[i] && !dependsOnY[i]
+    }
+    // Read by per-pixel work or stored: the candidates for the table.
+    var readOutside = [Bool](repeating: false, count: p.count)
+    for (i, n) in p.nodes.enumerated() where plan.live[i] && !columnOnly[i] && !invariant[i] {
+      for a in n.args { readOutside[Int(a.index)] = true }
+    }
+    for o in p.outputs { readOutside[Int(o.index)] = true }
+    var users = [[Int]](repeating: [], count: p.count)
+    for (i, n) in p.nodes.enumerated() where plan.live[i] { for a in n.args { users[Int(a.index)].append(i) } }
+    // Each candidate's own work: the column-only nodes only it (or other such nodes) reads.
+    let table = p.nodes.indices.filter { columnOnly[$0] && readOutside[$0] && p.nodes[$0].kind == .float && p.nodes[$0].op != .toFloat }
+    var work = [Bool](repeating: false, count: p.count)
+    for i in table { work[i] = true }
+    for i in plan.emissionOrder.reversed() where columnOnly[i] && !work[i] && !readOutside[i] {
+      work[i] = !users[i].isEmpty && users[i].allSatisfy { work[$0] }
+    }
+    let cost = p.nodes.indices.filter { work[$0] }.reduce(0) { $0 + p.nodes[$1].op.spec.cost }
+    // A load per value kept and about 3 scalar instructions per vector to check the slot.
+    let overhead = table.count + 3
+    guard !table.isEmpty, cost > overhead else {
+      plan.columnTableReason =
+        table.isEmpty
+        ? "none: no column-only float value feeds per-pixel work"
+        : "none: its work (\(cost)) does not outweigh reading it back (\(overhead))"
+      return
+    }
+    plan.columnTable = table
+    plan.columnTableWork = plan.emissionOrder.filter { work[$0] }
+    plan.columnTableReason =
+      table.map { "%\($0)" }.joined(separator: ", ")
+      + ": \(plan.columnTableWork.count) nodes of column-only work (cost \(cost)) computed in the first row of a call, read back in the others"
   }
 
   /// The plans of the bodies of the loops `p` folds. A captured value varies

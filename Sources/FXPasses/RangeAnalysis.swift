@@ -319,6 +319,9 @@ public struct RangeProofs: Sendable {
     return f.within(0...1) ? .inRange : f.mayBeNaN ? .full : .clampOnly
   }
 
+  /// Whether `value` is proved below `bound` (it may be NaN).
+  public func isBelow(_ value: NodeID, _ bound: Double) -> Bool { facts[Int(value.index)].hi < bound }
+
   public enum Quantise: String, Sendable {
     /// Proved in 0…1, never NaN: scale and round only.
     case inRange = "in 0…1: no clamp"
