@@ -255,7 +255,17 @@ struct PassEmitter: VectorEmitter {
         try fillRowTables(chunk: chunk)
         let chunkEnd = try call("llvm.smin", [t.i32], [b.add(chunk, i32(plan.chunkRows)), y1])
         try columns(x0: x0, x1: x1) { x, interior in
-          _ = try loop("row", from: chunk, step: 1, while: { y in b.icmp(.slt, y, chunkEnd) }) { y in
+          var y = chunk
+          if plan.rowsPerStep == 2 {
+            // Rows in pairs (the loops of both rows run as one), then the odd row left.
+            let pairsEnd = b.sub(chunkEnd, i32(1))
+            y = try loop("rows", from: chunk, step: 2, while: { y in b.icmp(.slt, y, pairsEnd) }) { y in
+              let next = b.add(y, i32(1))
+              let inChunk = [y, next].map { b.sext(b.sub($0, chunk), to: t.i64) }
+              try emitBodies(x: x, ys: [y, next], rowsInChunk: inChunk)
+            }
+          }
+          _ = try loop("row", from: y, step: 1, while: { y in b.icmp(.slt, y, chunkEnd) }) { y in
             try emitBody(x: x, y: y, interior: interior, rowInChunk: b.sext(b.sub(y, chunk), to: t.i64))
           }
         }

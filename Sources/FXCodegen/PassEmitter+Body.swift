@@ -70,6 +70,30 @@ extension PassEmitter {
     b.position(atEndOf: done)
   }
 
+  /// In column order with ``PassPlan/rowsPerStep`` 2: the vector at column `x`
+  /// of rows `ys` (consecutive) together. Each node is emitted for each row,
+  /// except that a fold runs for all rows as one loop (``emitJammedFold``).
+  func emitBodies(x: Value, ys: [Value], rowsInChunk: [Value]) throws {
+    var values = [[Value?]](repeating: [Value?](repeating: nil, count: program.count), count: ys.count)
+    var pixels = [[PixelKey: Value]](repeating: [:], count: ys.count)
+    var jammed: [FoldMemo.Key: [[Value]]] = [:]
+    let xs = b.add(splat(x), constVector((0..<w).map { i32($0) }), name: "xs")
+    for i in emissionOrder {
+      let node = program.nodes[i]
+      let a = ys.indices.map { r in node.args.map { values[r][Int($0.index)]! } }
+      if case .fold(let loop, let k) = node.op {
+        let key = FoldMemo.Key(loop: loop, args: node.args)
+        if jammed[key] == nil { jammed[key] = try emitJammedFold(loop, a, xs: xs, ys: ys, rowsInChunk: rowsInChunk) }
+        for r in ys.indices { values[r][i] = jammed[key]![r][k] }
+        continue
+      }
+      for r in ys.indices {
+        values[r][i] = try emit(node, a[r], id: i, xs: xs, y: ys[r], interior: false, rowInChunk: rowsInChunk[r], &pixels[r])
+      }
+    }
+    for r in ys.indices { store(program.outputs.map { values[r][Int($0.index)]! }, x: x, y: ys[r]) }
+  }
+
   /// The plan's column table (``PassPlan/columnTable``) for the vector at
   /// column `x`: read from the function's ``BlockCache`` (keyed by `x`) when
   /// its slot holds this column, else computed with the work only it needs

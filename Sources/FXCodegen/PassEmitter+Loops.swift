@@ -37,9 +37,9 @@ extension PassEmitter {
     let first = uniformBounds ? b.extractElement(start, at: i32(0)) : try call("llvm.vector.reduce.smin", [vi], [start])
     let last = uniformBounds ? b.extractElement(end, at: i32(0)) : try call("llvm.vector.reduce.smax", [vi], [end])
     let bounds = uniformBounds ? nil : (start, end)
-    let initial = Array(a[loop.firstInitial..<loop.firstCapture]), captures = Array(a[loop.firstCapture...])
+    let row = LoopRow(loop, a, y: y, rowInChunk: rowInChunk)
     func copy(interior: Bool) throws -> [Value] {
-      try emitLoop(loop, body, from: first, to: last, lanes: bounds, initial, captures, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk)
+      try emitLoop(loop, body, from: first, to: last, lanes: bounds, [row], xs: xs, interior: interior)[0]
     }
     guard !body.shifted.isEmpty else { return try copy(interior: false) }
 
@@ -83,11 +83,14 @@ extension PassEmitter {
 
   /// One copy of the loop: `for i in first..<last`, the accumulators as phis;
   /// with `lanes` (per-lane bounds) a lane takes the body's values only where
-  /// `start ≤ i < end`.
-  private func emitLoop(
-    _ loop: Loop, _ bodyPlan: PassPlan, from first: Value, to last: Value, lanes: (Value, Value)?, _ initial: [Value],
-    _ captures: [Value], xs: Value, y: Value, interior: Bool, rowInChunk: Value?
-  ) throws -> [Value] {
+  /// `start ≤ i < end`. With several `rows` (column order's row pairs,
+  /// ``PassPlan/rowsPerStep``) one loop carries each row's accumulators and
+  /// runs each row's body in turn: the independent sums overlap, and once
+  /// LLVM unrolls the loop the rows' shared taps are one load.
+  func emitLoop(
+    _ loop: Loop, _ bodyPlan: PassPlan, from first: Value, to last: Value, lanes: (Value, Value)?, _ rows: [LoopRow],
+    xs: Value, interior: Bool
+  ) throws -> [[Value]] {
     let fn = b.insertBlock.parent
     let before = b.insertBlock
     let head = fn.appendBasicBlock(named: "fold")
@@ -96,29 +99,33 @@ extension PassEmitter {
     b.br(head)
     b.position(atEndOf: head)
     let i = b.phi(t.i32, name: "index")
-    let accumulators = initial.map { b.phi($0.type, name: "acc") }
+    let accumulators = rows.map { $0.initial.map { b.phi($0.type, name: "acc") } }
     b.condBr(b.icmp(.slt, i, last), then: bodyBlock, else: done)
 
     b.position(atEndOf: bodyBlock)
-    var inner = self
-    inner.program = loop.body
-    inner.plan = bodyPlan
-    inner.loopIndex = i
-    inner.loopAccumulators = accumulators
-    inner.loopCaptures = captures
-    inner.folds = FoldMemo()
-    var values = [Value?](repeating: nil, count: loop.body.count)
-    var pixels: [PixelKey: Value] = [:]
-    for n in bodyPlan.emissionOrder {
-      let node = loop.body.nodes[n]
-      let a = node.args.map { values[Int($0.index)]! }
-      values[n] = try inner.emit(node, a, id: n, xs: xs, y: y, interior: interior, rowInChunk: rowInChunk, &pixels)
-    }
-    var next = loop.body.outputs.map { values[Int($0.index)]! }
-    if let (start, end) = lanes {
-      let index = splat(i)
-      let active = b.and(b.icmp(.sge, index, start), b.icmp(.slt, index, end))
-      next = zip(next, accumulators).map { b.select(active, $0, $1) }
+    var next: [[Value]] = []
+    for (row, rowAccumulators) in zip(rows, accumulators) {
+      var inner = self
+      inner.program = loop.body
+      inner.plan = bodyPlan
+      inner.loopIndex = i
+      inner.loopAccumulators = rowAccumulators
+      inner.loopCaptures = row.captures
+      inner.folds = FoldMemo()
+      var values = [Value?](repeating: nil, count: loop.body.count)
+      var pixels: [PixelKey: Value] = [:]
+      for n in bodyPlan.emissionOrder {
+        let node = loop.body.nodes[n]
+        let a = node.args.map { values[Int($0.index)]! }
+        values[n] = try inner.emit(node, a, id: n, xs: xs, y: row.y, interior: interior, rowInChunk: row.rowInChunk, &pixels)
+      }
+      var rowNext = loop.body.outputs.map { values[Int($0.index)]! }
+      if let (start, end) = lanes {
+        let index = splat(i)
+        let active = b.and(b.icmp(.sge, index, start), b.icmp(.slt, index, end))
+        rowNext = zip(rowNext, rowAccumulators).map { b.select(active, $0, $1) }
+      }
+      next.append(rowNext)
     }
     let step = b.add(i, i32(1))
     let end = b.insertBlock
@@ -126,8 +133,40 @@ extension PassEmitter {
     let unrolled = interior || bodyPlan.shifted.isEmpty
     m.disableVectorization(ofLoopLatch: b.br(head), unrollCount: unrolled ? Self.foldUnroll : nil)
     i.addIncoming([(first, before), (step, end)])
-    for (phi, (start, value)) in zip(accumulators, zip(initial, next)) { phi.addIncoming([(start, before), (value, end)]) }
+    for (row, (phis, values)) in zip(rows, zip(accumulators, next)) {
+      for (phi, (start, value)) in zip(phis, zip(row.initial, values)) { phi.addIncoming([(start, before), (value, end)]) }
+    }
     b.position(atEndOf: done)
     return accumulators
+  }
+
+  /// The results of `loop` (operands `a[r]` for row `ys[r]`) for rows emitted
+  /// together (``PassPlan/rowsPerStep``): one loop for all of them, which the
+  /// plan allows only where the index bounds are the same in every lane and
+  /// row and no load of the body is shifted along the row.
+  func emitJammedFold(_ loop: Loop, _ a: [[Value]], xs: Value, ys: [Value], rowsInChunk: [Value]) throws -> [[Value]] {
+    guard let body = plan.loops[loop] else { throw LLVMError("internal error: a loop without a plan") }
+    let start = try call("llvm.smax", [vi], [a[0][0], splat(i32(-Int(loop.limit)))])
+    let end = try call("llvm.smin", [vi], [a[0][1], splat(i32(Int(loop.limit) + 1))])
+    let first = b.extractElement(start, at: i32(0)), last = b.extractElement(end, at: i32(0))
+    let rows = ys.indices.map { LoopRow(loop, a[$0], y: ys[$0], rowInChunk: rowsInChunk[$0]) }
+    return try emitLoop(loop, body, from: first, to: last, lanes: nil, rows, xs: xs, interior: false)
+  }
+}
+
+/// What one row's copy of a loop body starts from: the accumulators' initial
+/// values and the captures (operands of the fold), its row and its place in
+/// the chunk (column order's row tables).
+struct LoopRow {
+  var initial: [Value]
+  var captures: [Value]
+  var y: Value
+  var rowInChunk: Value?
+
+  init(_ loop: Loop, _ a: [Value], y: Value, rowInChunk: Value?) {
+    initial = Array(a[loop.firstInitial..<loop.firstCapture])
+    captures = Array(a[loop.firstCapture...])
+    self.y = y
+    self.rowInChunk = rowInChunk
   }
 }

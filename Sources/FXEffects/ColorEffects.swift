@@ -19,7 +19,9 @@ public func sepia(amount: Expr = 1) -> Effect {
       dot(rgb, float3(0.393, 0.769, 0.189)),
       dot(rgb, float3(0.349, 0.686, 0.168)),
       dot(rgb, float3(0.272, 0.534, 0.131)))
-    return float4(clamp(mix(rgb, toned, args[0]), 0, c.a), c.a)
+    // rgb·(1 − amount) + toned·amount: exactly rgb at amount 0 and toned at 1.
+    let t = float3(args[0])
+    return float4(clamp(fma(toned, t, rgb * (1 - t)), 0, c.a), c.a)
   }
 }
 

@@ -331,3 +331,46 @@ public struct RangeProofs: Sendable {
     case full = "may be NaN: NaN → 0, clamp"
   }
 }
+
+/// Which float values of a program may be −0 — what `y + x·0 = y` needs
+/// (for `y = −0` it is +0 when `x·0` is +0). Structural, from IEEE 754's
+/// signed-zero rules in round-to-nearest and the signs the ``ValueFacts``
+/// allow: a sum is −0 only when both addends are (an exact zero sum of
+/// nonzero values is +0), a product or quotient only when its operands may
+/// have opposite signs (an underflow keeps the sign), `min`/`max`/`select`
+/// return an operand, and a conversion from an integer or an 8/16-bit load
+/// is never −0. Everything else may be, unless its facts exclude 0.
+public enum NegativeZero {
+  /// For each node of `program`: whether it may be −0. `unormBuffers` as for
+  /// ``RangeAnalysis/run(_:unormBuffers:)``; `facts` are the program's.
+  public static func analyse(_ program: Program, facts: [ValueFacts], unormBuffers: Set<Int>) -> [Bool] {
+    var may = [Bool](repeating: true, count: program.count)
+    for (i, node) in program.nodes.enumerated() {
+      let a = node.args.map { Int($0.index) }
+      guard node.kind == .float else {
+        may[i] = false
+        continue
+      }
+      // May have its sign bit set (negative or −0) / clear (positive or +0).
+      func negativeSigned(_ k: Int) -> Bool { facts[k].lo < 0 || may[k] }
+      func positiveSigned(_ k: Int) -> Bool { facts[k].hi >= 0 }
+      func oppositeSigns(_ x: Int, _ y: Int) -> Bool {
+        (negativeSigned(x) && positiveSigned(y)) || (positiveSigned(x) && negativeSigned(y))
+      }
+      switch node.op {
+      case .constant(.float(let bits)): may[i] = bits == (-Float(0)).bitPattern
+      case .toFloat, .toFloatUnsigned, .abs: may[i] = false
+      case .load(let buffer, _): may[i] = !unormBuffers.contains(buffer)
+      case .add: may[i] = may[a[0]] && may[a[1]]
+      case .sub: may[i] = may[a[0]] && facts[a[1]].contains(0)
+      case .mul, .div: may[i] = oppositeSigns(a[0], a[1])
+      case .fma: may[i] = oppositeSigns(a[0], a[1]) && may[a[2]]
+      case .neg: may[i] = facts[a[0]].contains(0)
+      case .min, .max, .sqrt: may[i] = a.contains { may[$0] }
+      case .select: may[i] = may[a[1]] || may[a[2]]
+      default: may[i] = facts[i].contains(0)
+      }
+    }
+    return may
+  }
+}

@@ -16,6 +16,12 @@ import FXIR
 ///   t ≥ ½, `1 − t` is exact (Sterbenz); for t < ½ it is off by at most
 ///   2⁻²⁵, and `1 ± 2⁻²⁵` rounds to 1 (the tie to even).
 ///
+/// - `fma(x, ±0, y)` and `y + x·±0` are `y` when `x` is proved finite and `y`
+///   never −0 (``NegativeZero``): `x·0` is ±0 exactly, and `y + ±0` is `y`
+///   for every `y` but −0. An interpolation `a·(1 − t) + b·t` at a constant
+///   `t` of 0 or 1 is then `a` or `b` (sepia at amount 1: its toned colour,
+///   with no multiply and add of the identity).
+///
 /// They run as an extra rule of ``Simplify``'s sweep, so the
 /// consequences (`floor(float(i))`, a bilinear weight of 0, `select(true, …)`)
 /// fold at once.
@@ -48,7 +54,11 @@ public enum RangeSimplify {
     for i in k.passes.indices {
       let p = k.passes[i].program
       let proofs = RangeProofs(p, facts: facts[i], live: p.live())
-      let (rewritten, stats) = Simplify.run(p) { index, node, args, out in rule(index, node, args, &out, facts[i], proofs) }
+      let negativeZero = NegativeZero.analyse(p, facts: facts[i], unormBuffers: unorm)
+      let (rewritten, stats) = Simplify.run(p) { index, node, args, out in
+        if let y = timesZeroPlus(node, args, p, facts[i], negativeZero) { return (y, "y + x·0 → y (x finite, y never −0)") }
+        return rule(index, node, args, &out, facts[i], proofs)
+      }
       k.passes[i].program = rewritten
       counts.merge(stats.byRule, uniquingKeysWith: +)
     }
@@ -76,6 +86,31 @@ public enum RangeSimplify {
   static func forwarded(_ i: Int, _ node: Node, _ facts: [ValueFacts], _ proofs: RangeProofs) -> Int? {
     guard node.op == .min || node.op == .max, node.kind == .float else { return nil }
     return proofs.forwarded[i]
+  }
+
+  /// The new id of `y` when `node` (of the old program `p`) is
+  /// `fma(x, ±0, y)`, `fma(±0, x, y)` or `y + x·±0` (either order), with `x`
+  /// finite and `y` never −0.
+  static func timesZeroPlus(_ node: Node, _ args: [NodeID], _ p: Program, _ facts: [ValueFacts], _ negativeZero: [Bool]) -> NodeID? {
+    guard node.kind == .float else { return nil }
+    /// Whether `m` of `p` is `x·±0` or `±0·x` with `x` finite.
+    func finiteTimesZero(_ m: [NodeID]) -> Bool {
+      (0..<2).contains { k in
+        guard case .float(let bits)? = p.constantValue(m[k]), Float(bitPattern: bits) == 0 else { return false }
+        return facts[Int(m[1 - k].index)].isFinite
+      }
+    }
+    switch node.op {
+    case .fma:
+      return !negativeZero[Int(node.args[2].index)] && finiteTimesZero(Array(node.args[0..<2])) ? args[2] : nil
+    case .add:
+      for k in 0..<2 where !negativeZero[Int(node.args[k].index)] {
+        let other = p[node.args[1 - k]]
+        if other.op == .mul, finiteTimesZero(other.args) { return args[k] }
+      }
+      return nil
+    default: return nil
+    }
   }
 
   /// Which operand is `t` when the sum's operands are `1 − t` and `t`, in either order.

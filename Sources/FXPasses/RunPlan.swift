@@ -153,6 +153,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
       }
       lines.append("  block-uniform: \(plan.blockUniformReason)")
       lines.append("  column table: \(plan.columnTableReason)")
+      if !plan.rowsPerStepReason.isEmpty { lines.append("  rows: \(plan.rowsPerStepReason)") }
       if plan.isLarge { lines.append("  large pass: one vector body (> \(LoopPlanner.largePass) nodes)") }
       var counts: [String: Int] = [:]
       for load in plan.loads.values { counts[Self.name(load), default: 0] += 1 }

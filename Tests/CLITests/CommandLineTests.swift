@@ -557,7 +557,9 @@ struct CommandLineTests {
       #expect(result.status == 0, "\(result)")
       #expect(result.stdout.hasPrefix("# chain: sepia(amount: 1) | vignette(intensity: 1, radius: 0.75)\n"))
       // The passes the library logs for this chain, in order, each with its own heading.
-      let (_, log) = try Pipeline(ChainSyntax.parse(Self.chain).resolve().effect).lower()
+      // dump lowers for RGBA8 buffers.
+      let rgba8 = KernelLayout(inputs: [.rgba8], output: .rgba8).matching(LoweringOptions())
+      let (_, log) = try Pipeline(ChainSyntax.parse(Self.chain).resolve().effect).lower(rgba8)
       let headings = result.stdout.split(separator: "\n").filter { $0.hasPrefix("## pass: ") }.map(String.init)
       #expect(headings.count == log.entries.count, "\(headings)")
       for (heading, entry) in zip(headings, log.entries) {

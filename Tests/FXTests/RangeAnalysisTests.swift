@@ -219,6 +219,49 @@ import Testing
     #expect(q[q.outputs[1]].op == .toFloat)
   }
 
+  /// `fma(x, 0, y) → y` needs `y` never −0: `x·0 + (−0)` is +0 when `x ≥ 0`.
+  /// Built by hand: y = −load (−0 where the load is 0) keeps its fma, y = the
+  /// load itself (an 8-bit load is never −0) folds, as does `load·0 + load`;
+  /// x = 1/load (∞ at 0) keeps it.
+  @Test func timesZeroPlusNeedsAFiniteProductAndNoNegativeZero() {
+    var p = Program()
+    let (x, y) = (p.add(.pixelX), p.add(.pixelY))
+    let load = p.add(.load(buffer: 0, channel: 0), [x, y])
+    let zero = p.constant(Float(0)), one = p.constant(Float(1))
+    let negated = p.add(.neg, [load])
+    let keptForNegativeZero = p.add(.fma, [load, zero, negated])
+    let folded = p.add(.fma, [zero, load, load])
+    let keptForInfinity = p.add(.fma, [p.add(.div, [one, load]), zero, load])
+    let sumFolded = p.add(.add, [p.add(.mul, [load, zero]), load])
+    p.outputs = [keptForNegativeZero, folded, keptForInfinity, sumFolded]
+    var k = Kernel(inputCount: 1, intermediates: [], passes: [.init(name: "t", program: p, output: 1)], uniformCount: 0, scheduleNotes: [])
+    k.straightAlphaInputs = [0]
+    let (out, counts) = RangeSimplify.run(k)
+    let q = out.passes[0].program
+    #expect(counts["y + x·0 → y (x finite, y never −0)"] == 2)
+    #expect(q[q.outputs[0]].op == .fma, "−load may be −0")
+    #expect(q[q.outputs[1]].op == .load(buffer: 0, channel: 0))
+    #expect(q[q.outputs[2]].op == .fma, "1/load may be ∞")
+    #expect(q[q.outputs[3]].op == .load(buffer: 0, channel: 0))
+  }
+
+  /// sepia(amount: 1) is its toned colour: no multiply-and-add of the identity
+  /// (toned·1 + rgb·0 folds), and the JIT still gives the interpreter's bits.
+  @Test func sepiaAtFullAmountIsItsTonedColour() throws {
+    var options = LoweringOptions()
+    options.opaqueInputs = [0]
+    let layout = KernelLayout(inputs: [.rgba8], output: .rgba8)
+    let (kernel, log) = try Pipeline(saturation(amount: 1.2) | sepia()).lower(layout.matching(options))
+    let entry = try #require(log.entries.first { $0.pass == "range simplify" })
+    #expect(entry.summary.contains("y + x·0 → y (x finite, y never −0): 3"), "\(entry.summary)")
+    let p = kernel.passes[0].program
+    let live = p.live()
+    #expect(p.nodes.indices.filter { live[$0] && p.nodes[$0].op == .sub }.count == 3, "only saturation's luma − c")
+    for format in [PixelFormat.rgba8, .rgba32f] {
+      try expectInterpreterBitsAtEveryLevel(saturation(amount: 1.2) | sepia(), randomImage(29, 5, seed: 9, format: format)) { _, _ in }
+    }
+  }
+
   @Test func aWaveStillMatchesTheInterpreterBitForBit() throws {
     for format in [PixelFormat.rgba8, .rgba16, .rgba32f] {
       let image = randomImage(37, 11, seed: 5, format: format)
