@@ -262,7 +262,7 @@ struct PassEmitter: VectorEmitter {
             y = try loop("rows", from: chunk, step: 2, while: { y in b.icmp(.slt, y, pairsEnd) }) { y in
               let next = b.add(y, i32(1))
               let inChunk = [y, next].map { b.sext(b.sub($0, chunk), to: t.i64) }
-              try emitBodies(x: x, ys: [y, next], rowsInChunk: inChunk)
+              try emitBodies(x: x, ys: [y, next], interior: interior, rowsInChunk: inChunk)
             }
           }
           _ = try loop("row", from: y, step: 1, while: { y in b.icmp(.slt, y, chunkEnd) }) { y in

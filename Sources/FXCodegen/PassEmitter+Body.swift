@@ -73,7 +73,7 @@ extension PassEmitter {
   /// In column order with ``PassPlan/rowsPerStep`` 2: the vector at column `x`
   /// of rows `ys` (consecutive) together. Each node is emitted for each row,
   /// except that a fold runs for all rows as one loop (``emitJammedFold``).
-  func emitBodies(x: Value, ys: [Value], rowsInChunk: [Value]) throws {
+  func emitBodies(x: Value, ys: [Value], interior: Bool, rowsInChunk: [Value]) throws {
     var values = [[Value?]](repeating: [Value?](repeating: nil, count: program.count), count: ys.count)
     var pixels = [[PixelKey: Value]](repeating: [:], count: ys.count)
     var jammed: [FoldMemo.Key: [[Value]]] = [:]
@@ -88,7 +88,7 @@ extension PassEmitter {
         continue
       }
       for r in ys.indices {
-        values[r][i] = try emit(node, a[r], id: i, xs: xs, y: ys[r], interior: false, rowInChunk: rowsInChunk[r], &pixels[r])
+        values[r][i] = try emit(node, a[r], id: i, xs: xs, y: ys[r], interior: interior, rowInChunk: rowsInChunk[r], &pixels[r])
       }
     }
     for r in ys.indices { store(program.outputs.map { values[r][Int($0.index)]! }, x: x, y: ys[r]) }

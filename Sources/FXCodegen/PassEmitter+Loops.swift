@@ -150,6 +150,7 @@ extension PassEmitter {
     let end = try call("llvm.smin", [vi], [a[0][1], splat(i32(Int(loop.limit) + 1))])
     let first = b.extractElement(start, at: i32(0)), last = b.extractElement(end, at: i32(0))
     let rows = ys.indices.map { LoopRow(loop, a[$0], y: ys[$0], rowInChunk: rowsInChunk[$0]) }
+    // As emitFold's single copy of a body without shifted loads: not the pass's interior.
     return try emitLoop(loop, body, from: first, to: last, lanes: nil, rows, xs: xs, interior: false)
   }
 }

@@ -384,7 +384,8 @@ extension PassEmitter {
   /// negative value become 0 with no float compare, and only a value that may
   /// reach 2³¹/255 (or +∞) keeps one `min(c, 1)` (NaN passes through it to
   /// the conversion). Bit for bit the clamping store: on 0…1 the arithmetic is
-  /// the same, above 1 `c·255 + bias` truncates to ≥ 255, below 0 to ≤ 0. The packs leave each 128-bit lane holding its 4 pixels channel by
+  /// the same, above 1 `c·255 + bias` truncates to ≥ 255, below 0 to ≤ 0.
+  /// The packs leave each 128-bit lane holding its 4 pixels channel by
   /// channel; one byte shuffle interleaves them.
   func storeSaturating(_ rgba: [Value], _ packs: SaturatingPacks, x: Value, y: Value) {
     let one = splat(f32(1))
@@ -414,7 +415,7 @@ extension PassEmitter {
 struct SaturatingPacks {
   let convertName: String, dwordsName: String, wordsName: String
   let lanes: Int
-  /// Below this a channel needs no `min(c, 1)`: `c·255 + 0.5` is then inside
+  /// Below this a channel needs no `min(c, 1)`: `c·255 + ½` is then inside
   /// the int32 range (2³¹/255 ≈ 8.4·10⁶), with room to spare.
   static let exactBelow = 1.0e6
 
