@@ -114,31 +114,11 @@ extension PassEmitter {
     if columnCache.cache == nil {
       columnCache.cache = try BlockCache(self, key: 1, values: table.map { _ in vf }, bytesPerValue: 4 * w)
     }
-    let cache = columnCache.cache!
-    let slot = cache.slot(x: x, columnStart: columnStart, lanes: w, b: b, t: t)
-    let hit = cache.holds([x], at: slot, b: b, t: t)
-    let fn = b.insertBlock.parent
-    let compute = fn.appendBasicBlock(named: "columns.compute")
-    let reuse = fn.appendBasicBlock(named: "columns.reuse")
-    let join = fn.appendBasicBlock(named: "columns.join")
-    b.condBr(hit, then: reuse, else: compute)
-
-    b.position(atEndOf: compute)
-    try emitNodes(plan.columnTableWork, &values)
-    cache.fill(slot, key: [x], values: table.map { values[$0]! }, b: b, t: t)
-    let computeEnd = b.insertBlock
-    b.br(join)
-
-    b.position(atEndOf: reuse)
-    let kept = cache.values(at: slot, b: b, t: t)
-    b.br(join)
-
-    b.position(atEndOf: join)
-    for (i, old) in zip(table, kept) {
-      let phi = b.phi(vf)
-      phi.addIncoming([(values[i]!, computeEnd), (old, reuse)])
-      values[i] = phi
+    let kept = try columnCache.cache!.lookUp(x: x, columnStart: columnStart, lanes: w, key: [x], name: "columns", b: b, t: t) {
+      try emitNodes(plan.columnTableWork, &values)
+      return table.map { values[$0]! }
     }
+    for (i, v) in zip(table, kept) { values[i] = v }
     // The rest of the work lives in the compute block only.
     for i in plan.columnTableWork where !table.contains(i) { values[i] = nil }
   }
@@ -197,31 +177,11 @@ extension PassEmitter {
     if blockCache.cache.map({ $0.keys.count != key.count || $0.stored.map(\.type) != types }) ?? true {
       blockCache.cache = try BlockCache(self, key: key.count, values: types)
     }
-    let cache = blockCache.cache!
-    let slot = cache.slot(x: x, columnStart: columnStart, lanes: w, b: b, t: t)
-    let hit = cache.holds(key, at: slot, b: b, t: t)
-    let fn = b.insertBlock.parent
-    let compute = fn.appendBasicBlock(named: "block.compute")
-    let reuse = fn.appendBasicBlock(named: "block.reuse")
-    let join = fn.appendBasicBlock(named: "block.join")
-    b.condBr(hit, then: reuse, else: compute)
-
-    b.position(atEndOf: compute)
-    try emitLane(blockWork)
-    cache.fill(slot, key: key, values: frontier.map { scalar[$0]! }, b: b, t: t)
-    let computeEnd = b.insertBlock
-    b.br(join)
-
-    b.position(atEndOf: reuse)
-    let kept = cache.values(at: slot, b: b, t: t)
-    b.br(join)
-
-    b.position(atEndOf: join)
-    for (f, old) in zip(frontier, kept) {
-      let phi = b.phi(scalar[f]!.type)
-      phi.addIncoming([(scalar[f]!, computeEnd), (old, reuse)])
-      scalar[f] = phi
+    let kept = try blockCache.cache!.lookUp(x: x, columnStart: columnStart, lanes: w, key: key, name: "block", b: b, t: t) {
+      try emitLane(blockWork)
+      return frontier.map { scalar[$0]! }
     }
+    for (f, v) in zip(frontier, kept) { scalar[f] = v }
     var vectorPixels = sharedPixels
     for i in perPixelWork {
       let node = program.nodes[i]
@@ -337,6 +297,39 @@ struct BlockCache {
     stored = values.map { (atEntry.arrayAlloca($0, count: n, name: "block.value"), $0) }
     let memset = try emitter.m.intrinsic("llvm.memset", [t.ptr, t.i64])
     _ = atEntry.call(memset, [valid, t.i8.constant(0), t.i64.constant(UInt64(slotCount)), t.i1.constant(0)])
+  }
+
+  /// The values kept under `key` in the slot of the vector at column `x`, or,
+  /// when the slot holds something else, those `compute` emits (in a block of
+  /// their own), kept there for the next vector: phis of the join block.
+  /// `name` prefixes the blocks.
+  func lookUp(
+    x: Value, columnStart: Value, lanes: Int, key: [Value], name: String, b: Builder, t: LLVMTypes, compute: () throws -> [Value]
+  ) rethrows -> [Value] {
+    let slot = self.slot(x: x, columnStart: columnStart, lanes: lanes, b: b, t: t)
+    let hit = holds(key, at: slot, b: b, t: t)
+    let fn = b.insertBlock.parent
+    let computeBlock = fn.appendBasicBlock(named: name + ".compute")
+    let reuse = fn.appendBasicBlock(named: name + ".reuse")
+    let join = fn.appendBasicBlock(named: name + ".join")
+    b.condBr(hit, then: reuse, else: computeBlock)
+
+    b.position(atEndOf: computeBlock)
+    let computed = try compute()
+    fill(slot, key: key, values: computed, b: b, t: t)
+    let computeEnd = b.insertBlock
+    b.br(join)
+
+    b.position(atEndOf: reuse)
+    let kept = values(at: slot, b: b, t: t)
+    b.br(join)
+
+    b.position(atEndOf: join)
+    return zip(computed, kept).map { new, old in
+      let phi = b.phi(new.type)
+      phi.addIncoming([(new, computeEnd), (old, reuse)])
+      return phi
+    }
   }
 
   /// The slot of the vector at column `x`: its position along the row (a
