@@ -193,8 +193,9 @@ public enum LoopPlanner {
 
   /// The shortest loop (largest |index|) worth running for two rows at once:
   /// σ 10's ±30 taps gained 5–8 % (the rows' sums overlap, shared taps load
-  /// once); σ 3 (±9) and an unsharp mask's σ 1.5 (±5) lost 15 %, their short
-  /// loops already overlapping from one row to the next.
+  /// once); σ 3 + grade (±9) lost 16 % on 1 thread and 45 % on 2, its short
+  /// loops already overlapping from one row to the next (an unsharp mask's
+  /// σ 1.5, ±5: 294 → 254 Mpix/s, within this VM's noise).
   public static let minJammedLimit: Int32 = 16
 
   /// Two rows per step in column order when every loop the pass folds can
