@@ -261,7 +261,9 @@ struct PassEmitter: VectorEmitter {
             let pairsEnd = b.sub(chunkEnd, i32(1))
             y = try loop("rows", from: chunk, step: 2, while: { y in b.icmp(.slt, y, pairsEnd) }) { y in
               let next = b.add(y, i32(1))
-              let inChunk = [y, next].map { b.sext(b.sub($0, chunk), to: t.i64) }
+              // The second row's slot as the first's plus one, so that LLVM sees their shared taps' row addresses as one.
+              let first = b.sext(b.sub(y, chunk), to: t.i64)
+              let inChunk = [first, b.add(first, i64(1))]
               try emitBodies(x: x, ys: [y, next], interior: interior, rowsInChunk: inChunk)
             }
           }

@@ -124,23 +124,24 @@ struct ColumnTableTests {
   }
 }
 
-/// In column order, a vertical filter whose loops run ±16 taps or more
-/// computes two rows per step, their loops run as one
+/// In column order, a vertical filter computes two rows per step, their
+/// loops run as one
 /// (`PassPlan.rowsPerStep`): the interpreter's bits on chunks of odd and
 /// even heights (the pair loop and the odd row left), at every level and on
 /// 1 and 3 threads (bands that start at odd rows).
 struct RowPairTests {
-  @Test func longVerticalLoopsTakeTwoRowsPerStep() throws {
+  @Test func verticalLoopsTakeTwoRowsPerStep() throws {
     func rows(_ effect: Effect) throws -> [Int] { try Pipeline(effect).compile(cache: nil).plan.passes.map(\.rowsPerStep) }
     #expect(try rows(gaussianBlur(sigma: 10)) == [1, 1, 2], "the vertical pass of ±30 taps")
-    #expect(try rows(gaussianBlur(sigma: 3)) == [1, 1, 1], "±9 taps: consecutive rows already overlap")
+    #expect(try rows(gaussianBlur(sigma: 3)) == [1, 1, 2], "±9 taps")
+    #expect(try rows(invert()) == [1], "no loop")
   }
 
   @Test(arguments: [PixelFormat.rgba8, .rgba32f])
   func aLongVerticalBlurIsTheInterpretersPixels(_ format: PixelFormat) throws {
     for (w, h) in [(37, 41), (20, 64)] {
       let image = randomImage(w, h, seed: UInt64(h), format: format)
-      for effect in [gaussianBlur(sigma: 6), gaussianBlur(sigma: 6) | contrast(amount: 1.3)] {
+      for effect in [gaussianBlur(sigma: 6), gaussianBlur(sigma: 6) | contrast(amount: 1.3), unsharpMask(sigma: 1.5, amount: 0.8)] {
         try expectInterpreterBitsAtEveryLevel(effect, image) { compiled, target in
           #expect(compiled.plan.passes.contains { $0.rowsPerStep == 2 }, "\(target.name)")
         }
