@@ -50,8 +50,10 @@ extension OpEmitter {
   /// Transcendentals.pow; `provedOrdinary` when the range analysis proved
   /// the operands inside the ordinary path (``RangeProofs/ordinaryPow``): no
   /// test, no libm branch, and −0 (which the proof admits only where it acts as
-  /// +0) meets the zero case directly.
-  func power(_ x: Value, _ y: Value, provedOrdinary: Bool = false) throws -> Value {
+  /// +0) meets the zero case directly; `provedNormal` when it also proved the
+  /// result a normal float (``RangeProofs/normalPow``): no clamp of the
+  /// exponent, one scale by 2ᵏ.
+  func power(_ x: Value, _ y: Value, provedOrdinary: Bool = false, provedNormal: Bool = false) throws -> Value {
     let zero = vf.null
     var xs = x, ys = y, ordinary: Value?
     if !provedOrdinary {
@@ -62,7 +64,7 @@ extension OpEmitter {
       ys = select(ordinary!, y, zero)
     }
     let (head, tail) = try powExponent(xs, ys)
-    let core = try exp2Core(head, tail)
+    let core = try exp2Core(head, tail, normal: provedOrdinary && provedNormal)
     let ofZero = select(
       fcmp(.ogt, ys, zero), zero, select(fcmp(.olt, ys, zero), splat(f32(.infinity)), splat(f32(1))))
     let exact = select(fcmp(.oeq, ys, splat(f32(1))), xs, core)  // pow(x, 1) = x
@@ -155,17 +157,20 @@ extension OpEmitter {
     return (head, try fmaFloat(y, sumTail, try fmaFloat(y, sum, b.fneg(head))))
   }
 
-  private func exp2Core(_ head: Value, _ tail: Value) throws -> Value {
+  /// `normal`: the head proved in −125…127 (``RangeProofs/normalPow``), where
+  /// the clamp does not act and `p·2ᵏ` is a normal float, exact in one product.
+  private func exp2Core(_ head: Value, _ tail: Value, normal: Bool) throws -> Value {
     let range = Transcendentals.exp2ArgumentRange
     let lo = splat(f32(range.lowerBound)), hi = splat(f32(range.upperBound))
-    let t = select(fcmp(.olt, head, lo), lo, select(fcmp(.ogt, head, hi), hi, head))
+    let t = normal ? head : select(fcmp(.olt, head, lo), lo, select(fcmp(.ogt, head, hi), hi, head))
     let bias = splat(f32(Transcendentals.roundingBias))
     let k = fsub(fadd(t, bias), bias)
-    let r = fadd(fsub(t, k), select(fcmp(.oeq, t, head), tail, vf.null))
+    let r = fadd(fsub(t, k), normal ? tail : select(fcmp(.oeq, t, head), tail, vf.null))
     let p = try evenOddFloat(Transcendentals.exp2Halves, r)
     let ki = b.fptosi(k, to: vi)
-    let k1 = b.ashr(ki, splat(i32(1)))
     func scale(_ n: Value) -> Value { b.bitcast(b.shl(b.add(n, splat(i32(127))), splat(i32(23))), to: vf) }
+    if normal { return fmul(p, scale(ki)) }
+    let k1 = b.ashr(ki, splat(i32(1)))
     return fmul(fmul(p, scale(k1)), scale(b.sub(ki, k1)))
   }
 

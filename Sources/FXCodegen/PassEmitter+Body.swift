@@ -250,7 +250,9 @@ extension PassEmitter {
       // a min/max whose first operand is never NaN needs no NaN test.
       if let k = plan.proofs.forwarded[id] { return a[k] }
       if plan.proofs.singleInstruction.contains(id) { return ops.fminmaxNotNaN(a[0], a[1], node.op == .min ? .olt : .ogt) }
-      if plan.proofs.ordinaryPow.contains(id) { return try ops.power(a[0], a[1], provedOrdinary: true) }
+      if plan.proofs.ordinaryPow.contains(id) {
+        return try ops.power(a[0], a[1], provedOrdinary: true, provedNormal: plan.proofs.normalPow.contains(id))
+      }
       var ops = self.ops
       ops.relax = plan.floatMode == .relaxed && plan.proofs.mayRelax(node.op, id, node.args)
       return try ops.pure(node.op, a, isFloat: isFloat)

@@ -239,6 +239,11 @@ public struct RangeProofs: Sendable {
   /// (``Transcendentals/powIsOrdinary(_:_:)``, where −0 acts as +0): the
   /// emitter drops the test and the libm branch.
   public var ordinaryPow: Set<Int>
+  /// Ordinary `pow` nodes whose exponent `y·log₂x` is proved in −125…127
+  /// for every x > 0 (``powExponentIsNormal(_:_:)``): `2^(y·log₂x)` is then
+  /// a normal float, so the emitter drops the clamp of the exponent and
+  /// scales by 2ᵏ once instead of in two halves — the same bits.
+  public var normalPow: Set<Int>
 
   /// The proofs for `program` given its nodes' `facts`; `live` limits them to live nodes.
   /// Nodes whose value reaches a discontinuous op (floor, ceil, a conversion
@@ -252,6 +257,7 @@ public struct RangeProofs: Sendable {
     forwarded = [:]
     singleInstruction = []
     ordinaryPow = []
+    normalPow = []
     var feeds = [Bool](repeating: false, count: program.count)
     for i in program.nodes.indices.reversed() where live[i] {
       let n = program.nodes[i]
@@ -277,8 +283,27 @@ public struct RangeProofs: Sendable {
       }
     }
     for (i, n) in program.nodes.enumerated() where live[i] && n.op == .pow {
-      if Self.powIsOrdinary(facts[Int(n.args[0].index)], facts[Int(n.args[1].index)]) { ordinaryPow.insert(i) }
+      let x = facts[Int(n.args[0].index)], y = facts[Int(n.args[1].index)]
+      guard Self.powIsOrdinary(x, y) else { continue }
+      ordinaryPow.insert(i)
+      if Self.powExponentIsNormal(x, y) { normalPow.insert(i) }
     }
+  }
+
+  /// Whether, for an ordinary `pow(x, y)` (``powIsOrdinary(_:_:)``), the
+  /// exponent `t = y·log₂x` that ``Transcendentals`` computes lies in
+  /// −125…127 for every x > 0 of the facts (x = 0 takes its own case). Then
+  /// its clamp to ``Transcendentals/exp2ArgumentRange`` does not act, and with
+  /// `k = round(t)` in −125…127 and `p = 2^(t − k)` in [0.7, 1.42], `p·2ᵏ` is
+  /// a normal float: scaling by 2ᵏ at once is exact, as the two exact halves
+  /// are. `log₂x` is bounded by the binade of x's ends with a binade to
+  /// spare on each side (the computed `e + log₂m` is within 10⁻⁶ of the true one).
+  public static func powExponentIsNormal(_ x: ValueFacts, _ y: ValueFacts) -> Bool {
+    guard x.hi > 0 else { return false }
+    let smallest = Double(Float.leastNonzeroMagnitude)
+    let logs = [Double(Swift.max(x.lo, smallest).exponent - 1), Double(Swift.max(x.hi, smallest).exponent + 2)]
+    let products = logs.flatMap { l in [y.lo * l, y.hi * l] }
+    return products.allSatisfy { (-125.0...127.0).contains($0) }
   }
 
   /// Whether `pow(x, y)` is proved to take the ordinary path: x never NaN, in

@@ -191,6 +191,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     s += forwarded.isEmpty ? "no clamp proved redundant" : "clamps that cannot act, forwarded: " + forwarded.joined(separator: " ")
     s += "; \(proofs.singleInstruction.count) min/max as one instruction"
     if !proofs.ordinaryPow.isEmpty { s += "; \(proofs.ordinaryPow.count) pow with no special-case branch" }
+    if !proofs.normalPow.isEmpty { s += " (\(proofs.normalPow.count) of them normal: one scale by 2ᵏ, no clamp)" }
     if output {
       let q = p.outputs.map { proofs.quantise($0) }
       s += "; store: " + ["r", "g", "b", "a"].indices.map { "\(["r", "g", "b", "a"][$0]) \(q[$0].rawValue)" }.joined(separator: ", ")

@@ -170,6 +170,34 @@ struct TranscendentalTests {
     }
   }
 
+  /// pow of a value clamped to 0…1 by an exponent that keeps `y·log₂x` in
+  /// −125…127 even for subnormal x (``RangeProofs/normalPow``): the JIT
+  /// scales by 2ᵏ once, without the clamp of the exponent, and gives the
+  /// same bits on subnormals, the smallest normal, 0, −0 and ordinary values.
+  /// An exponent that could leave that range (2.4: 2.4·log₂(2⁻¹⁴⁹) = −358) is
+  /// not so proved.
+  @Test func provedNormalPowIsTheSameBits() throws {
+    var rng = SplitMix(seed: 27)
+    var xs: [Float] = [0, -0, 1, .leastNonzeroMagnitude, .leastNormalMagnitude, Float.leastNormalMagnitude.nextDown, 1e-40, 0x1p-130, 0.5]
+    xs += (0..<200).map { _ in Float.random(in: 0...1, using: &rng) }
+    xs += (0..<50).map { _ in Float(bitPattern: UInt32.random(in: 1..<0x0080_0000, using: &rng)) }  // subnormals
+    let input = try ImageBuffer(width: xs.count, height: 1, format: .rgba32f)
+    for (i, x) in xs.enumerated() { input[i, 0] = SIMD4(x, 0, 0, 1) }
+    for (exponent, normal) in [(Float(0.8), true), (0.83, true), (1 / 2.4, true), (-0.5, true), (0.25, true), (2.4, false)] {
+      let effect = Effect.color("gamma") { _, c in
+        let x = clamp(c.r, Expr(Float(0)), Expr(Float(1)))
+        return float4(pow(x, Expr(exponent)), 0, 0, 1)
+      }
+      let compiled = try Pipeline(effect).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil)
+      #expect(compiled.plan.passes.map(\.proofs.normalPow.count) == [normal ? 1 : 0], "pow(x, \(exponent))")
+      let out = try compiled.run([input])
+      for (i, x) in xs.enumerated() {
+        let want = Transcendentals.pow(Swift.min(Swift.max(x, 0), 1), exponent), got = out[i, 0].x
+        #expect(got.bitPattern == want.bitPattern, "pow(\(x), \(exponent)): JIT \(got), Transcendentals \(want)")
+      }
+    }
+  }
+
   @Test func jitIsTheSameBits() throws {
     var rng = SplitMix(seed: 25)
     var operands: [(Float, Float)] = []
