@@ -310,27 +310,10 @@ struct BlockCache {
   ) rethrows -> [Value] {
     let slot = self.slot(x: x, columnStart: columnStart, lanes: lanes, b: b, t: t)
     let hit = holds(key, at: slot, b: b, t: t)
-    let fn = b.insertBlock.parent
-    let computeBlock = fn.appendBasicBlock(named: name + ".compute")
-    let reuse = fn.appendBasicBlock(named: name + ".reuse")
-    let join = fn.appendBasicBlock(named: name + ".join")
-    b.condBr(hit, then: reuse, else: computeBlock)
-
-    b.position(atEndOf: computeBlock)
-    let computed = try compute()
-    fill(slot, key: key, values: computed, b: b, t: t)
-    let computeEnd = b.insertBlock
-    b.br(join)
-
-    b.position(atEndOf: reuse)
-    let kept = values(at: slot, b: b, t: t)
-    b.br(join)
-
-    b.position(atEndOf: join)
-    return zip(computed, kept).map { new, old in
-      let phi = b.phi(new.type)
-      phi.addIncoming([(new, computeEnd), (old, reuse)])
-      return phi
+    return try b.ifElse(hit, name: name + ".reuse", then: { values(at: slot, b: b, t: t) }) {
+      let computed = try compute()
+      fill(slot, key: key, values: computed, b: b, t: t)
+      return computed
     }
   }
 

@@ -61,24 +61,7 @@ extension PassEmitter {
       default: within(lo, hi)
       }
     }
-    let fn = b.insertBlock.parent
-    let dense = fn.appendBasicBlock(named: "fold.dense"), edge = fn.appendBasicBlock(named: "fold.edge")
-    let join = fn.appendBasicBlock(named: "fold.join")
-    b.condBr(inside, then: dense, else: edge)
-    b.position(atEndOf: dense)
-    let denseResults = try copy(interior: true)
-    let denseEnd = b.insertBlock
-    b.br(join)
-    b.position(atEndOf: edge)
-    let edgeResults = try copy(interior: false)
-    let edgeEnd = b.insertBlock
-    b.br(join)
-    b.position(atEndOf: join)
-    return zip(denseResults, edgeResults).map { d, e in
-      let phi = b.phi(d.type)
-      phi.addIncoming([(d, denseEnd), (e, edgeEnd)])
-      return phi
-    }
+    return try b.ifElse(inside, name: "fold.dense", then: { try copy(interior: true) }, else: { try copy(interior: false) })
   }
 
   /// One copy of the loop: `for i in first..<last`, the accumulators as phis;

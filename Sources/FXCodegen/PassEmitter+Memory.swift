@@ -104,23 +104,7 @@ extension PassEmitter {
   func consecutiveOrGathered(_ columns: Value, dense: () throws -> Value, gathered: () throws -> Value) throws -> Value {
     let expected = b.add(splat(b.extractElement(columns, at: i32(0))), constVector((0..<w).map { i32($0) }))
     let consecutive = try call("llvm.vector.reduce.and", [vb], [b.icmp(.eq, columns, expected)])
-    let fn = b.insertBlock.parent
-    let denseBlock = fn.appendBasicBlock(named: "load.consecutive")
-    let gatherBlock = fn.appendBasicBlock(named: "load.gather")
-    let join = fn.appendBasicBlock(named: "load.join")
-    b.condBr(consecutive, then: denseBlock, else: gatherBlock)
-    b.position(atEndOf: denseBlock)
-    let d = try dense()
-    let denseEnd = b.insertBlock
-    b.br(join)
-    b.position(atEndOf: gatherBlock)
-    let g = try gathered()
-    let gatherEnd = b.insertBlock
-    b.br(join)
-    b.position(atEndOf: join)
-    let phi = b.phi(d.type)
-    phi.addIncoming([(d, denseEnd), (g, gatherEnd)])
-    return phi
+    return try b.ifElse(consecutive, name: "load.consecutive", then: { [try dense()] }, else: { [try gathered()] })[0]
   }
 
   /// Prefetches the pixels of row `y + rows` (clamped to the image) at the

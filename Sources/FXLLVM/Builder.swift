@@ -212,6 +212,32 @@ package final class Builder {
     Value(LLVMBuildCondBr(ref, condition.ref, then.ref, otherwise.ref)!)
   }
 
+  /// `then()` where `condition` holds, `otherwise()` elsewhere, each emitted
+  /// in a block of its own (`name.then`, `name.else`), their values joined
+  /// by phis in `name.join`, where the builder is left.
+  package func ifElse(
+    _ condition: Value, name: String, then: () throws -> [Value], else otherwise: () throws -> [Value]
+  ) rethrows -> [Value] {
+    let fn = insertBlock.parent
+    let thenBlock = fn.appendBasicBlock(named: name + ".then"), elseBlock = fn.appendBasicBlock(named: name + ".else")
+    let join = fn.appendBasicBlock(named: name + ".join")
+    condBr(condition, then: thenBlock, else: elseBlock)
+    position(atEndOf: thenBlock)
+    let thenValues = try then()
+    let thenEnd = insertBlock
+    br(join)
+    position(atEndOf: elseBlock)
+    let elseValues = try otherwise()
+    let elseEnd = insertBlock
+    br(join)
+    position(atEndOf: join)
+    return zip(thenValues, elseValues).map { a, b in
+      let merged = phi(a.type)
+      merged.addIncoming([(a, thenEnd), (b, elseEnd)])
+      return merged
+    }
+  }
+
   /// `ret value`.
   @discardableResult
   package func ret(_ value: Value) -> Value { Value(LLVMBuildRet(ref, value.ref)!) }
