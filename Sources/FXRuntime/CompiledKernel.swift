@@ -271,14 +271,22 @@ public final class CompiledKernel: @unchecked Sendable {
   /// a wider image is cut into column tiles. Changing it changes speed, never
   /// pixels (tests make it tiny to exercise many tiles).
   ///
-  /// 2 MiB, about an L2 cache and a half: whole rows for images up to one to
-  /// three thousand pixels wide, by the blur (a pass with vertical taps walks down columns,
-  /// ``KernelEmitter``, so its window of rows stays in L1 whatever the tile
-  /// width, while every column tile recomputes its producers' halo: 30
-  /// columns each side for σ 10), column tiles on wider ones, whose rings
-  /// would not stay in cache (8 MiB was 10–40 % slower on the 5640 px wide
-  /// photo; Benchmarks/README.md).
-  public nonisolated(unsafe) static var tileCacheBytes: Int = 2 << 20
+  /// Half this CPU's L2 cache (``hostL2Bytes``; 512 KiB where the system does
+  /// not say), within 256 KiB…2 MiB: the rings stay in L2 beside the rows
+  /// streaming in and out. A pass with vertical taps walks down columns
+  /// (``KernelEmitter``), so its window of rows stays in L1 whatever the tile
+  /// width, while each column tile recomputes only its planar copy's halo.
+  /// On the 5640 px wide photo, Zen 4 (1 MiB L2), 1 thread: σ 10 80 Mpix/s
+  /// with 2 MiB, 88–95 with 192 KiB…1 MiB; σ 3 + grade 145–159 against
+  /// 160–167; unsharp 313–323 against 309–341 (Benchmarks/README.md).
+  public nonisolated(unsafe) static var tileCacheBytes: Int = Swift.min(2 << 20, Swift.max(256 << 10, (hostL2Bytes ?? 1 << 20) / 2))
+
+  /// This CPU's L2 cache per core in bytes, as the C library reports it
+  /// (`sysconf(_SC_LEVEL2_CACHE_SIZE)`); nil where it reports none.
+  public static let hostL2Bytes: Int? = {
+    let bytes = sysconf(Int32(_SC_LEVEL2_CACHE_SIZE))
+    return bytes > 0 ? bytes : nil
+  }()
 
   /// Test hook: line-buffered runs put every ring row just before an
   /// inaccessible page (``GuardedRows``), so a kernel that reads far past a
