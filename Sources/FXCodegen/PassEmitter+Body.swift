@@ -209,6 +209,26 @@ extension PassEmitter {
     }
   }
 
+  /// `table` at `index` (a vector of ints), read from a constant array: one
+  /// scalar load for the whole vector at the loop index, a gather elsewhere.
+  /// The index is clamped to the table as ``ConstantTable/value(at:)`` says.
+  func tableValue(_ table: ConstantTable, index: Value, atLoopIndex: Bool) throws -> Value {
+    let element = table.kind == .float ? t.float : t.i32
+    let array = m.constantArray(
+      table.values.map { $0.kind == .float ? f32($0.floatValue) : i32(Int($0.intValue)) }, of: element)
+    func slot(_ i: Value, _ lanes: Int?) -> Value {
+      let first = lanes.map { splat(i32(Int(table.first)), $0) } ?? i32(Int(table.first))
+      let last = lanes.map { splat(i32(table.values.count - 1), $0) } ?? i32(table.values.count - 1)
+      let offset = b.sub(i, first)
+      let low = b.select(b.icmp(.slt, offset, last), offset, last)
+      return b.select(b.icmp(.sgt, low, lanes.map { splat(i32(0), $0) } ?? i32(0)), low, lanes.map { splat(i32(0), $0) } ?? i32(0))
+    }
+    if atLoopIndex, let loopIndex {
+      return splat(b.load(element, from: b.gep(element, array, [slot(loopIndex, nil)])))
+    }
+    return try gather(element, b.gep(element, array, [slot(index, w)]), align: 4)
+  }
+
   struct PixelKey: Hashable {
     var buffer: Int
     var x: NodeID, y: NodeID
@@ -239,6 +259,7 @@ extension PassEmitter {
     case .loopIndex: return splat(loopIndex!)
     case .loopAccumulator(let k, _): return loopAccumulators[k]
     case .loopCapture(let k, _): return loopCaptures[k]
+    case .table(let table): return try tableValue(table, index: a[0], atLoopIndex: program[node.args[0]].op == .loopIndex)
     case .fold(let loop, let k):
       let key = FoldMemo.Key(loop: loop, args: node.args)
       if folds.results[key] == nil { folds.results[key] = try emitFold(loop, a, node.args, xs: xs, y: y, rowInChunk: rowInChunk) }

@@ -78,6 +78,10 @@ public enum Op: Hashable, Sendable {
   case floatBits, bitsFloat
   /// (bool, a, b) → a where true, else b.
   case select
+  /// int → the table's value at that index (``ConstantTable/value(at:)``):
+  /// a loop's per-iteration constants (a Gaussian's weights), tabulated at
+  /// compile time by ``Semantics`` so the loop no longer computes them.
+  case table(ConstantTable)
 
   // Loops (``Loop``).
   /// Accumulator `result` of `loop` run over `lo..<hi`: operands
@@ -137,6 +141,7 @@ public enum Op: Hashable, Sendable {
     case .fold(_, let k): "fold.\(k)"
     case .loopAccumulator(let k, _): "accumulator[\(k)]"
     case .loopCapture(let k, _): "captured[\(k)]"
+    case .table(let t): "\(t)"
     default: spec.name
     }
   }

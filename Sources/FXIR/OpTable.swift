@@ -86,6 +86,10 @@ extension Op {
     case .loopIndex: .leaf("loopIndex", .int)
     case .loopAccumulator(_, let k): .leaf("accumulator", k)
     case .loopCapture(_, let k): .leaf("captured", k)
+    case .table(let t):
+      OpSpec(
+        name: "table", signature: .conversion(from: .int, to: t.kind), cost: 1,
+        meaning: t.kind == .float ? Meaning(toFloat: { t.value(at: $0).floatValue }) : Meaning(int1: { t.value(at: $0).intValue }))
     default: Self.pureSpecs[pureIndex]
     }
   }

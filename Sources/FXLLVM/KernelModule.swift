@@ -28,6 +28,7 @@ public final class KernelModule {
   private var ownedContext: LLVMContextRef?
   private var ownedModule: LLVMModuleRef?
   private let machine: TargetMachine
+  private var constantArrays: [[Value]: Value] = [:]
 
   /// The LLVM context that owns the module's types, constants and metadata.
   ///
@@ -190,6 +191,22 @@ public final class KernelModule {
   package func declareFunction(_ name: String, type: IRType) -> Function {
     guard let existing = LLVMGetNamedFunction(module, name) else { return addFunction(name, type: type) }
     return Function(existing, type: type)
+  }
+
+  /// A private, constant, unnamed-address global array holding `values` (constants
+  /// of one type `element`); the same values give the same global.
+  package func constantArray(_ values: [Value], of element: IRType) -> Value {
+    if let known = constantArrays[values] { return known }
+    var refs: [LLVMValueRef?] = values.map(\.ref)
+    let initial = refs.withUnsafeMutableBufferPointer { LLVMConstArray2(element.ref, $0.baseAddress, UInt64($0.count))! }
+    let global = LLVMAddGlobal(module, LLVMTypeOf(initial), "table")!
+    LLVMSetInitializer(global, initial)
+    LLVMSetGlobalConstant(global, 1)
+    LLVMSetLinkage(global, LLVMPrivateLinkage)
+    LLVMSetUnnamedAddress(global, LLVMGlobalUnnamedAddr)
+    LLVMSetAlignment(global, 64)
+    constantArrays[values] = Value(global)
+    return Value(global)
   }
 
   /// The enum attribute called `name` (e.g. `nobuiltin`) without a value, in this module's context.

@@ -12,6 +12,12 @@ import FXIR
 ///   order), up to ``maxEvaluatedIterations`` iterations. A Gaussian's weight
 ///   total with a constant σ becomes a constant, and so does its alpha on an
 ///   opaque input.
+/// - **Tabulation:** such an accumulator that the loop's other work reads
+///   (a Gaussian's weight, a recurrence `w ← w·r`, `r ← r·q`) is read from a
+///   ``ConstantTable`` of its per-iteration values instead (up to
+///   ``maxTabulatedIterations``): the same bits, and the recurrence — a
+///   chain of multiplications per iteration, repeated for every pixel —
+///   leaves the loop.
 /// - **Unrolling:** a loop of at most ``maxUnrolledIterations`` constant
 ///   iterations without nested loops is unrolled (a visible rule in `fxc dump`).
 /// - **Dead accumulators:** those no kept result reads, directly or through
@@ -22,6 +28,8 @@ enum LoopSimplify {
   /// Loops of at most this many iterations (constant bounds, no nested loop)
   /// are unrolled: their body copied per iteration into the enclosing program.
   static let maxUnrolledIterations = 2
+  /// The most iterations whose per-iteration constants are tabulated.
+  static let maxTabulatedIterations = 4096
 
   struct Key: Hashable {
     var loop: Loop
@@ -48,7 +56,7 @@ enum LoopSimplify {
     _ loop: Loop, _ args: [NodeID], used: Set<Int>, _ out: inout Program, _ stats: inout Simplify.Stats, _ bodies: inout [Loop: Program]
   ) -> Rewritten {
     var r = Rewritten()
-    let body = bodies[loop] ?? Simplify.run(loop.body).0
+    var body = bodies[loop] ?? Simplify.run(loop.body).0
     bodies[loop] = body
     let initial = Array(args[loop.firstInitial..<loop.firstCapture]), captures = Array(args[loop.firstCapture...])
     let lo = out.constantValue(args[0]), hi = out.constantValue(args[1])
@@ -65,15 +73,24 @@ enum LoopSimplify {
       for k in used.sorted() { r.results[k] = values[k] }
       return r
     }
-    let reads = accumulatorReads(body)
+    var reads = accumulatorReads(body)
     var constant = Set<Int>()
     if let range, range.count <= maxEvaluatedIterations {
       constant = evaluable(body, reads, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) })
+      // Values of constants alone that the loop's other work reads each iteration: tabulated.
+      let tabulated = range.count <= maxTabulatedIterations ? tabulable(body, constant) : []
       if !constant.isEmpty,
-        let values = evaluate(body, constant, range, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) })
+        let (values, traces) = evaluate(
+          body, constant, range, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) },
+          tracing: tabulated)
       {
         for k in used.sorted() where constant.contains(k) { r.results[k] = out.add(.constant(values[k]!)) }
         if used.contains(where: constant.contains) { stats.byRule["loop accumulators of constants evaluated", default: 0] += 1 }
+        if !tabulated.isEmpty {
+          body = tabulate(body, traces.mapValues { ConstantTable(first: range.lowerBound, values: $0) })
+          reads = accumulatorReads(body)
+          stats.byRule["loop constants tabulated", default: 0] += 1
+        }
       } else {
         constant = []
       }
@@ -154,17 +171,50 @@ enum LoopSimplify {
     }
   }
 
-  /// The final values of the accumulators in `set`, iterating `range` with ``Semantics``; nil if an op cannot be evaluated.
-  static func evaluate(_ body: Program, _ set: Set<Int>, _ range: Range<Int32>, initial: [Scalar?], captures: [Scalar?]) -> [Int: Scalar]? {
-    // The nodes the outputs in `set` need, in order.
+  /// The body nodes worth a table: float or int values computed from
+  /// accumulators in `constant` (and constants, the index, captures) alone,
+  /// read by work that is not — a Gaussian's weight `w·r` — the last such
+  /// node on each path, so one table replaces the whole recurrence.
+  static func tabulable(_ body: Program, _ constant: Set<Int>) -> [Int] {
+    var pure = [Bool](repeating: false, count: body.count), fromAccumulator = pure
+    for (i, n) in body.nodes.enumerated() {
+      switch n.op {
+      case .loopAccumulator(let k, _):
+        pure[i] = constant.contains(k)
+        fromAccumulator[i] = pure[i]
+      case .constant, .loopIndex, .loopCapture: pure[i] = true
+      default:
+        pure[i] = n.op.isPure && n.args.allSatisfy { pure[Int($0.index)] }
+        fromAccumulator[i] = pure[i] && n.args.contains { fromAccumulator[Int($0.index)] }
+      }
+    }
+    var readOutside = [Bool](repeating: false, count: body.count)
+    let live = body.live()
+    for (i, n) in body.nodes.enumerated() where live[i] && !pure[i] {
+      for a in n.args { readOutside[Int(a.index)] = true }
+    }
+    for (k, o) in body.outputs.enumerated() where !constant.contains(k) { readOutside[Int(o.index)] = true }
+    return body.nodes.indices.filter { fromAccumulator[$0] && readOutside[$0] && body.nodes[$0].kind != .bool }
+  }
+
+  /// The final values of the accumulators in `set`, iterating `range` with
+  /// ``Semantics``, and the value of each body node in `tracing` (computed
+  /// from those accumulators alone) at each iteration; nil if an op cannot
+  /// be evaluated.
+  static func evaluate(
+    _ body: Program, _ set: Set<Int>, _ range: Range<Int32>, initial: [Scalar?], captures: [Scalar?], tracing: [Int] = []
+  ) -> ([Int: Scalar], [Int: [Scalar]])? {
+    // The nodes the outputs in `set` and the traced nodes need, in order.
     var need = [Bool](repeating: false, count: body.count)
     for k in set { need[Int(body.outputs[k].index)] = true }
+    for i in tracing { need[i] = true }
     for i in stride(from: body.count - 1, through: 0, by: -1) where need[i] {
       for a in body.nodes[i].args { need[Int(a.index)] = true }
     }
     let order = body.nodes.indices.filter { need[$0] }
     var acc: [Int: Scalar] = [:]
     for k in set { acc[k] = initial[k]! }
+    var traces: [Int: [Scalar]] = [:]
     var values = [Scalar](repeating: .int(0), count: body.count)
     for index in range {
       for i in order {
@@ -179,9 +229,25 @@ enum LoopSimplify {
           values[i] = v
         }
       }
+      for i in tracing { traces[i, default: []].append(values[i]) }
       for k in set { acc[k] = values[Int(body.outputs[k].index)] }
     }
-    return acc
+    return (acc, traces)
+  }
+
+  /// `body` with each node in `tables` replaced by its table at the loop index.
+  static func tabulate(_ body: Program, _ tables: [Int: ConstantTable]) -> Program {
+    var out = Program()
+    var map = [NodeID](repeating: NodeID(0), count: body.count)
+    for (i, n) in body.nodes.enumerated() {
+      if let t = tables[i] {
+        map[i] = out.add(.table(t), [out.add(.loopIndex)])
+      } else {
+        map[i] = out.add(n.op, n.args.map { map[Int($0.index)] })
+      }
+    }
+    out.outputs = body.outputs.map { map[Int($0.index)] }
+    return out
   }
 }
 

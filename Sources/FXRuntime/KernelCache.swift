@@ -91,6 +91,8 @@ public struct KernelCache: Sendable {
     case .constant(.float(let bits)): "constant float \(bits)"
     case .constant(.int(let v)): "constant int \(v)"
     case .constant(.bool(let b)): "constant \(b)"
+    // Every value by its bits: the printed name shows only the first few.
+    case .table(let t): "table \(t.first) \(t.values.map { opText(.constant($0)) }.joined(separator: ", "))"
     default: op.name
     }
   }

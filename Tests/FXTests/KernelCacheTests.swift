@@ -146,6 +146,11 @@ struct KernelCacheKeyTests {
       .bitsFloat, .select, .loopIndex, .loopAccumulator(0, .float), .loopAccumulator(1, .float), .loopCapture(0, .float),
       .constant(.float(bits: Float(0).bitPattern)), .constant(.float(bits: Float(-0.0).bitPattern)),
       .constant(.float(bits: 0x7fc0_0000)), .constant(.float(bits: 0x7fc0_0001)), .constant(.int(0)), .constant(.bool(false)),
+      // Tables that differ only past what `fxc dump` prints, or in where they start.
+      .table(ConstantTable(first: 1, values: (0..<8).map { .float(Float($0)) })),
+      .table(ConstantTable(first: 1, values: (0..<8).map { .float(Float($0 == 7 ? 9 : $0)) })),
+      .table(ConstantTable(first: 0, values: (0..<8).map { .float(Float($0)) })),
+      .table(ConstantTable(first: 0, values: (0..<8).map { .int(Int32($0)) })),
     ]
     #expect(Set(ops.map(KernelCache.opText)).count == ops.count)
   }

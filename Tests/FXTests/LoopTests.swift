@@ -57,6 +57,43 @@ import Testing
     #expect(Differential.check(out, inputs: [Self.ramp(3, 2)]) == nil)
   }
 
+  @Test func aWeightRecurrenceBecomesATableOfTheSameBits() throws {
+    // Σ_{i=−3}^{3} w·sample(p + (i, 0)).x with w ← w·r, r ← r·q from (w, r) =
+    // (1, ½) and q = ¼ (a Gaussian's recurrence, exact in binary): w runs
+    // 1, 2⁻¹, 2⁻⁴, 2⁻⁹, 2⁻¹⁶, 2⁻²⁵, 2⁻³⁶. The weights depend on nothing per
+    // pixel, so the loop reads them from one table and keeps only the sum.
+    let out = Effect.layer("weighted") { p, layer in
+      let r = Expr.fold(from: -3, to: 4, limit: 3, initial: [Expr(Float(0)), Expr(Float(1)), Expr(Float(0.5))]) { i, acc in
+        [acc[0] + acc[1] * layer.sample(p + float2(float(i), 0)).x, acc[1] * acc[2], acc[2] * 0.25]
+      }
+      return float4(r[0], 0, 0, 1)
+    }(Image.input())
+    let weights: [Float] = [0, 1, 4, 9, 16, 25, 36].map { Float(sign: .plus, exponent: -$0, significand: 1) }
+    // At x = 3 of a ramp the taps read columns 0…6, in order.
+    var sum = Float(0)
+    for (k, w) in weights.enumerated() { sum = sum + w * Float(k) }
+    #expect(try Self.run(out, Self.ramp(9, 2))[3, 1].x == sum)
+    let (kernel, log) = try Lower.run(EffectGraph(output: out))
+    #expect(log.entries.contains { $0.summary.contains("loop constants tabulated") })
+    var tables: [ConstantTable] = [], accumulators: [Int] = []
+    for pass in kernel.passes {
+      for n in pass.program.nodes {
+        guard case .fold(let loop, _) = n.op else { continue }
+        accumulators.append(loop.accumulators.count)
+        for m in loop.body.nodes { if case .table(let t) = m.op { tables.append(t) } }
+      }
+    }
+    #expect(accumulators == [1], "only the sum is left to the loop")
+    #expect(tables == [ConstantTable(first: -3, values: weights.map { .float($0) })])
+    #expect(Differential.check(out, inputs: [Self.ramp(23, 7)], evaluations: Differential.Evaluation.interpreted + [.jit]) == nil)
+  }
+
+  @Test func aTableReadsItsNearestEndOutsideItsIndices() {
+    let t = ConstantTable(first: 2, values: [.float(1), .float(2), .float(3)])
+    #expect([Int32.min, 1, 2, 3, 4, 5, Int32.max].map { t.value(at: $0) } == [1, 1, 1, 2, 3, 3, 3].map { Scalar.float(Float($0)) })
+    #expect(Semantics.evaluate(.table(t), [.int(3)]) == .float(2))
+  }
+
   @Test func limitBoundsTheIndexWhateverTheBounds() throws {
     // Bounds −100..<100 with limit 2: i runs −2…2; counting iterations gives 5.
     let out = Effect.color("count") { _, _ in
