@@ -67,18 +67,72 @@ public enum RangeAnalysis {
 
   /// Facts for every node of `program`; `load` gives a buffer channel's facts.
   public static func analyse(_ program: Program, load: (Int, Int) -> ValueFacts) -> [ValueFacts] {
+    analyse(program, load: load, loop: nil)
+  }
+
+  /// What a loop body's leaves hold in one iteration: the index, the
+  /// accumulators on entry, the captured values.
+  struct LoopFacts {
+    var index: ValueFacts
+    var accumulators: [ValueFacts]
+    var captures: [ValueFacts]
+  }
+
+  /// The most iterations a fold's body is followed for (``foldFacts``).
+  public static let maxFollowedIterations = 512
+
+  static func analyse(_ program: Program, load: (Int, Int) -> ValueFacts, loop: LoopFacts?) -> [ValueFacts] {
     var f: [ValueFacts] = []
     f.reserveCapacity(program.count)
+    var folds: [LoopSimplify.Key: [ValueFacts]] = [:]
     for node in program.nodes {
       let a = node.args.map { f[Int($0.index)] }
       let isFloat = node.kind == .float || (node.args.first.map { program[$0].kind == .float } ?? false)
       if let fraction = fractionFacts(node, program, f) {
         f.append(fraction)
+      } else if node.kind == .bool {
+        f.append(.unknown)
       } else {
-        f.append(node.kind == .bool ? .unknown : transfer(node.op, a, isFloat: isFloat, load: load))
+        switch node.op {
+        case .fold(let body, let k):
+          let key = LoopSimplify.Key(loop: body, args: node.args)
+          if folds[key] == nil { folds[key] = foldFacts(body, a, load: load) }
+          f.append(folds[key]![k])
+        case .loopIndex: f.append(loop?.index ?? .anyInt)
+        case .loopAccumulator(let k, _): f.append(loop?.accumulators[k] ?? .unknown)
+        case .loopCapture(let k, _): f.append(loop?.captures[k] ?? .unknown)
+        case .table(let t):
+          // The entries the index can select (all of them unless it is one value).
+          let entries = a[0].lo == a[0].hi ? [t.value(at: Int32(a[0].lo))] : t.values
+          let facts = entries.map { transfer(.constant($0), [], isFloat: isFloat, load: load) }
+          f.append(facts.dropFirst().reduce(facts[0]) { $0.union($1) })
+        default: f.append(transfer(node.op, a, isFloat: isFloat, load: load))
+        }
       }
     }
     return f
+  }
+
+  /// The facts of a fold's accumulators, given its operands' facts `a`: with
+  /// constant bounds and at most ``maxFollowedIterations`` iterations, the
+  /// body's transfer functions applied iteration by iteration (the index one
+  /// value each time, so a table of weights gives its entry), from the
+  /// initial values' facts — what the loop computes, as the interpreter runs
+  /// it; anything at all otherwise. (A Gaussian of values in 0…1 is then in
+  /// 0…1 and never NaN, a little wider for the rounding.)
+  static func foldFacts(_ loop: Loop, _ a: [ValueFacts], load: (Int, Int) -> ValueFacts) -> [ValueFacts] {
+    let unknown = loop.accumulators.map { _ in ValueFacts.unknown }
+    guard a[0].lo == a[0].hi, a[1].lo == a[1].hi else { return unknown }
+    let range = Semantics.loopRange(Int32(a[0].lo), Int32(a[1].lo), limit: loop.limit)
+    guard range.count <= maxFollowedIterations else { return unknown }
+    var facts = LoopFacts(
+      index: .anyInt, accumulators: Array(a[loop.firstInitial..<loop.firstCapture]), captures: Array(a[loop.firstCapture...]))
+    for i in range {
+      facts.index = ValueFacts(Double(i), Double(i))
+      let body = analyse(loop.body, load: load, loop: facts)
+      facts.accumulators = loop.body.outputs.map { body[Int($0.index)] }
+    }
+    return facts.accumulators
   }
 
   /// `x − floor(x)` (a bilinear weight, `fract`) is in [0, 1] for finite `x`
@@ -106,8 +160,8 @@ public enum RangeAnalysis {
     case .width, .height, .inputWidth, .inputHeight: return ValueFacts(1, maxExtent)
     case .uniform: return ValueFacts(-Double(Float.greatestFiniteMagnitude), Double(Float.greatestFiniteMagnitude))
     case .load(let buffer, let channel): return load(buffer, channel)
-    // Loops: what a body computes is not followed (yet).
-    case .fold, .loopIndex, .loopAccumulator, .loopCapture: return .unknown
+    // Loops: followed by `analyse` (``foldFacts``); here, anything.
+    case .fold, .loopIndex, .loopAccumulator, .loopCapture, .table: return .unknown
     case .select: return a[1].union(a[2])
     case .toFloat, .toFloatUnsigned:
       return op == .toFloatUnsigned && a[0].lo < 0 ? ValueFacts(0, 4_294_967_296) : float(a[0].lo, a[0].hi, nan: false)

@@ -156,6 +156,27 @@ import Testing
     #expect(plan.contains("a in 0…1: no clamp"), "opaque alpha is the constant 1")
   }
 
+  @Test func aFoldIsFollowedIterationByIteration() {
+    // acc ← acc + w(i)·c over i in 0..<3 from ¼, w a table (1, 2, 4), c a
+    // unorm load: ¼ + (0…1)·1 + (0…1)·2 + (0…1)·4 = ¼ … 7¼, never NaN. With a
+    // bound that varies per pixel, or more iterations than are followed: anything.
+    var body = Program()
+    let w = body.add(.table(ConstantTable(first: 0, values: [.float(1), .float(2), .float(4)])), [body.add(.loopIndex)])
+    let c = body.add(.load(buffer: 0, channel: 0), [body.add(.pixelX), body.add(.pixelY)])
+    body.outputs = [body.add(.add, [body.add(.loopAccumulator(0, .float)), body.add(.mul, [w, c])])]
+    let loop = Loop(body: body, accumulators: [.float], captures: [], limit: 1 << 12)
+    let f = facts { p, _ in
+      let quarter = p.constant(Float(0.25)), zero = p.constant(Int32(0))
+      return [
+        p.add(.fold(loop, result: 0), [zero, p.constant(Int32(3)), quarter]),
+        p.add(.fold(loop, result: 0), [zero, p.add(.pixelX), quarter]),
+        p.add(.fold(loop, result: 0), [zero, p.constant(Int32(RangeAnalysis.maxFollowedIterations + 1)), quarter]),
+      ]
+    }
+    #expect(f[1] == ValueFacts(0.25, 7.25))
+    #expect(f[2] == .unknown && f[3] == .unknown)
+  }
+
   @Test(arguments: 0..<120)
   func everyComputedValueIsWithinItsFacts(seed: Int) throws {
     let fuzz = RandomGraph(seed: UInt64(seed) &* 0x9E37_79B9).make()
