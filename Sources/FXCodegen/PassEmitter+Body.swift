@@ -83,7 +83,7 @@ extension PassEmitter {
       let a = ys.indices.map { r in node.args.map { values[r][Int($0.index)]! } }
       if case .fold(let loop, let k) = node.op {
         let key = FoldMemo.Key(loop: loop, args: node.args)
-        if jammed[key] == nil { jammed[key] = try emitJammedFold(loop, a, xs: xs, ys: ys, rowsInChunk: rowsInChunk) }
+        if jammed[key] == nil { jammed[key] = try emitJammedFold(loop, a, node.args, xs: xs, ys: ys, rowsInChunk: rowsInChunk) }
         for r in ys.indices { values[r][i] = jammed[key]![r][k] }
         continue
       }

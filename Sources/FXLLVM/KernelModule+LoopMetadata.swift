@@ -15,11 +15,15 @@ extension KernelModule {
   ///     the loop header.
   ///   - unrollCount: unroll by this factor instead (a loop of the IR, whose
   ///     body is short: fewer branches and index updates per tap).
-  package func disableVectorization(ofLoopLatch branch: Value, unrollCount: Int? = nil) {
+  ///   - fullUnroll: unroll completely instead, where LLVM knows the trip
+  ///     count (a short loop of the IR with constant bounds).
+  package func disableVectorization(ofLoopLatch branch: Value, unrollCount: Int? = nil, fullUnroll: Bool = false) {
     let context = self.context
     let unroll =
-      unrollCount.map { property("llvm.loop.unroll.count", types.i32.constant(UInt64($0)).ref) }
-      ?? property("llvm.loop.unroll.disable", nil)
+      fullUnroll
+      ? property("llvm.loop.unroll.full", nil)
+      : unrollCount.map { property("llvm.loop.unroll.count", types.i32.constant(UInt64($0)).ref) }
+        ?? property("llvm.loop.unroll.disable", nil)
     let loopID = makeLoopID(properties: [
       property("llvm.loop.vectorize.enable", types.i1.constant(0).ref),
       property("llvm.loop.interleave.count", types.i32.constant(1).ref),
