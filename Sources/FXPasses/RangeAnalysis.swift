@@ -71,14 +71,17 @@ public enum RangeAnalysis {
   }
 
   /// What a loop body's leaves hold in one iteration: the index, the
-  /// accumulators on entry, the captured values.
+  /// accumulators on entry, the captured values; `iterations`: how many
+  /// times this body is analysed (the enclosing loops' counts multiplied).
   struct LoopFacts {
     var index: ValueFacts
     var accumulators: [ValueFacts]
     var captures: [ValueFacts]
+    var iterations: Int
   }
 
-  /// The most iterations a fold's body is followed for (``foldFacts``).
+  /// The most iterations a fold's body is followed for (``foldFacts``), the
+  /// iterations of the loops around it multiplied in.
   public static let maxFollowedIterations = 512
 
   static func analyse(_ program: Program, load: (Int, Int) -> ValueFacts, loop: LoopFacts?) -> [ValueFacts] {
@@ -96,7 +99,7 @@ public enum RangeAnalysis {
         switch node.op {
         case .fold(let body, let k):
           let key = LoopSimplify.Key(loop: body, args: node.args)
-          if folds[key] == nil { folds[key] = foldFacts(body, a, load: load) }
+          if folds[key] == nil { folds[key] = foldFacts(body, a, load: load, enclosing: loop?.iterations ?? 1) }
           f.append(folds[key]![k])
         case .loopIndex: f.append(loop?.index ?? .anyInt)
         case .loopAccumulator(let k, _): f.append(loop?.accumulators[k] ?? .unknown)
@@ -120,13 +123,14 @@ public enum RangeAnalysis {
   /// initial values' facts — what the loop computes, as the interpreter runs
   /// it; anything at all otherwise. (A Gaussian of values in 0…1 is then in
   /// 0…1 and never NaN, a little wider for the rounding.)
-  static func foldFacts(_ loop: Loop, _ a: [ValueFacts], load: (Int, Int) -> ValueFacts) -> [ValueFacts] {
+  static func foldFacts(_ loop: Loop, _ a: [ValueFacts], load: (Int, Int) -> ValueFacts, enclosing: Int = 1) -> [ValueFacts] {
     let unknown = loop.accumulators.map { _ in ValueFacts.unknown }
     guard a[0].lo == a[0].hi, a[1].lo == a[1].hi else { return unknown }
     let range = Semantics.loopRange(Int32(a[0].lo), Int32(a[1].lo), limit: loop.limit)
-    guard range.count <= maxFollowedIterations else { return unknown }
+    guard range.count * enclosing <= maxFollowedIterations else { return unknown }
     var facts = LoopFacts(
-      index: .anyInt, accumulators: Array(a[loop.firstInitial..<loop.firstCapture]), captures: Array(a[loop.firstCapture...]))
+      index: .anyInt, accumulators: Array(a[loop.firstInitial..<loop.firstCapture]), captures: Array(a[loop.firstCapture...]),
+      iterations: Swift.max(1, range.count * enclosing))
     for i in range {
       facts.index = ValueFacts(Double(i), Double(i))
       let body = analyse(loop.body, load: load, loop: facts)

@@ -175,6 +175,21 @@ import Testing
     }
     #expect(f[1] == ValueFacts(0.25, 7.25))
     #expect(f[2] == .unknown && f[3] == .unknown)
+    // The same loop inside another: followed while the iterations multiplied
+    // stay within the budget (2 × 3), not when they exceed it (the analysis of
+    // nested loops would grow as their product).
+    func nested(_ outer: Int) -> ValueFacts {
+      var outerBody = Program()
+      let zero = outerBody.constant(Int32(0)), quarter = outerBody.constant(Float(0.25))
+      let inner = outerBody.add(.fold(loop, result: 0), [zero, outerBody.constant(Int32(3)), quarter])
+      outerBody.outputs = [outerBody.add(.add, [outerBody.add(.loopAccumulator(0, .float)), inner])]
+      let outerLoop = Loop(body: outerBody, accumulators: [.float], captures: [], limit: 1 << 12)
+      return facts { p, _ in
+        [p.add(.fold(outerLoop, result: 0), [p.constant(Int32(0)), p.constant(Int32(outer)), p.constant(Float(0))])]
+      }[1]
+    }
+    #expect(nested(2) == ValueFacts(0.5, 14.5))
+    #expect(nested(RangeAnalysis.maxFollowedIterations / 3 + 1) == .unknown)
   }
 
   @Test(arguments: 0..<120)
