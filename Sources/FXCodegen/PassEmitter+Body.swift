@@ -216,12 +216,12 @@ extension PassEmitter {
     let element = table.kind == .float ? t.float : t.i32
     let array = m.constantArray(
       table.values.map { $0.kind == .float ? f32($0.floatValue) : i32(Int($0.intValue)) }, of: element)
+    // The index minus `first`, clamped to the table's slots (scalar, or per lane).
     func slot(_ i: Value, _ lanes: Int?) -> Value {
-      let first = lanes.map { splat(i32(Int(table.first)), $0) } ?? i32(Int(table.first))
-      let last = lanes.map { splat(i32(table.values.count - 1), $0) } ?? i32(table.values.count - 1)
-      let offset = b.sub(i, first)
-      let low = b.select(b.icmp(.slt, offset, last), offset, last)
-      return b.select(b.icmp(.sgt, low, lanes.map { splat(i32(0), $0) } ?? i32(0)), low, lanes.map { splat(i32(0), $0) } ?? i32(0))
+      func constant(_ v: Int) -> Value { lanes.map { splat(i32(v), $0) } ?? i32(v) }
+      let offset = b.sub(i, constant(Int(table.first))), last = constant(table.values.count - 1), zero = constant(0)
+      let below = b.select(b.icmp(.slt, offset, last), offset, last)
+      return b.select(b.icmp(.sgt, below, zero), below, zero)
     }
     if atLoopIndex, let loopIndex {
       return splat(b.load(element, from: b.gep(element, array, [slot(loopIndex, nil)])))

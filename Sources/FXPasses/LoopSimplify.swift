@@ -78,7 +78,8 @@ enum LoopSimplify {
     if let range, range.count <= maxEvaluatedIterations {
       constant = evaluable(body, reads, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) })
       // Values of constants alone that the loop's other work reads each iteration: tabulated.
-      let tabulated = range.count <= maxTabulatedIterations ? tabulable(body, constant) : []
+      let tabulated =
+        range.count <= maxTabulatedIterations ? tabulable(body, constant, captures: captures.map { out.constantValue($0) }) : []
       if !constant.isEmpty,
         let (values, traces) = evaluate(
           body, constant, range, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) },
@@ -172,17 +173,18 @@ enum LoopSimplify {
   }
 
   /// The body nodes worth a table: float or int values computed from
-  /// accumulators in `constant` (and constants, the index, captures) alone,
+  /// accumulators in `constant` (and constants, the index, constant captures) alone,
   /// read by work that is not — a Gaussian's weight `w·r` — the last such
   /// node on each path, so one table replaces the whole recurrence.
-  static func tabulable(_ body: Program, _ constant: Set<Int>) -> [Int] {
+  static func tabulable(_ body: Program, _ constant: Set<Int>, captures: [Scalar?]) -> [Int] {
     var pure = [Bool](repeating: false, count: body.count), fromAccumulator = pure
     for (i, n) in body.nodes.enumerated() {
       switch n.op {
       case .loopAccumulator(let k, _):
         pure[i] = constant.contains(k)
         fromAccumulator[i] = pure[i]
-      case .constant, .loopIndex, .loopCapture: pure[i] = true
+      case .constant, .loopIndex: pure[i] = true
+      case .loopCapture(let k, _): pure[i] = captures[k] != nil
       default:
         pure[i] = n.op.isPure && n.args.allSatisfy { pure[Int($0.index)] }
         fromAccumulator[i] = pure[i] && n.args.contains { fromAccumulator[Int($0.index)] }

@@ -88,6 +88,24 @@ import Testing
     #expect(Differential.check(out, inputs: [Self.ramp(23, 7)], evaluations: Differential.Evaluation.interpreted + [.jit]) == nil)
   }
 
+  @Test func aConstantWeightTimesACapturedValueIsNotTabulated() throws {
+    // w·s, s the pixel's own sample computed outside the loop and captured,
+    // is not a constant: only w goes to a table (tabulating w·s evaluated a
+    // capture that has no value at compile time).
+    let out = Effect.layer("scaled") { p, layer in
+      let s = layer.sample(p).y
+      let r = Expr.fold(from: 0, to: 3, limit: 3, initial: [Expr(Float(0)), Expr(Float(1))]) { i, acc in
+        [acc[0] + acc[1] * s * layer.sample(p + float2(float(i), 0)).x, acc[1] * 0.5]
+      }
+      return float4(r[0], 0, 0, 1)
+    }(Image.input())
+    // At (1, 2) of a ramp (x in .x, y in .y): 2·(1·1 + ½·2 + ¼·3) = 5.5.
+    #expect(try Self.run(out, Self.ramp(6, 3))[1, 2].x == 5.5)
+    let (_, log) = try Lower.run(EffectGraph(output: out))
+    #expect(log.entries.contains { $0.summary.contains("loop constants tabulated") })
+    #expect(Differential.check(out, inputs: [Self.ramp(23, 7)]) == nil)
+  }
+
   @Test func aTableReadsItsNearestEndOutsideItsIndices() {
     let t = ConstantTable(first: 2, values: [.float(1), .float(2), .float(3)])
     #expect([Int32.min, 1, 2, 3, 4, 5, Int32.max].map { t.value(at: $0) } == [1, 1, 1, 2, 3, 3, 3].map { Scalar.float(Float($0)) })
