@@ -3,7 +3,8 @@
 # the JIT on one thread, rounds interleaved (A, B, A, B, …), the best of each
 # kept, so a change is judged against its parent in one run on one machine.
 #   Benchmarks/compare-builds.sh OLD_FXC NEW_FXC [IMAGE] [ROUNDS]
-# Prints one line per chain: old and new Mpix/s and new ÷ old.
+# Prints one line per chain: old and new Mpix/s and new ÷ old; KEY=jit_relaxed_mpix_s
+# compares the relaxed float mode's figures instead of the default's.
 set -euo pipefail
 old=$1 new=$2
 image=${3:-examples/rocket.jpg}
@@ -22,9 +23,9 @@ for r in $(seq "$rounds"); do
   run "$new" >"$tmp/new.$r"
 done
 echo "image: $image, $rounds rounds interleaved, load $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$tmp" "$rounds" <<'EOF'
+python3 - "$tmp" "$rounds" "${KEY:-jit_mpix_s}" <<'EOF'
 import json, sys, glob
-tmp, rounds = sys.argv[1], int(sys.argv[2])
+tmp, rounds, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 def best(which):
     out = {}
     for f in glob.glob(f"{tmp}/{which}.*"):
@@ -33,7 +34,7 @@ def best(which):
             if not line.startswith("{"):
                 continue
             d = json.loads(line)
-            out[d["chain"]] = max(out.get(d["chain"], 0), float(d["jit_mpix_s"]))
+            out[d["chain"]] = max(out.get(d["chain"], 0), float(d[key]))
     return out
 old, new = best("old"), best("new")
 for chain in old:

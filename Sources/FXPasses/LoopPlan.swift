@@ -151,10 +151,23 @@ public enum LoopPlanner {
     // 8- and 16-bit buffers: the inputs and the output that are not interleaved floats.
     let unorm = Set((0..<kernel.inputCount) + [kernel.outputBuffer]).subtracting(interleavedFloat)
     let facts = RangeAnalysis.run(kernel, unormBuffers: unorm)
-    return zip(kernel.passes, facts).map { plan($0, kernel: kernel, lanes: lanes, interleavedFloat: interleavedFloat, facts: $1) }
+    // From the last pass back: a channel a later pass reads into a
+    // discontinuous op stays strict where it is written as well.
+    var plans: [PassPlan] = []
+    var discontinuous: Set<RangeProofs.BufferChannel> = []
+    for (pass, f) in zip(kernel.passes, facts).reversed() {
+      let outputs = Set(pass.program.outputs.indices.filter { discontinuous.contains(.init(buffer: pass.output, channel: $0)) })
+      let plan = plan(pass, kernel: kernel, lanes: lanes, interleavedFloat: interleavedFloat, facts: f, outputsFeedingDiscontinuity: outputs)
+      discontinuous.formUnion(plan.proofs.loadsFeedingDiscontinuity(pass.program))
+      plans.append(plan)
+    }
+    return plans.reversed()
   }
 
-  static func plan(_ pass: Kernel.Pass, kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>, facts: [ValueFacts]) -> PassPlan {
+  static func plan(
+    _ pass: Kernel.Pass, kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>, facts: [ValueFacts],
+    outputsFeedingDiscontinuity: Set<Int> = []
+  ) -> PassPlan {
     let p = pass.program
     let live = p.live()
     let varies = p.dependence(on: .pixelX)
@@ -181,7 +194,7 @@ public enum LoopPlanner {
     var plan = PassPlan(
       lanes: lanes, order: .rows, orderReason: "", chunkRows: chunkRows, rowTables: [:], interior: nil, blockUniform: [],
       blockUniformReason: "", loads: loads, isLarge: isLarge, live: live, varies: varies, emissionOrder: depthFirstOrder(p),
-      proofs: RangeProofs(p, facts: facts, live: live))
+      proofs: RangeProofs(p, facts: facts, live: live, outputsFeedingDiscontinuity: outputsFeedingDiscontinuity))
     plan.interior = isLarge ? nil : interiorRange(loads)
     plan.loops = loopPlans(p, live: live, varies: varies, lanes: lanes, kernel: kernel, interleavedFloat: interleavedFloat)
     chooseOrder(&plan, p)

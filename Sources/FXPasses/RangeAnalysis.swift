@@ -306,17 +306,26 @@ public struct RangeProofs: Sendable {
   /// The proofs for `program` given its nodes' `facts`; `live` limits them to live nodes.
   /// Nodes whose value reaches a discontinuous op (floor, ceil, a conversion
   /// to int, a comparison: a texel index or a branch, where a rounding-level
-  /// change moves the result by a whole texel) or a transcendental (which
-  /// may amplify it without bound). Relaxed code leaves them strict.
+  /// change moves the result by a whole texel), a transcendental (which
+  /// may amplify it without bound), a division by a value that may be 0
+  /// (`x / |x|` — a normalize — is NaN at 0 and ±1 a rounding away), a
+  /// square root of a value that may be 0 or below (0 against NaN a
+  /// rounding away), a product with a value that may be infinite (0 · ∞ is
+  /// NaN) or a float's bits. Relaxed code leaves them strict.
   public var feedsDiscontinuity: [Bool]
 
-  public init(_ program: Program, facts: [ValueFacts], live: [Bool]) {
+  ///
+  /// `outputsFeedingDiscontinuity`: the program's outputs (by position) whose
+  /// value a later pass reads into a discontinuous op (``Kernel/Pass``es
+  /// planned from the last, ``loadsFeedingDiscontinuity(_:)``).
+  public init(_ program: Program, facts: [ValueFacts], live: [Bool], outputsFeedingDiscontinuity: Set<Int> = []) {
     self.facts = facts
     forwarded = [:]
     singleInstruction = []
     ordinaryPow = []
     normalPow = []
     var feeds = [Bool](repeating: false, count: program.count)
+    for k in outputsFeedingDiscontinuity { feeds[Int(program.outputs[k].index)] = true }
     for i in program.nodes.indices.reversed() where live[i] {
       let n = program.nodes[i]
       let discontinuous: Bool =
@@ -324,6 +333,11 @@ public struct RangeProofs: Sendable {
         case .floor, .ceil, .toInt, .lt, .le, .gt, .ge, .eq, .ne: true
         // Ill-conditioned where the operands are large (pow(1 − ε, 3e38) is 0).
         case .pow, .exp, .log, .atan2, .sin, .cos: true
+        case .mod, .isNaN, .floatBits: true
+        case .div: facts[Int(n.args[1].index)].contains(0)
+        // 0 · ∞ is NaN, a rounding away it is ±∞.
+        case .mul, .fma: n.kind == .float && n.args.prefix(2).contains { facts[Int($0.index)].hasInfinity }
+        case .sqrt: facts[Int(n.args[0].index)].lo <= 0
         default: false
         }
       if discontinuous || feeds[i] { for a in n.args { feeds[Int(a.index)] = true } }
@@ -346,6 +360,30 @@ public struct RangeProofs: Sendable {
       ordinaryPow.insert(i)
       if Self.powExponentIsNormal(x, y) { normalPow.insert(i) }
     }
+  }
+
+  /// The (buffer, channel) pairs whose loads in `program` feed a discontinuous
+  /// op — every load in the body of a fold that does — : the pass that wrote
+  /// those channels keeps them strict too.
+  public func loadsFeedingDiscontinuity(_ program: Program) -> Set<BufferChannel> {
+    var out: Set<BufferChannel> = []
+    func all(_ body: Program) {
+      for n in body.nodes {
+        if case .load(let buffer, let channel) = n.op { out.insert(BufferChannel(buffer: buffer, channel: channel)) }
+        if case .fold(let loop, _) = n.op { all(loop.body) }
+      }
+    }
+    for (i, n) in program.nodes.enumerated() where feedsDiscontinuity[i] {
+      if case .load(let buffer, let channel) = n.op { out.insert(BufferChannel(buffer: buffer, channel: channel)) }
+      if case .fold(let loop, _) = n.op { all(loop.body) }
+    }
+    return out
+  }
+
+  /// One channel of one buffer.
+  public struct BufferChannel: Hashable, Sendable {
+    public var buffer: Int
+    public var channel: Int
   }
 
   /// Whether, for an ordinary `pow(x, y)` (``powIsOrdinary(_:_:)``), the

@@ -198,4 +198,53 @@ struct FuzzRegressionTests {
       if abs(x) <= 8192 { #expect(abs(Double(s) - Foundation.sin(Double(x))) <= 2e-7, "sin(\(x))") }
     }
   }
+
+  // MARK: relaxed float mode
+
+  /// `normalize(1 − normalize(d))` for a distance d > 0: the inner normalize
+  /// is exactly 1 in strict code, so the outer one is `0 / 0`, NaN. Relaxed
+  /// code computed the inner one a rounding away (x · 1/|x|), and the outer
+  /// then gave −1: a division by a value that may be 0 is discontinuous there,
+  /// so what feeds it stays strict. Found by `fxc fuzz --float relaxed`
+  /// (`--case 8760827084606469497`).
+  @Test func aNormalizeOfAValueThatMayBeZeroStaysStrictInRelaxedCode() throws {
+    let input = ImageBuffer.pixels(1, 1, .rgba8, [(0, 0, 0, 0)])
+    let out = Effect.layer("s0", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, _ in
+      float4(normalize(1.0 - normalize(distance(position, float2(0.0)))))
+    }(.input(0))
+    #expect(try staged(out, [input])[0, 0].x.isNaN)
+    let d = Differential.check(out, inputs: [input], evaluations: [.jit], floatMode: .relaxed)
+    #expect(d == nil, "\(d.map(\.description) ?? "")")
+  }
+
+  /// The same across passes: `0.5 − normalize(v.xxyz)` (strictly 0, relaxed
+  /// a rounding away) materialised, and its log in the next pass — −∞
+  /// against −17.5. A channel that a later pass reads into a discontinuous op
+  /// stays strict in the pass that writes it. Found by `fxc fuzz --float
+  /// relaxed --seed 45` (`--case 13632632673387352905`).
+  @Test func aChannelALaterPassTakesTheLogOfStaysStrictInRelaxedCode() throws {
+    let input = ImageBuffer.pixels(1, 2, .rgba32f, [(0, 0, 0, 0), (0, 0, 0, 0)])
+    let s0 = Effect.layer("s0", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, _ in
+      float4(0.5) - normalize((float3(1.0) / position.g).xxyz)
+    }(.input(0))
+    let s1 = Effect.color("s1") { _, color in log(color) }(s0)
+    #expect(try staged(s1, [input])[0, 1].x == -.infinity)
+    let d = Differential.check(s1, inputs: [input], evaluations: [.jit], jitSchedule: 2, floatMode: .relaxed)
+    #expect(d == nil, "\(d.map(\.description) ?? "")")
+  }
+
+  /// `∞ · ((y · 2⁻¹⁴⁹) / 0.5)` at y = ½: strictly the product underflows to
+  /// 0 and ∞ · 0 is NaN; relaxed code multiplied by 2 first (2⁻¹⁴⁹ survives)
+  /// and gave ∞. A product with a value that may be infinite is
+  /// discontinuous at 0. Found by `fxc fuzz --float relaxed --seed 45`
+  /// (`--case 5272447289783830655`).
+  @Test func aProductWithInfinityStaysStrictInRelaxedCode() throws {
+    let input = ImageBuffer.pixels(1, 1, .rgba32f, [(0, 0, 0, 0)])
+    let out = Effect.layer("s0", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, _ in
+      float4(Expr(Float.infinity)) * ((position.g * Expr(Float.leastNonzeroMagnitude)) / 0.5)
+    }(.input(0))
+    #expect(try staged(out, [input])[0, 0].x.isNaN)
+    let d = Differential.check(out, inputs: [input], evaluations: [.jit], floatMode: .relaxed)
+    #expect(d == nil, "\(d.map(\.description) ?? "")")
+  }
 }

@@ -144,6 +144,34 @@ import Testing
     #expect(!RangeProofs(p, facts: g, live: p.live()).mayRelax(.add, Int(nanOperand.index), p[nanOperand].args))
   }
 
+  /// What reaches `x / |x|` where |x| may be 0 (a normalize), or the square
+  /// root of a value that may be 0 or below, stays strict in relaxed code: a
+  /// rounding there turns NaN into ±1, or 0 into NaN; nor does a factor of
+  /// a value that may be infinite. A division by a value proved away from 0
+  /// and the root of one proved positive do not.
+  @Test func whatFeedsADiscontinuityStaysStrict() {
+    var p = Program()
+    let c = p.add(.load(buffer: 0, channel: 0), [p.add(.pixelX), p.add(.pixelY)])
+    let half = p.constant(Float(0.5)), one = p.constant(Float(1))
+    let centred = p.add(.sub, [c, half])  // −½…½
+    let sign = p.add(.div, [centred, p.add(.abs, [centred])])
+    let square = p.add(.mul, [c, c])  // 0…1
+    let root = p.add(.sqrt, [square])
+    let shifted = p.add(.add, [c, one])  // 1…2
+    let ratio = p.add(.div, [p.add(.mul, [shifted, half]), shifted])
+    let positiveRoot = p.add(.sqrt, [p.add(.mul, [shifted, shifted])])
+    let tiny = p.add(.mul, [c, p.constant(Float.leastNonzeroMagnitude)])
+    let timesInfinity = p.add(.mul, [tiny, p.add(.div, [one, c])])  // (0…1)·2⁻¹⁴⁹ · (1…∞)
+    p.outputs = [sign, root, ratio, positiveRoot, timesInfinity]
+    let f = RangeAnalysis.analyse(p) { _, _ in ValueFacts(0, 1) }
+    let feeds = RangeProofs(p, facts: f, live: p.live()).feedsDiscontinuity
+    #expect(feeds[Int(centred.index)], "the operand of x / |x|")
+    #expect(feeds[Int(square.index)], "the operand of a root of 0…1")
+    #expect(!feeds[Int(shifted.index)] && !feeds[Int(p[ratio].args[0].index)], "a divisor in 1…2, a root of 1…4")
+    #expect(feeds[Int(tiny.index)], "0 · ∞ is NaN, a rounding away ∞")
+    #expect(!feeds[Int(sign.index)] && !feeds[Int(root.index)], "the results themselves")
+  }
+
   @Test func theDumpShowsWhatWasProved() throws {
     let compiled = try Pipeline(sepia() | vignette()).compile(
       options: {
