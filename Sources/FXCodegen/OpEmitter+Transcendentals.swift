@@ -141,14 +141,38 @@ extension OpEmitter {
     return try fmaFloat(x, try hornerFloat(odd, z), try hornerFloat(even, z))
   }
 
-  private func powExponent(_ x: Value, _ y: Value) throws -> (head: Value, tail: Value) {
+  /// Whether AVX-512F's 16-lane getexp/getmant/rndscale/scalef serve pow:
+  /// exact operations that give the same values as the bit manipulation
+  /// (subnormals included, with no rescaling), in fewer instructions.
+  private var avx512: Bool { w == 16 && m.target.triple.hasPrefix("x86_64") && m.target.has("avx512f") }
+  /// The mask of an AVX-512 intrinsic that writes every lane.
+  private var allLanes: Value { t.i16.constant(0xFFFF) }
+
+  /// `x = m·2ᵉ` with `m ∈ [√½, √2)` and `e` as a float, for `0 < x < ∞`.
+  private func powReduce(_ x: Value) throws -> (m: Value, e: Value) {
+    if avx512 {
+      // getmant (interval [1, 2), the source's sign) and getexp give x = M·2ᴱ
+      // exactly, subnormals too; M ≥ 2·√½ (the float √½'s mantissa field
+      // 0x3504f3 or more) moves to M/2 and E + 1, as the subtraction of √½'s
+      // bits does below.
+      let current = i32(4)  // the rounding mode: MXCSR's
+      let mantissa = try call("llvm.x86.avx512.mask.getmant.ps.512", [], [x, i32(0), vf.null, allLanes, current])
+      let exponent = try call("llvm.x86.avx512.mask.getexp.ps.512", [], [x, vf.null, allLanes, current])
+      let twiceSqrtHalf = Float(bitPattern: UInt32(Transcendentals.sqrtHalfBits) + 0x80_0000)
+      let big = fcmp(.oge, mantissa, splat(f32(twiceSqrtHalf)))
+      return (select(big, fmul(mantissa, splat(f32(0.5))), mantissa), select(big, fadd(exponent, splat(f32(1))), exponent))
+    }
     let tiny = fcmp(.olt, x, splat(f32(Float.leastNormalMagnitude)))
     let scaled = select(tiny, fmul(x, splat(f32(16_777_216))), x)
     let sqrtHalf = splat(i32(Int(Transcendentals.sqrtHalfBits)))
     let bits = b.sub(b.bitcast(scaled, to: vi), sqrtHalf)
     let exponent = b.sub(b.ashr(bits, splat(i32(23))), select(tiny, splat(i32(24)), vi.null))
-    let e = b.sitofp(exponent, to: vf)
     let m = b.bitcast(b.add(and(bits, splat(i32(0x7f_ffff))), sqrtHalf), to: vf)
+    return (m, b.sitofp(exponent, to: vf))
+  }
+
+  private func powExponent(_ x: Value, _ y: Value) throws -> (head: Value, tail: Value) {
+    let (m, e) = try powReduce(x)
     let f = fsub(m, splat(f32(1)))
     let l = fmul(f, try evenOddFloat(Transcendentals.log2Halves, f))
     let sum = fadd(e, l)
@@ -164,9 +188,20 @@ extension OpEmitter {
     let lo = splat(f32(range.lowerBound)), hi = splat(f32(range.upperBound))
     let t = normal ? head : select(fcmp(.olt, head, lo), lo, select(fcmp(.ogt, head, hi), hi, head))
     let bias = splat(f32(Transcendentals.roundingBias))
-    let k = fsub(fadd(t, bias), bias)
+    // rndscale with scale 0 rounds to the nearest integer, ties to even: what
+    // adding and subtracting 1.5·2²³ does for |t| ≤ 2²², and t is within ±152.
+    let k =
+      avx512
+      ? try call("llvm.x86.avx512.mask.rndscale.ps.512", [], [t, i32(0), vf.null, allLanes, i32(4)])
+      : fsub(fadd(t, bias), bias)
     let r = fadd(fsub(t, k), normal ? tail : select(fcmp(.oeq, t, head), tail, vf.null))
     let p = try evenOddFloat(Transcendentals.exp2Halves, r)
+    if avx512 {
+      // scalef: p·2ᵏ rounded once — exact where it is normal, and the one
+      // rounding the two exact halves below give a subnormal (k ≥ −152, p in
+      // [0.7, 1.42]: the first half never underflows, the second rounds).
+      return try call("llvm.x86.avx512.mask.scalef.ps.512", [], [p, k, vf.null, allLanes, i32(4)])
+    }
     let ki = b.fptosi(k, to: vi)
     func scale(_ n: Value) -> Value { b.bitcast(b.shl(b.add(n, splat(i32(127))), splat(i32(23))), to: vf) }
     if normal { return fmul(p, scale(ki)) }

@@ -48,7 +48,9 @@ import Foundation
 /// and `log` of them follow C11 Annex F (NaN → NaN, `exp(±∞)` = ∞ / 0,
 /// `log(±0)` = −∞, `log(x < 0)` = NaN, `log(∞)` = ∞). The JIT's vector code
 /// (OpEmitter+Transcendentals) performs the same operations (in double, and
-/// in float for pow) in the same order, so that a last-bit difference can never be amplified by `fract`,
+/// in float for pow) in the same order — with AVX-512, pow's exact steps
+/// (x split into m·2ᵉ, t rounded to an integer, the scale by 2ᵏ) are its
+/// getmant/getexp, rndscale and scalef instructions, the same values — so that a last-bit difference can never be amplified by `fract`,
 /// `floor` or a sample position into a visible one. (A fused multiply-add is
 /// one instruction on x86-64 with FMA3 and on aarch64; elsewhere LLVM calls
 /// libm's `fma`, the same bits, more slowly.)

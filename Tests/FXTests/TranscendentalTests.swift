@@ -198,6 +198,50 @@ struct TranscendentalTests {
     }
   }
 
+  /// pow at every x86-64 level this machine runs: the AVX-512 code (16
+  /// lanes) reduces x with getmant/getexp and scales with rndscale/scalef,
+  /// the narrower levels with bit manipulation; both must give
+  /// Transcendentals' bits. The operands straddle the reduction's boundary
+  /// (mantissa field 0x3504f3, where m moves from [1, √2) to [√½, 1)) in
+  /// normal and subnormal binades, with exponents whose results are normal,
+  /// subnormal, 0 and +∞, through the proved path (x clamped to 0…1 by a
+  /// constant exponent) and the general one.
+  @Test(arguments: Target.runnableLevels(on: .host).map(\.name))
+  func powIsTheSameBitsAtEveryLevel(level: String) throws {
+    let target = try Target.named(level, on: .host)
+    var rng = SplitMix(seed: 28)
+    var xs: [Float] = [0, 1, 0.5, 2, .leastNonzeroMagnitude, .leastNormalMagnitude, Float.leastNormalMagnitude.nextDown]
+    for field: UInt32 in [0x35_04f2, 0x35_04f3, 0x35_04f4, 0, 0x7f_ffff] {
+      for exponent: UInt32 in [0, 1, 2, 100, 126, 127, 128, 200] { xs.append(Float(bitPattern: exponent << 23 | field)) }
+    }
+    xs += (0..<300).map { _ in Float.random(in: 0...1, using: &rng) }
+    xs += (0..<100).map { _ in Float(bitPattern: UInt32.random(in: 1..<0x7f80_0000, using: &rng)) }
+    let ys: [Float] = [0.8, 1 / 2.4, 2.4, -0.5, 7.25, 80, -80, 150, -150]
+    let input = try ImageBuffer(width: xs.count, height: ys.count, format: .rgba32f)
+    for (j, y) in ys.enumerated() { for (i, x) in xs.enumerated() { input[i, j] = SIMD4(x, y, 0, 1) } }
+    let general = Effect.color("pow") { _, c in float4(pow(c.r, c.g), 0, 0, 1) }
+    let compiled = try Pipeline(general).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil, target: target)
+    let out = try compiled.run([input])
+    var mismatches: [String] = []
+    for (j, y) in ys.enumerated() {
+      for (i, x) in xs.enumerated() {
+        let want = Transcendentals.pow(x, y), got = out[i, j].x
+        if got.bitPattern != want.bitPattern && !(got.isNaN && want.isNaN) { mismatches.append("pow(\(x), \(y)): \(got) ≠ \(want)") }
+      }
+    }
+    for y: Float in [0.8, 1 / 2.4, 0.25] {
+      let proved = Effect.color("gamma") { _, c in float4(pow(clamp(c.r, Expr(Float(0)), Expr(Float(1))), Expr(y)), 0, 0, 1) }
+      let compiled = try Pipeline(proved).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil, target: target)
+      #expect(compiled.plan.passes.map(\.proofs.normalPow.count) == [1], "pow(x, \(y)) proved normal")
+      let out = try compiled.run([input])
+      for (i, x) in xs.enumerated() {
+        let want = Transcendentals.pow(Swift.min(Swift.max(x, 0), 1), y), got = out[i, 0].x
+        if got.bitPattern != want.bitPattern { mismatches.append("proved pow(\(x), \(y)): \(got) ≠ \(want)") }
+      }
+    }
+    #expect(mismatches.isEmpty, "\(level): \(mismatches.count) differ, e.g. \(mismatches.prefix(5))")
+  }
+
   @Test func jitIsTheSameBits() throws {
     var rng = SplitMix(seed: 25)
     var operands: [(Float, Float)] = []
