@@ -26,14 +26,21 @@ extension PassEmitter {
     // at `masked` (border vectors); otherwise a gather.
     var offset: Int32? = nil, masked: Int32? = nil
     var xs = xs
+    // The first lane's column: for a planar dense load, shifted as a scalar.
+    var x0 = { [xs] in self.b.extractElement(xs, at: self.i32(0)) }
     switch load.strategy {
     case .dense: offset = 0
     case .denseInterior(let k, let border):
       if interior { offset = k } else if border == .masked { masked = k }
     case .denseShifted(let k, let index):
       // In a loop body: `interior` is the loop copy's (every shifted column inside the row).
-      if index == 1 { xs = b.add(xs, splat(loopIndex!)) }
-      if index == -1 { xs = b.sub(xs, splat(loopIndex!)) }
+      // Columns (< 2²⁰) ± an index (|i| ≤ 2²²) never overflow: `nsw` lets LLVM
+      // fold an unrolled loop's constant index into each load's displacement.
+      if index == 1 { xs = b.nswAdd(xs, splat(loopIndex!)) }
+      if index == -1 { xs = b.nswSub(xs, splat(loopIndex!)) }
+      let unshifted = x0, i = loopIndex!
+      if index == 1 { x0 = { self.b.nswAdd(unshifted(), i) } }
+      if index == -1 { x0 = { self.b.nswSub(unshifted(), i) } }
       // Interleaved floats have no whole-pixel masked load: their border gathers the clamped columns.
       if interior { offset = k } else if isPlanar(buffer) || formats[buffer] != .rgba32f { masked = k }
     case .gather: break
@@ -43,8 +50,7 @@ extension PassEmitter {
     if isPlanar(buffer) {
       // Planar intermediates: each channel is a row of floats; a dense read is one vector load.
       if let offset {
-        let x = b.extractElement(xs, at: i32(0))
-        return b.load(vf, from: planarAddress(buffer, row: row(), x: x, channel: channel, offset: Int(offset)), alignment: 4)
+        return b.load(vf, from: planarAddress(buffer, row: row(), x: x0(), channel: channel, offset: Int(offset)), alignment: 4)
       }
       if let k = masked { return try edgeLoad(buffer, channel: channel, row: row(), x: xs, offset: Int(k)) }
       return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)

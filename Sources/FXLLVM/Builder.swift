@@ -65,6 +65,10 @@ package final class Builder {
   package func mul(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildMul(ref, l.ref, r.ref, name)!) }
   /// `mul nsw`: signed overflow is poison.
   package func nswMul(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildNSWMul(ref, l.ref, r.ref, name)!) }
+  /// `add nsw`: signed overflow is poison.
+  package func nswAdd(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildNSWAdd(ref, l.ref, r.ref, name)!) }
+  /// `sub nsw`: signed overflow is poison.
+  package func nswSub(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildNSWSub(ref, l.ref, r.ref, name)!) }
   /// `srem`.
   package func srem(_ l: Value, _ r: Value, name: String = "") -> Value { Value(LLVMBuildSRem(ref, l.ref, r.ref, name)!) }
   /// `sdiv`: a zero divisor or `min / −1` is undefined behaviour.
