@@ -172,6 +172,10 @@ struct PassEmitter: VectorEmitter {
   var plan: PassPlan
   /// In a loop body: the index (a scalar i32), the accumulators and the captured values.
   var loopIndex: Value? = nil
+  /// In the window copy of a loop body (``PassEmitter/tapWindowIndices(_:_:_:)``,
+  /// the index a constant): each planar tap is one of the vectors at x + j·W
+  /// or a shuffle of two (``PassEmitter/windowTap(_:channel:row:x:offset:)``).
+  var tapWindow = false
   var loopAccumulators: [Value] = []
   var loopCaptures: [Value] = []
   /// The folds emitted so far in the current vector body, by loop and operands.

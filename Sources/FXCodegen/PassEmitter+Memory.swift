@@ -36,6 +36,10 @@ extension PassEmitter {
       // In a loop body: `interior` is the loop copy's (every shifted column inside the row).
       // Columns (< 2²⁰) ± an index (|i| ≤ 2²²) never overflow: `nsw` lets LLVM
       // fold an unrolled loop's constant index into each load's displacement.
+      if interior, tapWindow, isPlanar(buffer) {
+        let shift = index == 0 ? i32(0) : index == 1 ? loopIndex! : b.sub(i32(0), loopIndex!)
+        return try windowTap(buffer, channel: channel, row: row(), x: x0(), offset: b.add(shift, i32(Int(k))))
+      }
       if index == 1 { xs = b.nswAdd(xs, splat(loopIndex!)) }
       if index == -1 { xs = b.nswSub(xs, splat(loopIndex!)) }
       let unshifted = x0, i = loopIndex!

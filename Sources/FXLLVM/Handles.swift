@@ -48,6 +48,9 @@ package struct Value: Hashable {
     return refs.withUnsafeMutableBufferPointer { Value(LLVMConstVector($0.baseAddress, UInt32($0.count))!) }
   }
 
+  /// The value of an integer constant (sign-extended); nil for any other value.
+  package var constantInt: Int64? { LLVMIsAConstantInt(ref) != nil ? LLVMConstIntGetSExtValue(ref) : nil }
+
   /// Sets the alignment in bytes of a load, store or alloca.
   package func setAlignment(_ bytes: UInt32) { LLVMSetAlignment(ref, bytes) }
 

@@ -273,6 +273,25 @@ import Testing
     }
   }
 
+  /// With 16 lanes and AVX-512, a horizontal blur whose taps reach at most
+  /// 16 columns takes them from the vectors at x − 16, x and x + 16 (two
+  /// shuffled) where those lie in the row, and loads each tap elsewhere: the
+  /// same bits as the interpreter either way, on rows whose width puts
+  /// vectors on both sides of that test. σ 5.5 (17 columns) keeps its loads.
+  @Test(arguments: [(Float(1.5), 5), (3, 9), (5, 15), (5.5, 17)])
+  func tapWindowGivesTheInterpretersBits(sigma: Float, reach: Int) throws {
+    guard let avx512 = Target.runnableLevels.first(where: { $0.name == "x86-64-v4" }) else { return }
+    #expect(gaussianWeights(sigma: sigma).count == 2 * reach + 1)
+    let out = gaussianBlur(sigma: Expr(sigma))(Image.input())
+    let compiled = try Pipeline(output: out).compile(inputFormats: [.rgba8], outputFormat: .rgba32f, cache: nil, target: avx512)
+    #expect(try compiled.dumpNative().ir.contains("fold.window") == (reach <= 16), "σ \(sigma)")
+    for width in [47, 48, 49, 64, 81, 131] {
+      let input = randomImage(width, 5, seed: UInt64(width) &* 7 &+ UInt64(reach), format: .rgba8)
+      let d = Differential.check(out, inputs: [input], evaluations: [.jit], target: avx512)
+      #expect(d == nil, "σ \(sigma), \(width) wide: \(d.map(\.description) ?? "")")
+    }
+  }
+
   @Test func oneKernelServesEverySigma() throws {
     let sigma = Param.uniform("sigma", 1)
     let out = gaussianBlur(sigma: Expr(sigma))(Image.input())
