@@ -187,9 +187,9 @@ extension OpEmitter {
     let range = Transcendentals.exp2ArgumentRange
     let lo = splat(f32(range.lowerBound)), hi = splat(f32(range.upperBound))
     let t = normal ? head : select(fcmp(.olt, head, lo), lo, select(fcmp(.ogt, head, hi), hi, head))
-    let bias = splat(f32(Transcendentals.roundingBias))
     // rndscale with scale 0 rounds to the nearest integer, ties to even: what
     // adding and subtracting 1.5·2²³ does for |t| ≤ 2²², and t is within ±152.
+    let bias = splat(f32(Transcendentals.roundingBias))
     let k =
       avx512
       ? try call("llvm.x86.avx512.mask.rndscale.ps.512", [], [t, i32(0), vf.null, allLanes, i32(4)])

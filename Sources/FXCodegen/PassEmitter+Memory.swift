@@ -25,9 +25,15 @@ extension PassEmitter {
     // A dense load at `offset` (interior vectors), or a masked edge load
     // at `masked` (border vectors); otherwise a gather.
     var offset: Int32? = nil, masked: Int32? = nil
+    let unshifted = xs
     var xs = xs
-    // The first lane's column: for a planar dense load, shifted as a scalar.
-    var x0 = { [xs] in self.b.extractElement(xs, at: self.i32(0)) }
+    // The columns' sign in the loop index (denseShifted), and the first lane's
+    // column for a planar dense load, shifted as a scalar.
+    var shift: Int32 = 0
+    func x0() -> Value {
+      let x = b.extractElement(unshifted, at: i32(0))
+      return shift == 1 ? b.nswAdd(x, loopIndex!) : shift == -1 ? b.nswSub(x, loopIndex!) : x
+    }
     switch load.strategy {
     case .dense: offset = 0
     case .denseInterior(let k, let border):
@@ -37,14 +43,14 @@ extension PassEmitter {
       // Columns (< 2²⁰) ± an index (|i| ≤ 2²²) never overflow: `nsw` lets LLVM
       // fold an unrolled loop's constant index into each load's displacement.
       if interior, tapWindow, isPlanar(buffer) {
-        let shift = index == 0 ? i32(0) : index == 1 ? loopIndex! : b.sub(i32(0), loopIndex!)
-        return try windowTap(buffer, channel: channel, row: row(), x: x0(), offset: b.add(shift, i32(Int(k))))
+        // The index is a constant here: the column offset k ± i is one.
+        let column = index == 0 ? i32(0) : index == 1 ? loopIndex! : b.sub(i32(0), loopIndex!)
+        let x = b.extractElement(unshifted, at: i32(0))
+        return try windowTap(buffer, channel: channel, row: row(), x: x, offset: b.add(column, i32(Int(k))))
       }
+      shift = index
       if index == 1 { xs = b.nswAdd(xs, splat(loopIndex!)) }
       if index == -1 { xs = b.nswSub(xs, splat(loopIndex!)) }
-      let unshifted = x0, i = loopIndex!
-      if index == 1 { x0 = { self.b.nswAdd(unshifted(), i) } }
-      if index == -1 { x0 = { self.b.nswSub(unshifted(), i) } }
       // Interleaved floats have no whole-pixel masked load: their border gathers the clamped columns.
       if interior { offset = k } else if isPlanar(buffer) || formats[buffer] != .rgba32f { masked = k }
     case .gather: break

@@ -303,7 +303,6 @@ public struct RangeProofs: Sendable {
   /// scales by 2ᵏ once instead of in two halves — the same bits.
   public var normalPow: Set<Int>
 
-  /// The proofs for `program` given its nodes' `facts`; `live` limits them to live nodes.
   /// Nodes whose value reaches a discontinuous op (floor, ceil, a conversion
   /// to int, a comparison: a texel index or a branch, where a rounding-level
   /// change moves the result by a whole texel), a transcendental (which
@@ -314,10 +313,10 @@ public struct RangeProofs: Sendable {
   /// NaN) or a float's bits. Relaxed code leaves them strict.
   public var feedsDiscontinuity: [Bool]
 
-  ///
-  /// `outputsFeedingDiscontinuity`: the program's outputs (by position) whose
-  /// value a later pass reads into a discontinuous op (``Kernel/Pass``es
-  /// planned from the last, ``loadsFeedingDiscontinuity(_:)``).
+  /// The proofs for `program` given its nodes' `facts`; `live` limits them to
+  /// live nodes. `outputsFeedingDiscontinuity`: the program's outputs (by
+  /// position) whose value a later pass reads into a discontinuous op
+  /// (``Kernel/Pass``es planned from the last, ``loadsFeedingDiscontinuity(_:)``).
   public init(_ program: Program, facts: [ValueFacts], live: [Bool], outputsFeedingDiscontinuity: Set<Int> = []) {
     self.facts = facts
     forwarded = [:]
