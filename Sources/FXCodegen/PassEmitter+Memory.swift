@@ -393,11 +393,14 @@ extension PassEmitter {
   /// The RGBA8 store of DESIGN §1 (NaN → 0, clamp to 0…1, round `c·255` to nearest) in
   /// x86's integer conversions: a truncating conversion gives INT32_MIN for
   /// NaN and for anything out of the int32 range, and two saturating packs
-  /// (dword → word → byte, unsigned) clamp to 0…255 — so NaN, −∞ and every
-  /// negative value become 0 with no float compare, and only a value that may
-  /// reach 2³¹/255 (or +∞) keeps one `min(c, 1)` (NaN passes through it to
-  /// the conversion). Bit for bit the clamping store: on 0…1 the arithmetic is
-  /// the same, above 1 `c·255 + bias` truncates to ≥ 255, below 0 to ≤ 0.
+  /// (dword → signed word, then signed word → unsigned byte) clamp to 0…255 —
+  /// so NaN, −∞ and every negative value become 0 with no float compare, and
+  /// only a value that may reach 2³¹/255 (or +∞) keeps one `min(c, 1)` (NaN
+  /// passes through it to the conversion). Bit for bit the clamping store: on
+  /// 0…1 the arithmetic is the same, above 1 `c·255 + bias` truncates to
+  /// ≥ 255, below 0 to ≤ 0. The first pack is the signed one: an unsigned
+  /// dword → word pack leaves 32,768…65,535 where `c` is above 128.5, which
+  /// the byte pack reads as a negative word and stores as 0.
   /// The packs leave each 128-bit lane holding its 4 pixels channel by
   /// channel; one byte shuffle interleaves them.
   func storeSaturating(_ rgba: [Value], _ packs: SaturatingPacks, x: Value, y: Value) {
@@ -436,11 +439,11 @@ struct SaturatingPacks {
     guard target.triple.hasPrefix("x86_64") else { return nil }
     switch lanes {
     case 4 where target.has("sse4.1"):
-      (convertName, dwordsName, wordsName) = ("llvm.x86.sse2.cvttps2dq", "llvm.x86.sse41.packusdw", "llvm.x86.sse2.packuswb.128")
+      (convertName, dwordsName, wordsName) = ("llvm.x86.sse2.cvttps2dq", "llvm.x86.sse2.packssdw.128", "llvm.x86.sse2.packuswb.128")
     case 8 where target.has("avx2"):
-      (convertName, dwordsName, wordsName) = ("llvm.x86.avx.cvtt.ps2dq.256", "llvm.x86.avx2.packusdw", "llvm.x86.avx2.packuswb")
+      (convertName, dwordsName, wordsName) = ("llvm.x86.avx.cvtt.ps2dq.256", "llvm.x86.avx2.packssdw", "llvm.x86.avx2.packuswb")
     case 16 where target.has("avx512bw"):
-      (convertName, dwordsName, wordsName) = ("llvm.x86.avx512.mask.cvttps2dq.512", "llvm.x86.avx512.packusdw.512", "llvm.x86.avx512.packuswb.512")
+      (convertName, dwordsName, wordsName) = ("llvm.x86.avx512.mask.cvttps2dq.512", "llvm.x86.avx512.packssdw.512", "llvm.x86.avx512.packuswb.512")
     default: return nil
     }
     self.lanes = lanes
@@ -453,7 +456,7 @@ struct SaturatingPacks {
     return try e.call(convertName, [], [v, e.splat(e.i32(0)), e.t.i16.constant(0xFFFF), e.i32(4)])
   }
 
-  /// Two vectors of int32 → one of twice as many uint16, saturated, lane by 128-bit lane.
+  /// Two vectors of int32 → one of twice as many int16, saturated (signed), lane by 128-bit lane.
   func packDwords(_ a: Value, _ b: Value, _ e: OpEmitter) throws -> Value { try e.call(dwordsName, [], [a, b]) }
 
   /// Two vectors of int16 → one of twice as many uint8, saturated, lane by 128-bit lane.

@@ -33,7 +33,8 @@ extension Lowering {
     case .conditional(let c, let a, let b):
       let k = try condition(c)
       if let constant = constantBool(k) { return try evaluate(constant ? a : b) }
-      let (x, y) = try unify(try evaluate(a), try evaluate(b), at: e.location)
+      // Each side's side effects happen only where it is chosen (C++ evaluates one).
+      let (x, y) = try unify(try evaluate(a, where: k), try evaluate(b, where: negation(k)), at: e.location)
       return Value(x.type, zip(x.scalars, y.scalars).map { choose(k, $0, $1) })
     case .call(let callee, let arguments): return try call(callee, arguments, at: e.location)
     case .typeName(let t):
@@ -69,15 +70,30 @@ extension Lowering {
     throw MetalError("use of undeclared identifier '\(bare)'\(hint)", at: location)
   }
 
-  /// `&&` and `||` on scalars (both sides are evaluated: expressions have no side effects worth skipping).
+  /// `&&` and `||` on scalars. The right side is computed for every pixel,
+  /// but its side effects (`t++`, an assignment, a call that writes) happen
+  /// only where C++ evaluates it: where the left side did not decide.
   private func logical(_ op: String, _ a: ExprSyntax, _ b: ExprSyntax) throws -> Value {
     let x = try condition(a)
     if let k = constantBool(x), k == (op == "||") { return .vector(.bool, [x]) }
-    let y = try condition(b)
+    let evaluated = op == "&&" ? x : negation(x)
+    frame.conditions.append(evaluated)
+    let y: Expr
+    do {
+      defer { frame.conditions.removeLast() }
+      y = try condition(b)
+    }
     if op == "&&" { return .vector(.bool, [conjunction(x, y)!]) }
     if let k = constantBool(x) { return .vector(.bool, [k ? x : y]) }
     if let k = constantBool(y) { return .vector(.bool, [k ? y : x]) }
     return .vector(.bool, [x || y])
+  }
+
+  /// `e` evaluated with its side effects confined to where `c` holds.
+  private func evaluate(_ e: ExprSyntax, where c: Expr) throws -> Value {
+    frame.conditions.append(c)
+    defer { frame.conditions.removeLast() }
+    return try evaluate(e)
   }
 
   private func assign(_ op: String, _ target: ExprSyntax, _ source: ExprSyntax, at location: SourceLocation) throws

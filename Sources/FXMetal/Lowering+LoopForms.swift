@@ -132,19 +132,35 @@ extension Lowering {
   }
 
   /// The trip count of `for (T i = a; i op b; i += k)` when `a`, `b` and `k`
-  /// are constants and the body leaves `i` alone, counted in `T`'s arithmetic.
-  func constantTripCount(_ initial: StmtSyntax?, _ condition: ExprSyntax?, _ step: ExprSyntax?) -> Int? {
+  /// are constants, counted in `T`'s arithmetic. Only where nothing else
+  /// can change it: the body (`assigned`: what the body and the condition may
+  /// assign) leaves `i` and the bound's variables alone, and the condition has
+  /// no side effect (evaluating its bound here must not run one).
+  func constantTripCount(_ initial: StmtSyntax?, _ condition: ExprSyntax?, _ step: ExprSyntax?, assigned: Set<String>) -> Int? {
     guard let initial, case .declaration(_, let ds) = initial.kind, ds.count == 1, let condition, let step,
+      !assigned.contains(ds[0].name),
       let v = lookup(ds[0].name), v.type.isNumeric, v.scalars.count == 1, let start = v.scalars[0].constantValue,
-      case .binary(let op, let l, let r) = condition.kind, case .name(ds[0].name) = l.kind,
-      let bound = try? evaluate(r), bound.scalars.count == 1, let b = bound.scalars[0].constantValue
+      case .binary(let op, let l, let r) = condition.kind, case .name(ds[0].name) = l.kind
+    else { return nil }
+    var conditionAssigns = Set<String>(), boundReads = Set<String>()
+    Assignments.collect(condition, into: &conditionAssigns)
+    Assignments.names(r, into: &boundReads)
+    guard conditionAssigns.isEmpty, boundReads.isDisjoint(with: assigned), let bound = try? evaluate(r),
+      bound.scalars.count == 1, let b = bound.scalars[0].constantValue
     else { return nil }
     var k: Float
+    // The step must step the counter (`x++`, `x += 0.5`), by a constant.
     switch step.kind {
-    case .postfix(let o, _), .unary(let o, _): k = o == "++" ? 1 : -1
-    case .assign(let o, _, let value):
+    case .postfix(let o, let e), .unary(let o, let e):
+      guard case .name(ds[0].name) = e.kind, o == "++" || o == "--" else { return nil }
+      k = o == "++" ? 1 : -1
+    case .assign(let o, let target, let value):
+      guard case .name(ds[0].name) = target.kind, o == "+=" || o == "-=" else { return nil }
+      var reads = Set<String>(), writes = Set<String>()
+      Assignments.names(value, into: &reads)
+      Assignments.collect(value, into: &writes)
+      guard writes.isEmpty, reads.isDisjoint(with: assigned.union([ds[0].name])) else { return nil }
       guard let s = try? evaluate(value), s.scalars.count == 1, let c = s.scalars[0].constantValue else { return nil }
-      guard o == "+=" || o == "-=" else { return nil }
       k = o == "+=" ? c : -c
     default: return nil
     }

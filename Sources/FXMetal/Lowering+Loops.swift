@@ -53,7 +53,7 @@ extension Lowering {
         self.declare(counted.name, .vector(counted.kind, [counted.start + t * Expr.int(counted.stride)]))
       }
     }
-    let trips = constantTripCount(initial, condition, step)
+    let trips = constantTripCount(initial, condition, step, assigned: assigned)
     if let trips, let counter = floatCounter(initial, step, assigned: assigned) {
       // `for (float x = -2; x <= 2; x++)`: whole steps from a whole start add exactly, so x = start + t·step.
       return try runFold(count: Expr.int(trips), limit: trips, carried: assigned, body: body, at: location) { t in
@@ -77,12 +77,15 @@ extension Lowering {
         "this '\(keyword)' loop runs at most \(Self.generalLoopLimit.grouped) iterations: it has no constant trip count "
           + "and is not a counted loop (for (int i = a; i < n; i++)); later iterations are cut off", at: location)
     }
+    // The condition is evaluated once per iteration, as C++ sequences it: before the body
+    // (`for`, `while`: the next iteration's check follows the step) or after it (`do`), so
+    // a side effect in it (`j++ < 30`) happens once per check.
     try runFold(count: Expr.int(n), limit: n, carried: assigned, body: body, at: location) { _ in
     } after: { flags in
       // `continue` still runs the step; a failed condition stops the loop.
       self.store(flags.continueFlag, Value(.bool, [Expr(booleanLiteral: false)]))
       if let step { _ = try self.evaluate(step) }
-      if let condition {
+      if !checkFirst, let condition {
         let c = try self.condition(condition)
         if constantBool(c) != true { self.stop(flags.breakFlag, where: negation(c)) }
       }

@@ -62,6 +62,33 @@ public enum ImageComparison {
     first?.total = expected.width * expected.height * 4
     return first
   }
+
+  /// The first channel where `actual` (rgba8 or rgba16) stores a value more
+  /// than one level from `expected` (an rgba32f result) stored in the same
+  /// format by ``ImageBuffer``'s quantising store (DESIGN §1: un-premultiply,
+  /// NaN → 0, clamp, round); nil when they agree. Values are in the format's
+  /// levels (0…255 or 0…65535).
+  public static func compareStored(expected: ImageBuffer, actual: ImageBuffer) -> Mismatch? {
+    guard expected.width == actual.width, expected.height == actual.height,
+      let quantised = try? expected.copy(as: actual.format)
+    else { return compare(expected: expected, actual: actual) }
+    let scale: Float = actual.format == .rgba8 ? 255 : actual.format == .rgba16 ? 65535 : 1
+    var first: Mismatch?
+    var count = 0
+    for y in 0..<actual.height {
+      for x in 0..<actual.width {
+        let p = (quantised[stored: x, y] * scale).rounded(.toNearestOrAwayFromZero)
+        let q = (actual[stored: x, y] * scale).rounded(.toNearestOrAwayFromZero)
+        for c in 0..<4 where Swift.abs(p[c] - q[c]) > 1 {
+          count += 1
+          if first == nil { first = Mismatch(x: x, y: y, channel: c, expected: p[c], actual: q[c], count: 0, total: 0) }
+        }
+      }
+    }
+    first?.count = count
+    first?.total = actual.width * actual.height * 4
+    return first
+  }
 }
 
 // MARK: - Differential check
@@ -104,23 +131,27 @@ public enum Differential {
   ) -> Disagreement? {
     check(
       c.image, inputs: c.buffers, evaluations: evaluations, jitSchedule: c.jitSchedule, cache: cache.map { ($0, c.graphKey) },
-      target: target, floatMode: floatMode)
+      target: target, floatMode: floatMode, outputFormat: c.outputFormat)
   }
 
   /// Compares the evaluations in `evaluations` of the graph computing `output`
   /// with its staged evaluation on `inputs` (extra inputs are ignored); the first
   /// disagreement, or nil. `jitSchedule` picks the JIT's lowering options: 0
-  /// default, 1 forceInline (when affordable), 2 forceMaterialise.
+  /// default, 1 forceInline (when affordable), 2 forceMaterialise. The JIT
+  /// stores `outputFormat`; an integer format is compared with the staged
+  /// result quantised by ``ImageBuffer``'s store (DESIGN §1), within 1 level.
   public static func check(
     _ output: Image, inputs all: [ImageBuffer], evaluations: [Evaluation] = Evaluation.interpreted + [.jit],
-    jitSchedule: Int = 0, target: Target = .host, floatMode: FloatMode = .strict
+    jitSchedule: Int = 0, target: Target = .host, floatMode: FloatMode = .strict, outputFormat: PixelFormat = .rgba32f
   ) -> Disagreement? {
-    check(output, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, cache: nil, target: target, floatMode: floatMode)
+    check(
+      output, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, cache: nil, target: target, floatMode: floatMode,
+      outputFormat: outputFormat)
   }
 
   static func check(
     _ img: Image, inputs all: [ImageBuffer], evaluations: [Evaluation], jitSchedule: Int,
-    cache: (PipelineCache, String)?, target: Target, floatMode: FloatMode = .strict
+    cache: (PipelineCache, String)?, target: Target, floatMode: FloatMode = .strict, outputFormat: PixelFormat = .rgba32f
   ) -> Disagreement? {
     let graph: EffectGraph
     do { graph = try EffectGraph(output: img) } catch {
@@ -163,7 +194,7 @@ public enum Differential {
             var pipeline = try Pipeline(output: img)
             pipeline.floatMode = floatMode
             compiled = try pipeline.compile(
-              inputFormats: inputs.map(\.format), outputFormat: .rgba32f, options: options, target: target)
+              inputFormats: inputs.map(\.format), outputFormat: outputFormat, options: options, target: target)
             if let key { cache?.0.put(key, compiled) }
           }
           guard compiled.backend == .jit else {
@@ -176,6 +207,12 @@ public enum Differential {
         }
       } catch {
         return Disagreement(evaluation: e == .jit ? .jit : .error, message: "\(e.rawValue) threw \(error)")
+      }
+      if e == .jit && outputFormat != .rgba32f {
+        if let m = ImageComparison.compareStored(expected: reference, actual: out) {
+          return Disagreement(evaluation: e, message: "\(m) (stored as \(outputFormat))")
+        }
+        continue
       }
       if let m = ImageComparison.compare(expected: reference, actual: out) {
         return Disagreement(evaluation: e, message: "\(m)")

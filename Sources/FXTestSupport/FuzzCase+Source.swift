@@ -64,11 +64,12 @@ extension FuzzCase {
     }
     s += "let output = \(src(output))"
     if jitSchedule != 0 { s += "  // the JIT compiles it with \(jitSchedule == 1 ? "forceInline" : "forceMaterialise")" }
+    if outputFormat != .rgba32f { s += "  // stored as \(outputFormat)" }
     return s
   }
 
   /// The graph and input formats (no pixels): a key for caching compiled pipelines.
-  var graphKey: String { graphSource + inputs.map { "\($0.format)" }.joined(separator: ",") }
+  var graphKey: String { graphSource + inputs.map { "\($0.format)" }.joined(separator: ",") + "→\(outputFormat)" }
 
   static func source(of s: Sampler) -> String { "Sampler(filter: .\(s.filter), address: .\(s.address))" }
 

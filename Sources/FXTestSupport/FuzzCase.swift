@@ -159,6 +159,9 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
   public var output: Source
   /// Which lowering options the JIT compiles with: 0 default, 1 forceInline, 2 forceMaterialise.
   public var jitSchedule: Int
+  /// The format the JIT stores its output in (DESIGN §1's quantising store
+  /// for rgba8 and rgba16), compared with the staged result quantised the same way.
+  public var outputFormat: PixelFormat = .rgba32f
 
   /// The effect graph, built afresh through the public API (`Effect.color`, `Image.combine`, …).
   public var image: Image {

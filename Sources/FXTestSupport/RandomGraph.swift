@@ -149,9 +149,32 @@ struct Generator {
         Shrinker.withoutUnusedLocals(
           .init(kind: kind, sampler: sampler, sources: sources, locals: localExprs, body: body)))
     }
-    return FuzzCase(
+    var c = FuzzCase(
       seed: config.seed, inputs: inputs, params: params, stages: stages, output: .stage(stageCount - 1),
       jitSchedule: below(4) == 0 ? 1 + below(2) : 0)
+    storedOutput(&c)
+    return c
+  }
+
+  /// The output's format, and sometimes a last stage whose colour is proved
+  /// to lie in a range far wider than 0…1 with alpha 1, so the store's own
+  /// clamping (saturating packs, dropped clamps) is what decides the bytes.
+  /// Drawn from a stream of their own, so every seed keeps the graph it had
+  /// before these were added.
+  mutating func storedOutput(_ c: inout FuzzCase) {
+    var r = SplitMix64(seed: SplitMix64.derive(config.seed, -1))
+    let format = r.pick([PixelFormat.rgba32f, .rgba32f, .rgba8, .rgba8, .rgba16])
+    c.outputFormat = format
+    guard format != .rgba32f, r.chance(0.5), let last = c.stages.indices.last, c.stages[last].kind != .distortion else { return }
+    // Bounds around the packs' edges: 128.5 (a signed 16-bit word), 257 (65,535/255), 2³¹/255.
+    let lo = r.pick([Float(-300), -1, 0, -1e5, 0.5, -8.5e6])
+    let hi = r.pick([Float(200), 128.5, 129, 2, 257, 1e5, 8.4e6, 300])
+    let body = c.stages[last].body
+    let bounded = FuzzExpr(
+      .call("clamp"),
+      [FuzzExpr(.swizzle("xyz"), [body], ft(3)), FuzzExpr(.vector(3), [.float(lo)], ft(3)), FuzzExpr(.vector(3), [.float(max(lo, hi))], ft(3))],
+      ft(3))
+    c.stages[last].body = FuzzExpr(.vector(4), [bounded, .float(1)], .float4)
   }
 
   mutating func makeInput(_ w: Int, _ h: Int, _ format: PixelFormat) -> FuzzCase.Input {

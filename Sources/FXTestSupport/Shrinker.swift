@@ -86,6 +86,7 @@ enum Shrinker {
       out.append(d)
     }
     if c.jitSchedule != 0 { out.append(with(c) { $0.jitSchedule = 0 }) }
+    if c.outputFormat != .rgba32f { out.append(with(c) { $0.outputFormat = .rgba32f }) }
     return out
   }
 

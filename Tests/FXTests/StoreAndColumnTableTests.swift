@@ -94,6 +94,29 @@ struct SaturatingStoreTests {
   }
 }
 
+extension SaturatingStoreTests {
+  /// Proved bounds far above 1 with a constant alpha (no un-premultiplying
+  /// division to hide them): no `min(c, 1)` is emitted, so the packs alone
+  /// clamp. `c·255` above 32,767 (c > 128.5) must still store 255: an
+  /// unsigned dword → word pack left it a negative word, stored as 0.
+  @Test func largeProvedBoundsStoreTheTopLevel() throws {
+    let image = opaqueImage(37, 3, seed: 9, format: .rgba8)
+    let scale = Effect.color("scale") { _, c in float4(c.r * 200, c.g * 300 - 100, c.b * 1000 + 128, 1) }
+    let out = try expectInterpreterBytes(scale, image)
+    var saturated = 0
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        let v = image[x, y]
+        let stored = (out.data + y * out.rowBytes + 4 * x).loadUnaligned(as: SIMD4<UInt8>.self)
+        let expected = [v.x * 200, v.y * 300 - 100, v.z * 1000 + 128].map(Self.expectedByte)
+        #expect([stored[0], stored[1], stored[2], stored[3]] == expected + [255], "(\(x), \(y))")
+        saturated += expected.filter { $0 == 255 }.count
+      }
+    }
+    #expect(saturated > 50, "the image must reach values above 128.5")
+  }
+}
+
 /// Column-only work that feeds per-pixel work (a vignette's
 /// `((x + ½)/width − ½)²`) is computed in the first row of a call and read
 /// back from a table in the others (`PassPlan.columnTable`): the same bits,

@@ -1,0 +1,76 @@
+import FX
+import Foundation
+import Testing
+
+/// Side effects in every expression position of a loop header, against C++'s
+/// sequencing: a condition is evaluated once per check, a step once per
+/// iteration. Each shader counts what its loop did into a colour; the counts
+/// are worked out by hand (as C++ runs the loop), and the JIT must give the
+/// interpreter's bits.
+struct MetalSequencingTests {
+  static let source = """
+    #include <metal_stdlib>
+    using namespace metal;
+
+    // j++ < 30 checks j = 0…30: 30 iterations, j = 31 after the last check.
+    [[ stitchable ]] half4 postIncrementCondition(float2 position, half4 color) {
+      float n = 0;
+      for (float j = 0; j++ < 30;) { n += 1; }
+      return half4(n / 64, 0, 0, 1);
+    }
+
+    // The same in a while loop over an int declared before it: i ends at 11.
+    [[ stitchable ]] half4 whileCondition(float2 position, half4 color) {
+      int i = 0;
+      float n = 0;
+      while (i++ < 10) { n += 1; }
+      return half4(n / 64, float(i) / 64, 0, 1);
+    }
+
+    // ++k < 5 in a do loop: the body runs for k = 0…4 (5 times), k ends at 5.
+    [[ stitchable ]] half4 doCondition(float2 position, half4 color) {
+      int k = 0;
+      float n = 0;
+      do { n += 1; } while (++k < 5);
+      return half4(n / 64, float(k) / 64, 0, 1);
+    }
+
+    // A step with two side effects and a body that changes the counter.
+    [[ stitchable ]] half4 stepAndBody(float2 position, half4 color) {
+      float n = 0;
+      float m = 0;
+      for (float x = 0; x < 12; x += 1) { x += 2; n += 1; m = x; }
+      return half4(n / 64, m / 64, 0, 1);
+    }
+
+    // A condition with a side effect behind a short-circuit: t++ runs only while s < 3.
+    [[ stitchable ]] half4 shortCircuitCondition(float2 position, half4 color) {
+      int s = 0;
+      int t = 0;
+      for (int i = 0; i < 8 && (s < 3 || t++ > 100); i++) { s += 1; }
+      return half4(float(s) / 64, float(t) / 64, 0, 1);
+    }
+    """
+
+  /// (function, the colour every pixel gets) as C++ runs each loop.
+  static let expected: [(String, SIMD4<Float>)] = [
+    ("postIncrementCondition", SIMD4(30.0 / 64, 0, 0, 1)),
+    ("whileCondition", SIMD4(10.0 / 64, 11.0 / 64, 0, 1)),
+    ("doCondition", SIMD4(5.0 / 64, 5.0 / 64, 0, 1)),
+    // x = 0 → 2, step 3; 3 → 5, 6; 6 → 8, 9; 9 → 11, 12: four iterations, m = 11.
+    ("stepAndBody", SIMD4(4.0 / 64, 11.0 / 64, 0, 1)),
+    // s = 0, 1, 2 pass on s < 3; at s = 3, t++ > 100 fails (t = 1): three iterations.
+    ("shortCircuitCondition", SIMD4(3.0 / 64, 1.0 / 64, 0, 1)),
+  ]
+
+  @Test(arguments: expected.map(\.0))
+  func sideEffectsRunOncePerEvaluation(_ name: String) throws {
+    let library = try ShaderLibrary(source: Self.source, path: "sequencing.metal")
+    let shader = try library.function(named: name).bind([])
+    let want = Self.expected.first { $0.0 == name }!.1
+    let input = randomImage(9, 3, seed: 11, format: .rgba32f)
+    let (reference, _, difference) = try MetalSupport.run(shader.effect, [input])
+    #expect(difference == 0, "\(name): the JIT differs from the interpreter by \(difference)")
+    #expect(reference[4, 1] == want, "\(name)")
+  }
+}
