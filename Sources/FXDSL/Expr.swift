@@ -79,6 +79,16 @@ public struct Expr: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, Expr
     Expr(.invalid(GraphError(message, location: location)), .float)
   }
 
+  /// An expression of type `type` that stands for `error`: building a graph
+  /// that contains it throws a ``GraphError`` whose message is the error's
+  /// description. For a front end whose effect bodies can fail (a Metal
+  /// shader), so that a failure is reported, never replaced by a fallback.
+  public static func failure(_ error: any Error, type: ValueType) -> Expr {
+    var e = GraphError("\(error)")
+    e.category = "error"
+    return Expr(.invalid(e), type)
+  }
+
   /// The type of this expression.
   public var type: ValueType { node.type }
 

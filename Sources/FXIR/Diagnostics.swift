@@ -20,6 +20,9 @@ public struct GraphError: Error, CustomStringConvertible, Equatable {
   /// The source line of the offending built-in call, when known (operators
   /// cannot capture it; named functions do).
   public var location: CodeLocation?
+  /// What kind of error it is, as the description begins: "type error", or
+  /// "error" for one a front end reports in its own words (a Metal diagnostic).
+  public var category = "type error"
 
   public init(_ message: String, effect: String? = nil, location: CodeLocation? = nil) {
     self.message = message
@@ -28,7 +31,7 @@ public struct GraphError: Error, CustomStringConvertible, Equatable {
   }
 
   public var description: String {
-    var s = "type error"
+    var s = category
     if let effect { s += " in effect '\(effect)'" }
     if let location { s += " (\(location))" }
     return s + ": " + message

@@ -61,46 +61,42 @@ extension ShaderBinding {
   func effect() throws -> Effect { try effectAndWarnings().effect }
 
   /// The effect and the warnings lowering it gave (loops that may be cut off).
+  /// The body is lowered once here, so that every error is thrown now, and
+  /// again where the effect is applied (to that application's input). Should
+  /// that ever fail, the stage's body is the failure (``Expr/failure(_:type:)``)
+  /// and building the graph throws it: an error never becomes the identity.
   func effectAndWarnings() throws -> (effect: Effect, warnings: [MetalError]) {
     let probe = Image.input(0)
     let (_, warnings) = try lower(
       position: .position, color: function.kind == .color ? probe.layer(.nearest).sample(.position) : nil,
       layer: function.kind == .layer ? probe.layer() : nil, textures: images.map { $0.layer() })
-    let name = effectName
-    let kind = function.kind
-    let binding = self
-    // The probe succeeded, and lowering is deterministic; the fallbacks are never taken.
-    return (effect(named: name, kind: kind, binding: binding), warnings)
+    return (effect(named: effectName, kind: function.kind, binding: self), warnings)
   }
 
   private func effect(named name: String, kind: ShaderKind, binding: ShaderBinding) -> Effect {
+    let type: ValueType = kind == .distortion ? .float2 : .float4
+    func body(_ p: Expr, color: Expr?, layer: Layer?, textures: [Layer]) -> Expr {
+      do { return try binding.body(position: p, color: color, layer: layer, textures: textures) } catch {
+        return Expr.failure(error, type: type)
+      }
+    }
     if images.isEmpty {
       switch kind {
-      case .color:
-        return Effect.color(name) { p, c in (try? binding.body(position: p, color: c, layer: nil, textures: [])) ?? c }
-      case .fill:
-        return Effect.color(name) { p, c in (try? binding.body(position: p, color: nil, layer: nil, textures: [])) ?? c }
-      case .distortion:
-        return Effect.distortion(name) { p in (try? binding.body(position: p, color: nil, layer: nil, textures: [])) ?? p }
-      case .layer:
-        return Effect.layer(name) { p, l in (try? binding.body(position: p, color: nil, layer: l, textures: [])) ?? l.sample(p) }
+      case .color: return Effect.color(name) { p, c in body(p, color: c, layer: nil, textures: []) }
+      case .fill: return Effect.color(name) { p, _ in body(p, color: nil, layer: nil, textures: []) }
+      case .distortion: return Effect.distortion(name) { p in body(p, color: nil, layer: nil, textures: []) }
+      case .layer: return Effect.layer(name) { p, l in body(p, color: nil, layer: l, textures: []) }
       }
     }
     let images = self.images
     return Effect(name) { input in
       Image.combine(name, [input] + images) { p, layers in
         let textures = Array(layers.dropFirst())
-        let fallback = layers[0].sample(p, .nearest)
         switch kind {
-        case .color:
-          return (try? binding.body(position: p, color: fallback, layer: nil, textures: textures)) ?? fallback
-        case .fill:
-          return (try? binding.body(position: p, color: nil, layer: nil, textures: textures)) ?? fallback
-        case .distortion:
-          let q = (try? binding.body(position: p, color: nil, layer: nil, textures: textures)) ?? p
-          return layers[0].sample(q)
-        case .layer:
-          return (try? binding.body(position: p, color: nil, layer: layers[0], textures: textures)) ?? fallback
+        case .color: return body(p, color: layers[0].sample(p, .nearest), layer: nil, textures: textures)
+        case .fill: return body(p, color: nil, layer: nil, textures: textures)
+        case .distortion: return layers[0].sample(body(p, color: nil, layer: nil, textures: textures))
+        case .layer: return body(p, color: nil, layer: layers[0], textures: textures)
         }
       }
     }

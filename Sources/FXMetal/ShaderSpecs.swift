@@ -47,7 +47,11 @@ extension ShaderFunction {
     let function = self
     var spec = EffectSpec(name: name, kind: kind.effectKind, summary: summary, parameters: parameters) { values in
       let arguments = function.arguments(from: values)
-      return (try? function.bind(arguments).effect) ?? Effect(function.name) { $0 }
+      do { return try function.bind(arguments).effect } catch {
+        // `spec.check` reports this first; should it be reached, the graph fails to build with it.
+        let failure = Expr.failure(error, type: .float4)
+        return Effect.color(function.name) { _, _ in failure }
+      }
     }
     spec.positional = positional
     // What `build` cannot throw: the diagnostic of arguments the function does not compile with.

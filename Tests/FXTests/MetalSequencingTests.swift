@@ -74,3 +74,34 @@ struct MetalSequencingTests {
     #expect(reference[4, 1] == want, "\(name)")
   }
 }
+
+/// A shader whose body cannot be lowered with the arguments given is an
+/// error wherever it is built — never the identity effect.
+struct MetalFailureTests {
+  static let source = """
+    [[ stitchable ]] half4 repeated(float2 position, half4 color, float n) {
+      half4 c = color;
+      for (int i = 0; i < int(n); i++) { c = c * 0.5h + 0.1h; }
+      return c;
+    }
+    """
+
+  @Test func aBodyThatCannotBeLoweredIsAnErrorNotTheIdentity() throws {
+    let function = try ShaderLibrary(source: Self.source, path: "failure.metal").function(named: "repeated")
+    // 8,000,000 constant iterations: more than a loop may have (Loop.maxLimit).
+    #expect(throws: (any Error).self) { try function.bind([.float(8_000_000)]) }
+    // The chain's route (EffectSpec.build cannot throw): the graph does, with the diagnostic.
+    let effect = function.effectSpec.build([.number(Expr(Float(8_000_000)))])
+    do {
+      _ = try Pipeline(effect)
+      Issue.record("the pipeline was built: the failure became an effect")
+    } catch {
+      #expect("\(error)".contains("unsupported: a loop of 8000000 iterations"), "\(error)")
+    }
+    // With a number it can run, the same route gives the shader's own result.
+    let ok = function.effectSpec.build([.number(Expr(Float(3)))])
+    let pixel = try MetalSupport.pixel(ok, color: SIMD4(0.8, 0.4, 0.2, 1))
+    // c ← c/2 + 0.1 three times: 0.8 → 0.5 → 0.35 → 0.275 (alpha 1 → 0.6 → 0.4 → 0.3).
+    #expect(abs(pixel.x - 0.275) < 1e-6 && abs(pixel.w - 0.3) < 1e-6, "\(pixel)")
+  }
+}
