@@ -41,10 +41,11 @@ public enum Lower {
   /// Lowers `graph` to a kernel, with the log of every pass.
   ///
   /// - Throws: ``InternalError`` naming the pass after which the IR failed
-  ///   verification — a bug in fxc, never a property of the user's graph.
+  ///   verification — a bug in fxc, never a property of the user's graph;
+  ///   ``ResourceError`` when the thread the passes run on cannot be started.
   public static func run(_ graph: EffectGraph, options: LoweringOptions = LoweringOptions()) throws -> (Kernel, LoweringLog) {
     // Inlining recurses once per fused stage: a long chain gets a large stack.
-    try withLargeStack { try passes(graph, options) }
+    try withLargeStack(bytes: loweringStackBytes(stages: graph.stages.count)) { try passes(graph, options) }
   }
 
   static func passes(_ graph: EffectGraph, _ options: LoweringOptions) throws -> (Kernel, LoweringLog) {

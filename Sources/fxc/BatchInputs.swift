@@ -239,6 +239,9 @@ enum Directory {
   /// The names in `directory` (all but `.` and `..`; hidden ones too),
   /// sorted by their bytes and decoded by ``PathBytes``: every name the
   /// directory holds, UTF-8 or not (Foundation's listing leaves out the others).
+  /// Where `d_name` begins in a `dirent`.
+  private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+
   static func names(_ directory: String) throws(Failure) -> [String] {
     guard let stream = PathBytes.withCString(directory, { opendir($0) }) else { throw Failure(code: errno) }
     defer { closedir(stream) }
@@ -246,7 +249,11 @@ enum Directory {
     while true {
       errno = 0
       guard let entry = readdir(stream) else { break }
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+      // The name is read in place, up to its NUL: a record is only as long as
+      // its name (d_reclen), so copying the struct (`entry.pointee`) reads
+      // past the end of the last record in the buffer.
+      let field = UnsafeRawPointer(entry) + Self.nameOffset
+      let name = Array(UnsafeRawBufferPointer(start: field, count: strlen(field.assumingMemoryBound(to: CChar.self))))
       if name != Array(".".utf8) && name != Array("..".utf8) { names.append(name) }
     }
     if errno != 0 { throw Failure(code: errno) }

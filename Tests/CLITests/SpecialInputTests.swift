@@ -31,13 +31,20 @@ struct SpecialInputTests {
     #expect(!dir.exists("z.png"))
   }
 
-  /// The done-when: under a 2 GB address-space limit, a decompression
-  /// bomb, a sparse 30 GB `a.png`, a FIFO and two good photos — both photos
-  /// are written, the other three reported, exit status 1, no crash.
+  /// The done-when: under a 1 GB and a 2 GB address-space limit, a
+  /// decompression bomb, a GIF that declares a 16000² screen, a sparse 30 GB
+  /// `a.png`, a FIFO and two good photos — both photos are written, the other
+  /// four reported, exit status 1, no crash and no wait. (The compiler's thread
+  /// once had a fixed 1 GiB stack: under such a limit it could not be created
+  /// and the worker waited for it forever.)
   /// Not under AddressSanitizer (scripts/sanitize.sh sets ASAN_OPTIONS): its
   /// shadow memory needs terabytes of address space, which the limit forbids.
   @Test(.disabled(if: ProcessInfo.processInfo.environment["ASAN_OPTIONS"] != nil, "ASan cannot run under an address-space limit"))
   func underAMemoryLimitEveryFileThatCanBeIsWritten() throws {
+    for limit in ["1000000000", "2048000000"] { try underAMemoryLimitEveryFileThatCanBeIsWritten(limit: limit) }
+  }
+
+  func underAMemoryLimitEveryFileThatCanBeIsWritten(limit: String) throws {
     let dir = try BatchScratch()
     try dir.rocket("in/one.jpg")
     try dir.rocket("in/two.jpg")
@@ -62,13 +69,20 @@ struct SpecialInputTests {
     try handle.truncate(atOffset: 30 << 30)
     try handle.close()
     #expect(mkfifo(dir.file("in/f.png"), 0o600) == 0)
+    // A 35-byte GIF: a 16000×16000 logical screen and one 1×1 frame.
+    let screen: [UInt8] = Array("GIF89a".utf8) + [0x80, 0x3E, 0x80, 0x3E, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF]
+    let frame: [UInt8] = [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B]
+    try dir.write(Data(screen + frame), to: "in/screen.gif")
+    let started = Date()
     let result = try BatchFXC.run(
-      ["run", "-c", "sepia", "in", "--out-dir", "out"], in: dir.path, prefix: ["/usr/bin/prlimit", "--as=2048000000", "--"])
+      ["run", "-c", "sepia", "in", "--out-dir", "out"], in: dir.path, prefix: ["/usr/bin/prlimit", "--as=\(limit)", "--"])
+    #expect(Date().timeIntervalSince(started) < 60, "limit \(limit)")
     #expect(result.status == 1 && !result.signalled, "\(result)")
     #expect(result.stderr.contains("error: in/bomb.png: image too large: 46340×46340 px"), "\(result)")
     #expect(result.stderr.contains("error: in/a.png: unsupported format"), "\(result)")
     #expect(result.stderr.contains("error: in/f.png: is not a regular file (a FIFO)"), "\(result)")
-    #expect(result.stdout.contains("2 written, 0 skipped, 3 failed of 5 files"), "\(result)")
+    #expect(result.stderr.contains("error: in/screen.gif: "), "\(result)")
+    #expect(result.stdout.contains("2 written, 0 skipped, 4 failed of 6 files"), "\(result)")
     #expect(dir.tree("out") == ["one.jpg", "two.jpg"])
   }
 }
