@@ -7,7 +7,7 @@
 /// The POSIX file operations behind ``ImageFile``: whole-file reads and
 /// atomic replacement. Failures are ``ImageFileFailure``s in plain words.
 /// Paths are ``PathBytes`` strings: every call is given their bytes.
-enum FileSystem {
+public enum FileSystem {
   /// The whole contents of the image file at `path`. Reads until end of file
   /// rather than trusting the size `fstat` reports (0 for /proc files).
   ///
@@ -93,7 +93,7 @@ enum FileSystem {
   /// `path` is untouched. A new file gets mode 0644; a replaced regular file
   /// keeps its mode. `beforeRename` lets tests fail at the last moment.
   static func writeAtomically(
-    _ bytes: UnsafeRawBufferPointer, to path: String, beforeRename: () throws -> Void = {}
+    _ bytes: UnsafeRawBufferPointer, to path: String, replacing: Bool = true, beforeRename: () throws -> Void = {}
   ) throws {
     let file = try AtomicFile(path)
     var done = 0
@@ -105,7 +105,25 @@ enum FileSystem {
       }
       done += n
     }
-    try file.commit(beforeRename: beforeRename)
+    try file.commit(replacing: replacing, beforeRename: beforeRename)
+  }
+
+  /// The name of a temporary file that will become `name`, for `mkstemp`:
+  /// `.NAME.tmp-PID-XXXXXX`, the writing process's id in it, so that a run
+  /// that finds it can tell whether its owner is still alive
+  /// (``temporaryOwnerIsGone(_:)``) and leave another live run's file alone.
+  public static func temporaryName(for name: String) -> String { ".\(name).tmp-\(getpid())-XXXXXX" }
+
+  /// For a temporary file's name (the part after `.NAME.tmp-`): false while
+  /// the process that is writing it runs, true when it has ended or the name
+  /// carries no owner (an older fxc's `.NAME.tmp-XXXXXX`).
+  public static func temporaryOwnerIsGone(_ suffix: [UInt8]) -> Bool {
+    guard let dash = suffix.firstIndex(of: UInt8(ascii: "-")), dash > 0, suffix.count - dash == 7,
+      suffix[..<dash].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+      let pid = Int32(String(decoding: suffix[..<dash], as: UTF8.self))
+    else { return true }
+    if pid == getpid() { return false }
+    return kill(pid, 0) != 0 && errno == ESRCH
   }
 
   /// The directory part (`.` when there is none) and the last component,
@@ -170,7 +188,7 @@ final class AtomicFile {
     let (directory, name) = FileSystem.split(path)
     guard !name.isEmpty else { throw ImageFileFailure("cannot write: the path names a directory") }
     // The temporary file's name stays bytes: mkstemp fills in its X's.
-    temporary = PathBytes.bytes(of: "\(directory)/.\(name).tmp-XXXXXX").map { CChar(bitPattern: $0) } + [0]
+    temporary = PathBytes.bytes(of: "\(directory)/\(FileSystem.temporaryName(for: name))").map { CChar(bitPattern: $0) } + [0]
     fd = temporary.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { throw ImageFileFailure(FileSystem.cannotCreate(in: directory, errno: errno)) }
     self.path = path
@@ -179,14 +197,33 @@ final class AtomicFile {
     _ = fchmod(fd, replacing ? existing.st_mode & 0o7777 : 0o644)
   }
 
-  /// Flushes the temporary file to disk and renames it over `path`.
+  /// Flushes the temporary file to disk and renames it over `path`; with
+  /// `replacing: false`, links it at `path` only if no file is there (a
+  /// hard link fails atomically on a taken name) and removes the temporary.
+  /// A file system without hard links (EPERM, ENOTSUP) gets the rename after
+  /// a check that `path` is free, which two racing processes may both pass.
   /// - Throws: ``ImageFileFailure`` when flushing or renaming fails (the
-  ///   temporary file is then removed), or what `beforeRename` throws.
-  func commit(beforeRename: () throws -> Void = {}) throws {
+  ///   temporary file is then removed; `destinationExists` is set when
+  ///   `replacing` is false and a file is at `path`), or what `beforeRename` throws.
+  func commit(replacing: Bool = true, beforeRename: () throws -> Void = {}) throws {
     guard fsync(fd) == 0 else { throw ImageFileFailure("cannot write: \(FileSystem.describe(errno))") }
     isOpen = false
     guard close(fd) == 0 else { throw ImageFileFailure("cannot write: \(FileSystem.describe(errno))") }
     try beforeRename()
+    if !replacing {
+      let exists = ImageFileFailure("cannot write: a file exists at this path", destinationExists: true)
+      if PathBytes.withCString(path, { link(temporary, $0) }) == 0 {
+        committed = true
+        unlink(temporary)
+        return
+      }
+      let e = errno
+      guard e == EPERM || e == ENOTSUP || e == EOPNOTSUPP else {
+        throw e == EEXIST ? exists : ImageFileFailure("cannot write: could not link the new file into place: \(FileSystem.describe(e))")
+      }
+      var info = stat()
+      if PathBytes.withCString(path, { lstat($0, &info) }) == 0 { throw exists }
+    }
     guard PathBytes.withCString(path, { rename(temporary, $0) }) == 0 else {
       let e = errno
       throw ImageFileFailure(

@@ -211,15 +211,22 @@ public enum ImageFile {
   ///   the profile does not fit the stored layout (``ICCProfile/fits(_:)``;
   ///   a JPEG's ``ChannelLayout/rgba`` stores RGB),
   ///   the directory is missing, not writable or read-only, a directory
-  ///   exists at `path`, or writing fails (e.g. the disk is full).
+  ///   exists at `path`, or writing fails (e.g. the disk is full); with
+  ///   `replacing: false`, when a file exists at `path` (the error's
+  ///   ``ImageFileError/destinationExists`` is set, and nothing is written).
+  ///   - replacing: whether an existing file at `path` is replaced (the
+  ///     default). False puts the new file in place only if none exists
+  ///     there at that moment, atomically (a hard link, which fails if the
+  ///     name is taken), so that two processes writing one path write it once.
   public static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat? = nil,
     layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
-    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false
+    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false, replacing: Bool = true
   ) throws {
     try write(
       image, to: path, format: format, layout: layout, bitDepth: bitDepth, jpegQuality: jpegQuality,
-      pngCompressionLevel: pngCompressionLevel, iccProfile: iccProfile, lossless: lossless, beforeRename: {})
+      pngCompressionLevel: pngCompressionLevel, iccProfile: iccProfile, lossless: lossless, replacing: replacing,
+      beforeRename: {})
   }
 
   /// ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:)``
@@ -227,14 +234,16 @@ public enum ImageFile {
   static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat?, layout: ChannelLayout,
     bitDepth: Int, jpegQuality: Int, pngCompressionLevel: Int, iccProfile: ICCProfile? = nil, lossless: Bool = false,
-    beforeRename: () throws -> Void
+    replacing: Bool = true, beforeRename: () throws -> Void
   ) throws {
     try attributing(to: path) {
       let format = try format ?? formatFromExtension(of: path)
       let encoded = try encode(
         image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
         lossless: lossless, iccProfile: iccProfile)
-      try encoded.withBytes { try FileSystem.writeAtomically($0, to: path, beforeRename: beforeRename) }
+      try encoded.withBytes {
+        try FileSystem.writeAtomically($0, to: path, replacing: replacing, beforeRename: beforeRename)
+      }
     }
   }
 
@@ -325,7 +334,9 @@ public enum ImageFile {
     do {
       return try body()
     } catch let failure as ImageFileFailure {
-      throw ImageFileError(path: path, reason: failure.reason)
+      var error = ImageFileError(path: path, reason: failure.reason)
+      error.destinationExists = failure.destinationExists
+      throw error
     } catch let error as ImageBufferError {
       throw ImageFileError(path: path, reason: error.description)
     } catch let error as ImageFileError {

@@ -205,6 +205,9 @@ public struct ImageFileError: Error, CustomStringConvertible, Equatable {
   public var path: String
   /// Why the operation failed, without the path.
   public var reason: String
+  /// Set when a write that must not replace a file (``ImageFile/write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:replacing:)``
+  /// with `replacing: false`) found one at the path: nothing was written.
+  public var destinationExists = false
 
   /// Creates an error about the file at `path`.
   public init(path: String, reason: String) {
@@ -221,5 +224,9 @@ public struct ImageFileError: Error, CustomStringConvertible, Equatable {
 /// public entry points turn it into an ``ImageFileError``.
 struct ImageFileFailure: Error {
   var reason: String
-  init(_ reason: String) { self.reason = reason }
+  var destinationExists = false
+  init(_ reason: String, destinationExists: Bool = false) {
+    self.reason = reason
+    self.destinationExists = destinationExists
+  }
 }

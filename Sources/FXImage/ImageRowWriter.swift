@@ -20,6 +20,10 @@ public struct ImageWriteOptions: Sendable {
   public var lossless: Bool
   /// A profile to embed; nil embeds none.
   public var iccProfile: ICCProfile?
+  /// Whether ``ImageRowWriter/finish()`` replaces a file that exists at the
+  /// path (the default); false puts the file in place only where none
+  /// exists, atomically, as ``ImageFile``'s `write(…, replacing: false)`.
+  public var replacing = true
 
   /// ``ImageFile``'s defaults: the format by extension, RGBA, 8 bits,
   /// quality 90, zlib level 6, lossy, no profile.
@@ -211,7 +215,7 @@ public final class ImageRowWriter {
       case .tiff(let w): ok = message.withBuffer { fx_tiff_writer_finish(w, nil, nil, $0, $1) } == FX_TIFF_OK
       }
       guard ok else { throw encodingFailure(message) }
-      try file.commit()
+      try file.commit(replacing: options.replacing)
     }
   }
 

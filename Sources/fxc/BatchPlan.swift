@@ -184,22 +184,30 @@ struct BatchPlanner {
     }
   }
 
-  /// Removes the atomic writer's temporary files (`.NAME.tmp-XXXXXX`) that a
-  /// killed run left next to outputs of these jobs; another shard's are left alone.
-  /// The names are compared as bytes (``PathBytes``), so any output name is matched.
+  /// Removes the atomic writer's temporary files (`.NAME.tmp-PID-XXXXXX`) that a
+  /// killed run left next to outputs of these jobs: only those whose writer
+  /// has ended (``FileSystem/temporaryOwnerIsGone(_:)``), so a run beside this
+  /// one keeps the file it is writing; another shard's are left alone. The
+  /// names are compared as bytes (``PathBytes``), so any output name is matched.
   static func removeStaleTemporaries(of jobs: [BatchJob]) {
     var names: [[UInt8]: (directory: String, names: Set<[UInt8]>)] = [:]
     for job in jobs {
       let (directory, name) = split(job.destination)
       names[PathBytes.bytes(of: directory), default: (directory, [])].names.insert(PathBytes.bytes(of: name))
     }
-    let marker = Array(".tmp-".utf8)  // then mkstemp's six characters
+    let marker = Array(".tmp-".utf8)  // then the owner's pid, a dash and mkstemp's six characters
     for (directory, mine) in names.values {
       guard let entries = try? Directory.names(directory) else { continue }
       for entry in entries where InputListing.isHidden(entry) {
-        let bytes = PathBytes.bytes(of: entry), end = bytes.count - marker.count - 6
-        guard end >= 1, bytes[end..<(end + marker.count)].elementsEqual(marker) else { continue }
-        if mine.contains(Array(bytes[1..<end])) {
+        // The last ".tmp-": mkstemp's characters are letters and digits.
+        let bytes = PathBytes.bytes(of: entry)
+        guard bytes.count > marker.count + 7,
+          let end = (1...(bytes.count - marker.count - 6)).reversed().first(where: {
+            bytes[$0..<($0 + marker.count)].elementsEqual(marker)
+          })
+        else { continue }
+        let suffix = Array(bytes[(end + marker.count)...])
+        if mine.contains(Array(bytes[1..<end])), FileSystem.temporaryOwnerIsGone(suffix) {
           PathBytes.withCString(InputListing.join(directory, entry)) { _ = unlink($0) }
         }
       }

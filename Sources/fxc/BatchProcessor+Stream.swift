@@ -29,13 +29,16 @@ extension BatchProcessor {
     let sixteen = job.format == .png || job.format == .tiff
     let layout: ChannelLayout = info.layout.hasAlpha ? .rgba : .rgb
     let profile = outputProfile(info, layout: layout, format: job.format, warnings: &r.warnings)
-    let write = ImageWriteOptions(
+    var write = ImageWriteOptions(
       format: job.format, layout: layout, bitDepth: sixteen ? options.depth ?? info.bitDepth : 8, quality: options.quality,
       compressionLevel: options.compression, lossless: options.lossless, iccProfile: profile)
+    write.replacing = options.overwrite
     writing(true)
     defer { writing(false) }
     let writer = try ImageRowWriter(path: job.destination, width: info.width, height: info.height, options: write)
-    let times = try kernel.stream(from: reader, to: writer, uniforms: job.uniforms, threads: threads)
+    var streamed: StreamTimes?
+    try claimingDestination(&r) { streamed = try kernel.stream(from: reader, to: writer, uniforms: job.uniforms, threads: threads) }
+    guard let times = streamed else { return }
     // With threads, reading and writing overlap the kernel; the kernel's share is what the wall time leaves.
     (r.decodeSeconds, r.encodeSeconds) = (times.read, times.write)
     r.kernelSeconds = threads > 1 ? times.total : max(times.total - times.read - times.write, 1e-9)

@@ -210,12 +210,16 @@ final class BatchProcessor: @unchecked Sendable {
     let profile = outputProfile(loaded.info, layout: layout, format: job.format, warnings: &r.warnings)
     writing(true)
     defer { writing(false) }
-    r.encodeSeconds = try seconds {
-      try ImageFile.write(
-        result, to: job.destination, format: job.format, layout: layout, bitDepth: depth,
-        jpegQuality: options.quality, pngCompressionLevel: options.compression, iccProfile: profile,
-        lossless: options.lossless)
+    let written = try seconds {
+      try claimingDestination(&r) {
+        try ImageFile.write(
+          result, to: job.destination, format: job.format, layout: layout, bitDepth: depth,
+          jpegQuality: options.quality, pngCompressionLevel: options.compression, iccProfile: profile,
+          lossless: options.lossless, replacing: options.overwrite)
+      }
     }
+    guard r.status != .skipped else { return }
+    r.encodeSeconds = written
     var s = stat()
     if PathBytes.withCString(job.destination, { stat($0, &s) }) == 0 { r.outputBytes = Int(s.st_size) }
     r.status = .ok
@@ -249,6 +253,21 @@ final class BatchProcessor: @unchecked Sendable {
       r.warnings.append("--lossless cannot apply to the JPEG output \(job.destination), which is lossy")
     }
     return true
+  }
+
+  /// Runs `write`, which puts the output in place without replacing a file
+  /// (unless `--overwrite`): where another process wrote the destination
+  /// since ``prepareDestination(_:)`` looked, `--skip-existing` counts the
+  /// job skipped (the other run wrote it), and otherwise it fails as an
+  /// existing destination does.
+  func claimingDestination(_ r: inout FileResult, _ write: () throws -> Void) throws {
+    do { try write() } catch let error as ImageFileError where error.destinationExists {
+      guard options.skipExisting else {
+        throw CommandFailure(
+          description: "\(r.job.input.path): \(r.job.destination) exists (use --overwrite to replace it)")
+      }
+      r.status = .skipped
+    }
   }
 
   /// Reads one input as the options say.

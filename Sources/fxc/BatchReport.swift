@@ -81,7 +81,7 @@ final class BatchReport {
   init(path: String, chain: String, shard: Shard?, threads: Int) throws {
     self.path = path
     let (directory, name) = BatchPlanner.split(path)
-    var template = PathBytes.bytes(of: "\(directory)/.\(name).tmp-XXXXXX").map { CChar(bitPattern: $0) } + [0]
+    var template = PathBytes.bytes(of: "\(directory)/\(FileSystem.temporaryName(for: name))").map { CChar(bitPattern: $0) } + [0]
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else {
       throw CommandFailure(description: "error: cannot write the report \(path): \(String(cString: strerror(errno)))")

@@ -114,6 +114,49 @@ struct BatchResumeTests {
     #expect(dir.exists("out/a.png"))
   }
 
+  /// A temporary named by a live process (`.NAME.tmp-PID-XXXXXX`) belongs to
+  /// a run still writing it: a run beside it leaves it alone; one named by a
+  /// process that has ended is removed.
+  @Test func aLiveRunsTemporaryIsLeftAlone() throws {
+    let dir = try BatchScratch()
+    try dir.image("in/a.png")
+    try dir.image("in/b.png", seed: 2)
+    try dir.mkdir("out")
+    let live = Process()
+    live.executableURL = URL(fileURLWithPath: "/bin/sleep")
+    live.arguments = ["30"]
+    try live.run()
+    defer { live.terminate() }
+    let dead = Process()
+    dead.executableURL = URL(fileURLWithPath: "/bin/true")
+    try dead.run()
+    dead.waitUntilExit()
+    try dir.write(Data("being written".utf8), to: "out/.a.png.tmp-\(live.processIdentifier)-AbC123")
+    try dir.write(Data("abandoned".utf8), to: "out/.b.png.tmp-\(dead.processIdentifier)-XyZ789")
+    let result = try BatchFXC.run(["run", "-c", Self.chain, "in", "--out-dir", "out"], in: dir.path)
+    #expect(result.status == 0, "\(result)")
+    #expect(dir.exists("out/.a.png.tmp-\(live.processIdentifier)-AbC123"), "a live writer's temporary is kept")
+    #expect(!dir.exists("out/.b.png.tmp-\(dead.processIdentifier)-XyZ789"), "an ended writer's temporary is removed")
+  }
+
+  /// Two overlapping `--skip-existing` runs into one directory (issue 39):
+  /// neither removes the other's file in progress, both exit 0, and every
+  /// output is put in place once (a hard link that fails on a taken name),
+  /// the other run counting it skipped.
+  @Test func overlappingRunsBothSucceedAndWriteEachFileOnce() throws {
+    let dir = try BatchScratch()
+    let names = try Self.inputs(dir)
+    let arguments = ["run", "-c", Self.chain, "in", "--out-dir", "out", "-j", "1", "--skip-existing"]
+    let first = try BatchFXC.Running(arguments + ["--report", "first.json"], in: dir.path)
+    let second = try BatchFXC.Running(arguments + ["--report", "second.json"], in: dir.path)
+    let (a, b) = (try first.wait(), try second.wait())
+    #expect(a.status == 0 && b.status == 0, "\(a)\n\(b)")
+    try Self.checkComplete(dir, expected: Set(names.map { String($0.dropFirst(3)) }))
+    let reports = [try BatchReportFile(dir.file("first.json")), try BatchReportFile(dir.file("second.json"))]
+    let written = reports.flatMap { $0.outputs("ok") }
+    #expect(written.count == names.count && Set(written).count == names.count, "each output written once: \(written)")
+  }
+
   @Test func failFastStopsAtTheFirstFailure() throws {
     let dir = try BatchScratch()
     try dir.mkdir("in")

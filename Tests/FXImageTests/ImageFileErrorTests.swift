@@ -285,3 +285,26 @@ private let isRoot = geteuid() == 0
   let error = ImageFileError(path: "/tmp/a.png", reason: "empty file (0 bytes)")
   #expect(error.description == "/tmp/a.png: empty file (0 bytes)")
 }
+
+/// `replacing: false` puts the new file in place only where none exists:
+/// a taken name is an error marked `destinationExists`, the file there is
+/// untouched and no temporary file is left; a free name is written.
+@Suite struct NoClobberWrites {
+  @Test func aTakenNameIsNotReplaced() throws {
+    let dir = try TemporaryDirectory()
+    let image = try ImageBuffer(width: 3, height: 2, format: .rgba8)
+    let path = dir.file("taken.png")
+    try Data("someone's file".utf8).write(to: URL(fileURLWithPath: path))
+    do {
+      try ImageFile.write(image, to: path, replacing: false)
+      Issue.record("an existing file was replaced")
+    } catch let error as ImageFileError {
+      #expect(error.destinationExists, "\(error)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("someone's file".utf8))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["taken.png"])
+    try ImageFile.write(image, to: dir.file("free.png"), replacing: false)
+    #expect(try ImageFile.read(dir.file("free.png")).0.width == 3)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["free.png", "taken.png"])
+  }
+}
