@@ -7,13 +7,15 @@ struct Token: CustomStringConvertible {
     /// A floating literal; `half` for an `h` suffix.
     case floating(Double, half: Bool)
     case string
+    /// A character literal (`'a'`, `'\\4'`): the preprocessor passes it on; the parser refuses it.
+    case character
     /// Punctuation and operators: `(`, `+=`, `::`, `#`, …
     case punct
     case end
   }
 
   var kind: Kind
-  /// The spelling (for a string literal, its contents).
+  /// The spelling (for a string or character literal, its contents as written, escapes kept).
   var text: String
   var location: SourceLocation
   /// First token on its line (directives start with such a `#`).
@@ -103,9 +105,10 @@ struct Lexer {
         let start = here
         advance()
         advance()
+        // The comment is one space (C's phase 3), also across lines: a
+        // directive does not end inside it.
         while !(peek() == "*" && peek(1) == "/") {
           guard peek() != nil else { throw MetalError("unterminated /* comment", at: start) }
-          if peek() == "\n" { newline = true }
           advance()
         }
         advance()
@@ -130,22 +133,29 @@ struct Lexer {
       return Token(kind: .identifier, text: text, location: start)
     }
     if c.isNumber || (c == "." && peek(1)?.isNumber == true) { return try number(start) }
-    if c == "\"" {
+    if c == "\"" || c == "'" {
       advance()
       var text = ""
-      while let d = peek(), d != "\"", d != "\n" {
+      while let d = peek(), d != c, d != "\n" {
         text.append(d)
         advance()
+        if d == "\\", let e = peek(), e != "\n" {  // an escape: `\"` does not end the literal
+          text.append(e)
+          advance()
+        }
       }
-      guard peek() == "\"" else { throw MetalError("unterminated string literal", at: start) }
+      guard peek() == c else {
+        throw MetalError("unterminated \(c == "'" ? "character" : "string") literal", at: start)
+      }
       advance()
-      return Token(kind: .string, text: text, location: start)
+      return Token(kind: c == "'" ? .character : .string, text: text, location: start)
     }
     for p in Self.punctuators where matches(p) {
       for _ in p { advance() }
       return Token(kind: .punct, text: p, location: start)
     }
-    guard "+-*/%=<>!&|^~?:;,.(){}[]#".contains(c) else {
+    // `@`, `$` and a lone `\` are no Metal punctuators, but a macro may stringize them (C11 6.10.3.5, example 4).
+    guard "+-*/%=<>!&|^~?:;,.(){}[]#@$\\".contains(c) else {
       throw MetalError("unexpected character '\(c)'", at: start)
     }
     advance()

@@ -5,6 +5,8 @@ import Foundation
 /// relative to the including file), object- and function-like `#define`,
 /// `#undef`, `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/`#endif` with
 /// `defined`, `#pragma once` (other pragmas are ignored) and `#error`.
+/// Macros expand as the C standard says (`#`, `##`, variadic macros,
+/// Preprocessor+Macros.swift), with Apple's predefined `__METAL_VERSION__`.
 struct Preprocessor {
   /// Headers that `#include <…>` may name; their declarations are built in.
   static let systemHeaders: Set<String> = [
@@ -13,14 +15,42 @@ struct Preprocessor {
   ]
 
   struct Macro {
+    /// Nil for an object-like macro; a variadic macro's last is `__VA_ARGS__`.
     var parameters: [String]?
+    var isVariadic = false
     var body: [Token]
+
+    /// C11 6.10.3p2: a macro may be defined again only with the same
+    /// parameters and the same replacement list (the same spellings, white space alike).
+    func isSameDefinition(as other: Macro) -> Bool {
+      parameters == other.parameters && isVariadic == other.isVariadic && body.count == other.body.count
+        && zip(body, other.body).enumerated().allSatisfy { k, pair in
+          Preprocessor.spelling(pair.0) == Preprocessor.spelling(pair.1) && (k == 0 || pair.0.spaceBefore == pair.1.spaceBefore)
+        }
+    }
+  }
+
+  /// The Metal Shading Language version fxc follows, as Apple's compiler
+  /// predefines it: `__METAL_VERSION__` is 320 for MSL 3.2 (macOS 15, iOS 18).
+  static let metalVersion = 320
+
+  /// The macros Apple's Metal compiler predefines that shaders test:
+  /// `__METAL_VERSION__`, and `__METAL_MACOS__` (fxc reads shaders as the
+  /// macOS compiler does). `__LINE__` is expanded where it is used.
+  static let predefined: [String: Macro] = [
+    "__METAL_VERSION__": integerMacro(metalVersion),
+    "__METAL_MACOS__": integerMacro(1),
+  ]
+
+  private static func integerMacro(_ value: Int) -> Macro {
+    let nowhere = SourceLocation(file: 0, line: 0, column: 0)
+    return Macro(body: [Token(kind: .integer(UInt64(value), unsigned: false), text: "\(value)", location: nowhere)])
   }
 
   let files: SourceFiles
   /// Reads an included file; the default reads from disk.
   var read: (URL) throws -> String = { try String(contentsOf: $0, encoding: .utf8) }
-  private(set) var macros: [String: Macro] = [:]
+  private(set) var macros: [String: Macro] = Preprocessor.predefined
   private var onceFiles: Set<String> = []
   private var depth = 0
 
@@ -31,6 +61,13 @@ struct Preprocessor {
     let file = files.add(path: path, text: text)
     var lexer = Lexer(text, file: file)
     var out = try process(lexer.tokens(), url: url)
+    // What only a macro may use (stringize, paste) must not reach the parser.
+    if let stray = out.first(where: { $0.kind == .punct && ["@", "$", "\\"].contains($0.text) }) {
+      throw MetalError("unexpected character '\(stray.text)'", at: stray.location)
+    }
+    if let literal = out.first(where: { $0.kind == .character }) {
+      throw MetalError("unsupported: a character literal ('\(literal.text)')", at: literal.location)
+    }
     out.append(Token(kind: .end, text: "", location: SourceLocation(file: file, line: 1, column: 1)))
     return out
   }
@@ -83,18 +120,36 @@ struct Preprocessor {
       guard let id = rest.first, id.kind == .identifier else {
         throw MetalError("macro name must be an identifier", at: rest.first?.location ?? name.location)
       }
+      var macro = Macro(parameters: nil, body: Array(rest.dropFirst()))
       if rest.count > 1, rest[1].isPunct("("), !rest[1].spaceBefore {
         guard let close = rest.firstIndex(where: { $0.isPunct(")") }) else {
           throw MetalError("missing ')' in macro parameter list", at: rest[1].location)
         }
-        let params = rest[2..<close].filter { !$0.isPunct(",") }.map(\.text)
-        macros[id.text] = Macro(parameters: params, body: Array(rest[(close + 1)...]))
-      } else {
-        macros[id.text] = Macro(parameters: nil, body: Array(rest.dropFirst()))
+        var parameters: [String] = []
+        for (k, p) in rest[2..<close].enumerated() {
+          if k % 2 == 1 {
+            guard p.isPunct(",") else { throw MetalError("expected ',' between macro parameters", at: p.location) }
+          } else if p.isPunct("...") {
+            guard k + 3 == close else { throw MetalError("'...' must be the last macro parameter", at: p.location) }
+            macro.isVariadic = true
+            parameters.append("__VA_ARGS__")
+          } else {
+            guard p.kind == .identifier, !parameters.contains(p.text) else {
+              throw MetalError("invalid or repeated macro parameter \(p)", at: p.location)
+            }
+            parameters.append(p.text)
+          }
+        }
+        macro.parameters = parameters
+        macro.body = Array(rest[(close + 1)...])
       }
-      if let paste = rest.first(where: { $0.isPunct("##") }) {
-        throw MetalError("unsupported: token pasting '##' in a macro", at: paste.location)
+      if let hash = macro.body.first(where: { $0.isPunct("##") }), macro.body.first?.isPunct("##") == true || macro.body.last?.isPunct("##") == true {
+        throw MetalError("'##' cannot be at either end of a macro's replacement list", at: hash.location)
       }
+      if let old = macros[id.text], !old.isSameDefinition(as: macro) {
+        throw MetalError("macro '\(id.text)' redefined differently (#undef it first)", at: id.location)
+      }
+      macros[id.text] = macro
       return []
     case "undef":
       if let id = rest.first { macros[id.text] = nil }
@@ -112,6 +167,14 @@ struct Preprocessor {
   }
 
   private mutating func include(_ name: Token, _ rest: [Token], url: URL?) throws -> [Token] {
+    if rest.first?.kind == .identifier {
+      // `#include MACRO`: the line macro-expanded, then read as either form (C11 6.10.2p4).
+      let expanded = try expand(rest)
+      guard expanded.first?.kind != .identifier else {
+        throw MetalError("#include expects \"file\" or <header>", at: rest[0].location)
+      }
+      return try include(name, expanded, url: url)
+    }
     if let first = rest.first, first.kind == .string {
       let base = url?.deletingLastPathComponent() ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
       let target = base.appendingPathComponent(first.text).standardizedFileURL
