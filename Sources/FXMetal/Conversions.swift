@@ -42,6 +42,10 @@ extension Lowering {
       if arguments.count == 1, arguments[0].scalars.count == 1 || arguments[0].type.lanes == n {
         return try convert(arguments[0], to: type, at: location, explicit: true)
       }
+      if arguments.count == 1, case .vector(let s, let m) = arguments[0].type, m > n {
+        // `half3(someHalf4)`: Metal keeps the first n components.
+        return .vector(k, arguments[0].scalars.prefix(n).map { convertScalar($0, from: s, to: k) })
+      }
       let lanes = arguments.flatMap { a in a.scalars.map { convertScalar($0, from: a.type.scalarType!, to: k) } }
       guard lanes.count == n, arguments.allSatisfy({ $0.type.isNumeric }) else {
         let given = arguments.map(\.type.description).joined(separator: ", ")

@@ -20,7 +20,7 @@ extension Parser {
     }
     // Two names in a row start a declaration, of a type that may be unknown (reported when it is resolved).
     if peek(k + 1).kind == .identifier, !Self.qualifiers.contains(peek(k + 1).text) { return true }
-    guard isTypeName(name) else { return false }
+    guard isTypeName(name) || (MetalType.templateNames.contains(name) && peek(k + 1).isPunct("<")) else { return false }
     var next = peek(k + 1)
     if next.isPunct("<") {  // texture2d<half> t, vec<float, 2> v
       var depth = 0

@@ -56,6 +56,12 @@ final class Program {
     {
       return .vector(k, n)
     }
+    if name == "matrix", syntax.arguments.count == 3, let c = Int(syntax.arguments[1]), let r = Int(syntax.arguments[2]),
+      let t = MetalType.builtins[syntax.arguments[0]], case .vector(let k, 1) = t, k.isFloating, (2...4).contains(c),
+      (2...4).contains(r)
+    {
+      return .matrix(k, columns: c, rows: r)
+    }
     if name == "texture2d" {
       let element = syntax.arguments.first ?? "float"
       guard element == "half" || element == "float" else {
@@ -84,6 +90,20 @@ final class Program {
       throw MetalError("array length must be a non-negative integer constant", at: e.location)
     }
     return Int(c)
+  }
+
+  /// The lanes of a constant expression converted to `type` (a parameter's default value).
+  /// - Throws: when it is not a constant of a type that converts to `type`.
+  func constantLanes(_ e: ExprSyntax, as type: MetalType) throws -> [Float] {
+    let lowering = Lowering(program: self, position: [Expr(Float(0)), Expr(Float(0))])
+    lowering.frames.append(Lowering.Frame(function: Self.fileScope, returnType: .void))
+    let message = "unsupported: a default argument that is not a constant (a literal, macro or file-scope constant)"
+    guard let v = try? lowering.convert(try lowering.evaluate(e), to: type, at: e.location, explicit: true) else {
+      throw MetalError(message, at: e.location)
+    }
+    let lanes = v.scalars.compactMap(\.constantValue)
+    guard lanes.count == v.scalars.count else { throw MetalError(message, at: e.location) }
+    return lanes
   }
 
   static let fileScope = FunctionSyntax(

@@ -74,8 +74,13 @@ struct ShaderBinding {
   /// The `.image` arguments, in order; the stage reads them as inputs 1, 2, …
   let images: [Image]
 
-  init(function: ShaderFunction, arguments: [ShaderArgument]) throws {
+  init(function: ShaderFunction, arguments given: [ShaderArgument]) throws {
     self.function = function
+    // Arguments left out at the end take the signature's defaults, as a C++ call does.
+    var arguments = given
+    while arguments.count < function.parameters.count, let lanes = function.parameters[arguments.count].defaultValue {
+      arguments.append(ShaderArgument(storage: .floats(lanes.map { Expr($0) })))
+    }
     self.arguments = arguments
     let at = function.syntax.location
     guard arguments.count == function.parameters.count else {

@@ -45,8 +45,14 @@ public struct ShaderParameter: Sendable, CustomStringConvertible {
   public var kind: Kind
   /// The type as written: `float2`, `device const float *`.
   public var type: String
+  /// The lanes of a default value the signature declares (`float size = 0.2`,
+  /// `half4 tint = half4(1, 0, 0, 1)`), a constant; nil when it declares none.
+  /// A call that leaves this argument and all after it out passes these.
+  public var defaultValue: [Float]?
 
-  public var description: String { "\(type) \(name)" }
+  public var description: String {
+    "\(type) \(name)" + (defaultValue.map { " = " + $0.map { "\($0)" }.joined(separator: ", ") } ?? "")
+  }
 }
 
 /// A `[[ stitchable ]]` function of a ``ShaderLibrary``: its name, kind and
@@ -137,6 +143,10 @@ public struct ShaderFunction: @unchecked Sendable {
           at: p.location)
       }
       k += 1
+    }
+    for (k, slot) in slots.enumerated() {
+      guard let e = f.parameters[slot].defaultValue else { continue }
+      parameters[k].defaultValue = try program.constantLanes(e, as: types[slot])
     }
     return ShaderFunction(name: f.name, kind: kind, parameters: parameters, syntax: f, program: program, slots: slots)
   }

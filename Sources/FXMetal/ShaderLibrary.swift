@@ -117,15 +117,17 @@ public struct ShaderCall {
 }
 
 extension ShaderParameter {
-  /// The argument used to check a function when it is loaded (zeros, an
-  /// empty array, the input as the image).
+  /// The argument used to check a function when it is loaded: the
+  /// signature's default where it declares one, else zeros, an empty array,
+  /// the input as the image.
   var defaultArgument: ShaderArgument {
+    if let lanes = defaultValue { return ShaderArgument(storage: .floats(lanes.map { Expr($0) })) }
     switch kind {
-    case .float(let n): ShaderArgument(storage: .floats(Array(repeating: Expr(Float(0)), count: n)))
-    case .color: ShaderArgument(storage: .color(Array(repeating: Expr(Float(0)), count: 4)))
-    case .floatArray: .floatArray([Float]())
-    case .colorArray: ShaderArgument(storage: .colorArray([]))
-    case .image: .image(Image.input(1))
+    case .float(let n): return ShaderArgument(storage: .floats(Array(repeating: Expr(Float(0)), count: n)))
+    case .color: return ShaderArgument(storage: .color(Array(repeating: Expr(Float(0)), count: 4)))
+    case .floatArray: return .floatArray([Float]())
+    case .colorArray: return ShaderArgument(storage: .colorArray([]))
+    case .image: return .image(Image.input(1))
     }
   }
 }

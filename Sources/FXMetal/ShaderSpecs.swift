@@ -25,10 +25,12 @@ extension ShaderFunction {
     var positional: [Int?] = []  // one slot per Metal parameter, as ShaderLibrary binds them
     for p in self.parameters {
       if case .float(3) = p.kind { positional.append(nil) } else { positional.append(parameters.count) }
+      // The signature's default (`float amount = 0.5`) is the chain's default; else 0.
+      let lane = { (k: Int) -> Float in p.defaultValue?[k] ?? 0 }
       switch p.kind {
       case .float(let n):
         if n == 1 {
-          parameters.append(.number(p.name, 0, Self.numberRange, "\(p.type)"))
+          parameters.append(.number(p.name, lane(0), Self.numberRange, "\(p.type)"))
           continue
         }
         let lanes = ["x", "y", "z", "w"].prefix(n).map { "\(p.name)_\($0)" }
@@ -36,8 +38,14 @@ extension ShaderFunction {
           let auto = n == 2 ? "the image size" : "(0, 0, width, height)"
           parameters.append(.choice(p.name, ["values", "auto"], "values", "\(p.type): auto = \(auto), else \(lanes.joined(separator: ", "))"))
         }
-        parameters += lanes.map { .number($0, 0, Self.numberRange, "lane of \(p.type) \(p.name)") }
-      case .color: parameters.append(.color(p.name, Color(0, 0, 0, 0), "\(p.type), premultiplied when passed"))
+        parameters += lanes.enumerated().map { k, name in
+          .number(name, lane(k), Self.numberRange, "lane of \(p.type) \(p.name)")
+        }
+      case .color:
+        // A chain's colour is straight and premultiplied when passed; the signature's is the half4 itself.
+        let a = lane(3)
+        let straight = a > 0 ? Color(lane(0) / a, lane(1) / a, lane(2) / a, a) : Color(0, 0, 0, 0)
+        parameters.append(.color(p.name, straight, "\(p.type), premultiplied when passed"))
       case .floatArray: parameters.append(.numbers(p.name, [], "\(p.type) [n, …] and its count (the length)"))
       case .colorArray: parameters.append(.colors(p.name, [], "\(p.type) [#rrggbb, …] and its count, premultiplied"))
       case .image: parameters.append(.image(p.name, "\(p.type): an image file \"path\", else input 1 (--to)"))

@@ -176,8 +176,12 @@ indirect enum MetalType: Equatable, CustomStringConvertible {
     "short": "short (16-bit wrap-around)", "ushort": "ushort (16-bit wrap-around)", "texture2d_array": "texture2d_array",
   ]
 
+  /// `vec<T, n>` and `matrix<T, c, r>`: type names only before `<`, so that
+  /// a variable may be called `matrix` (public shaders do).
+  static let templateNames: Set<String> = ["vec", "matrix"]
+
   static func isBuiltinName(_ name: String) -> Bool {
-    builtins[name] != nil || unsupported[name] != nil || name == "vec" || name == "matrix" || name == "Layer"
+    builtins[name] != nil || unsupported[name] != nil || name == "Layer"
       || name == "SwiftUI::Layer" || name == "half2x2" || name == "unsigned"
   }
 }
