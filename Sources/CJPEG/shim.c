@@ -130,7 +130,10 @@ static fx_jpeg_status reader_open(const void *bytes, size_t size, int fd, size_t
   header->height = r->cinfo.image_height;
   header->components = r->cinfo.num_components;
   header->cmyk = cmyk;
-  header->adobe_inverted = cmyk && r->cinfo.saw_Adobe_marker;
+  // Four-component JPEGs hold Adobe's inverted CMYK whether or not the APP14
+  // marker survived: Pillow ("CMYK;I", always), ImageMagick and libvips all
+  // read them so (measured: a file with its APP14 removed decodes as before).
+  header->adobe_inverted = cmyk;
   header->progressive = jpeg_has_multiple_scans(&r->cinfo);
   *out = r;
   return FX_JPEG_OK;

@@ -24,7 +24,7 @@ typedef struct {
   uint32_t width, height;
   int components;      ///< 1 (gray), 3 (YCbCr or RGB), 4 (CMYK/YCCK)
   int cmyk;            ///< nonzero for CMYK and YCCK files
-  int adobe_inverted;  ///< nonzero when an Adobe APP14 marker says CMYK is stored inverted
+  int adobe_inverted;  ///< nonzero for CMYK and YCCK: their samples are Adobe's inverted CMYK, APP14 marker or not
   int progressive;     ///< nonzero for a progressive (multi-scan) file
 } fx_jpeg_header;
 
