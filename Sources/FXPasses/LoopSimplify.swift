@@ -28,6 +28,8 @@ enum LoopSimplify {
   /// Loops of at most this many iterations (constant bounds, no nested loop)
   /// are unrolled: their body copied per iteration into the enclosing program.
   static let maxUnrolledIterations = 2
+  /// The name of the unrolling rule in ``Simplify/Stats/byRule``.
+  static let unrolledRule = "loops of ≤ \(maxUnrolledIterations) iterations unrolled"
   /// The most iterations whose per-iteration constants are tabulated.
   static let maxTabulatedIterations = 4096
 
@@ -68,7 +70,7 @@ enum LoopSimplify {
       return r
     }
     if let range, range.count <= maxUnrolledIterations, !body.hasLoops {
-      stats.byRule["loops of ≤ \(maxUnrolledIterations) iterations unrolled", default: 0] += 1
+      stats.byRule[unrolledRule, default: 0] += 1
       let values = unroll(body, range, initial: initial, captures: captures, &out)
       for k in used.sorted() { r.results[k] = values[k] }
       return r

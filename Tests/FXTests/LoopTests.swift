@@ -436,3 +436,22 @@ import Testing
     #expect(try Self.splitCount(s1).0 == 1)
   }
 }
+
+/// A Gaussian of σ < 0.667 has one or two taps a side, a loop of ≤ 2
+/// iterations that simplification unrolls; the copied taps sit at
+/// `position ± float(k)` until a second sweep folds them to `position ± k.0`,
+/// which are dense taps. Without that sweep they were gathered (issue 39:
+/// σ 0.35 ran 3.6–6× slower than σ 1). No load of any pass may be a gather,
+/// and the JIT still gives the interpreter's bits.
+struct TinySigmaTests {
+  @Test(arguments: [Float(0.35), 0.5, 0.66, 1])
+  func tapsOfATinyGaussianAreDense(sigma: Float) throws {
+    let image = randomImage(37, 9, seed: 4, format: .rgba8)
+    try expectInterpreterBitsAtEveryLevel(gaussianBlur(sigma: Expr(sigma)), image) { compiled, target in
+      let gathers = compiled.plan.passes.flatMap {
+        $0.loads.values.filter { $0.strategy == .gather || $0.strategy == .gatherOrDense }
+      }
+      #expect(gathers.count == 0, "σ \(sigma), \(target.name)")
+    }
+  }
+}
