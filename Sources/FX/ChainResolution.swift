@@ -127,7 +127,7 @@ extension ChainSyntax {
         ResolvedChain.Call(spec: spec, column: binding.call.column, params: params, arguments: arguments, effect: effect))
     }
     // An empty chain (possible through `init(calls:)`, not from `parse`) is the identity.
-    let chain = resolved.dropFirst().reduce(resolved.first?.effect ?? .identity) { $0 | $1.effect }
+    let chain = resolved.count == 1 ? resolved[0].effect : Effect.chain(resolved.map(\.effect))
     return ResolvedChain(effect: chain, calls: resolved, uniforms: uniformList, images: images)
   }
 

@@ -38,13 +38,22 @@ struct GraphLowering {
       inputNames[index] = inputNames[index] ?? name
       ref = .input(index)
     case .stage(let name, let kind, let body):
+      // The graph moves into the stage's lowering and back, never copied: two
+      // live copies would make every `stages.append` copy the array (quadratic
+      // in a chain's length: 10,000 stages took seconds).
       var stage = StageLowering(graph: self)
+      self = GraphLowering(constants: constants)
       let lanes: [NodeID]
       do { lanes = try stage.lower(body) } catch var e as GraphError {
+        self = stage.graph
         e.effect = e.effect ?? name
         throw e
+      } catch {
+        self = stage.graph
+        throw error
       }
       self = stage.graph
+      stage.graph = GraphLowering(constants: [])
       stage.program.outputs = lanes
       stages.append(Stage(name: name, kind: kind, program: stage.program))
       ref = .stage(stages.count - 1)

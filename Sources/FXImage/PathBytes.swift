@@ -14,6 +14,13 @@
 /// - a reserved code point that really occurs in a valid name is escaped the
 ///   same way, byte by byte (its UTF-8 is four bytes 0x80…0xFF).
 ///
+/// - in names read from a directory or a manifest
+///   (``string(fromBytes:escapingControls:)``), also the control bytes
+///   0x01…0x1F and 0x7F and the backslash 0x5C, so that a message can never
+///   show them raw: a name holding a newline cannot start a line of its own
+///   (forging an `error:` line), and in ``display(_:)`` every `\` of such a
+///   name begins an escape (`\x5C` is a backslash, `\xE9` a byte).
+///
 /// So ``bytes(of:)`` of ``string(fromBytes:)`` is the identity for every byte
 /// string, and a name that is valid UTF-8 without reserved code points is
 /// decoded to the very `String` Swift would make of it. A `String` that
@@ -29,8 +36,15 @@ public enum PathBytes {
   /// The escape of byte `b` is the code point `offset + b`.
   static let offset: UInt32 = 0x10FE00
 
-  /// The reserved code points: the escapes of the bytes 0x80…0xFF.
-  static let reserved: ClosedRange<UInt32> = (offset + 0x80)...(offset + 0xFF)
+  /// The reserved code points: the escapes of the bytes 0x80…0xFF, and of
+  /// the control bytes and the backslash that listed names escape.
+  static func isReserved(_ v: UInt32) -> Bool {
+    guard v >= offset + 1, v <= offset + 0xFF else { return false }
+    return isEscapedInNames(UInt8(v - offset))
+  }
+
+  /// The bytes a name from a listing holds escaped: all but printable ASCII and `/`.
+  static func isEscapedInNames(_ b: UInt8) -> Bool { b >= 0x80 || b < 0x20 || b == 0x7F || b == 0x5C }
 
   /// The first byte of the UTF-8 of every reserved code point (`F4 8F BA 80`
   /// … `F4 8F BB BF`): a `String` whose UTF-8 lacks it holds none.
@@ -42,8 +56,16 @@ public enum PathBytes {
   /// argument): valid UTF-8 is decoded, every other byte is escaped to its
   /// reserved code point. ``bytes(of:)`` gives the same bytes back.
   public static func string(fromBytes bytes: some Sequence<UInt8>) -> String {
+    string(fromBytes: bytes, escapingControls: false)
+  }
+
+  /// ``string(fromBytes:)``, escaping also control bytes and backslashes when
+  /// `escapingControls` (names from `readdir` or a manifest, which anyone
+  /// who can make a file chooses).
+  public static func string(fromBytes bytes: some Sequence<UInt8>, escapingControls: Bool) -> String {
     let bytes = Array(bytes)
-    if !bytes.contains(where: { $0 >= 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+    let plain = { (b: UInt8) -> Bool in escapingControls ? !isEscapedInNames(b) : b < 0x80 }
+    if bytes.allSatisfy(plain) { return String(decoding: bytes, as: UTF8.self) }
     var scalars = String.UnicodeScalarView()
     var parser = Unicode.UTF8.ForwardParser()
     var input = bytes.makeIterator()
@@ -52,7 +74,7 @@ public enum PathBytes {
       switch parser.parseScalar(from: &input) {
       case .valid(let encoded):
         let scalar = Unicode.UTF8.decode(encoded)
-        if reserved.contains(scalar.value) {
+        if isReserved(scalar.value) || (encoded.count == 1 && !plain(encoded.first!)) {
           scalars.append(contentsOf: encoded.map(escape))
         } else {
           scalars.append(scalar)
@@ -84,7 +106,7 @@ public enum PathBytes {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(path.utf8.count)
     for scalar in path.unicodeScalars {
-      if reserved.contains(scalar.value) {
+      if isReserved(scalar.value) {
         bytes.append(UInt8(scalar.value - offset))
       } else {
         bytes.append(contentsOf: UTF8.encode(scalar)!)
@@ -105,18 +127,20 @@ public enum PathBytes {
   /// the UTF-8 of its characters (a name that is not valid UTF-8, or one
   /// with a reserved code point in it).
   public static func hasEscapes(_ text: String) -> Bool {
-    text.utf8.contains(reservedLead) && text.unicodeScalars.contains { reserved.contains($0.value) }
+    text.utf8.contains(reservedLead) && text.unicodeScalars.contains { isReserved($0.value) }
   }
 
   /// `text` for a message: each escaped byte as `\xE9` (two upper-case hex
-  /// digits), everything else as it is. Readable and valid UTF-8, but not
-  /// lossless (a name may hold a real `\xE9`): keep the `String` itself, or
-  /// its ``bytes(of:)``, to name the file again.
+  /// digits), everything else as it is. Readable, valid UTF-8 and, for a
+  /// name read from a directory or manifest, unambiguous (its backslashes
+  /// and control bytes are escapes too: `\x5C`, `\x0A`), but not lossless
+  /// for a name typed on the command line (which may hold a real `\xE9`):
+  /// keep the `String` itself, or its ``bytes(of:)``, to name the file again.
   public static func display(_ text: String) -> String {
     guard hasEscapes(text) else { return text }
     var out = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
-      if reserved.contains(scalar.value) {
+      if isReserved(scalar.value) {
         let byte = UInt8(scalar.value - offset)
         out.append(contentsOf: "\\x".unicodeScalars)
         out.append(contentsOf: [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])

@@ -11,6 +11,12 @@ import FXIR
 /// stage is materialised when recomputation costs more than the buffer
 /// round trip: `(E(s) − 1) · cost(s) > bufferCost`.
 ///
+/// A second limit keeps compile time linear in the graph's size: LLVM's
+/// time on one straight-line kernel grows about as its size squared (a
+/// chain of 4,000 `sepia`s, 4× the code of 1,000, took 13.5× as long), so a
+/// stage whose inlining would make its consumers' fused pass larger than
+/// ``maxFusedNodes`` (its code, loop bodies once) is materialised instead.
+///
 /// The choice never changes the result: both schedules sample at pixel
 /// centers exactly as the staged semantics does.
 public struct Schedule: Sendable {
@@ -23,6 +29,10 @@ public struct Schedule: Sendable {
   /// per pixel plus a pass over the image), in IR nodes.
   public static let bufferCost = 64
 
+  /// The most code (IR nodes of the fused stages, a loop body counted once)
+  /// one pass is given by inlining: about 100 `sepia`s, 75 ms of LLVM.
+  public static let maxFusedNodes = 4_096
+
   /// Decides for every stage of `graph`. `forceMaterialise` / `forceInline`
   /// (for tests and `fxc dump`) override the cost model.
   public static func decide(_ graph: EffectGraph, forceMaterialise: Bool = false, forceInline: Bool = false)
@@ -33,24 +43,44 @@ public struct Schedule: Sendable {
     var isRoot = [Bool](repeating: false, count: n)
     if case .stage(let out) = graph.output { evaluations[out] = 1 }
     var notes: [String] = []
+    // The pass each stage is computed in (a materialised stage or the output: its own), its code
+    // so far, and the stages that read each stage.
+    var pass = Array(0..<n)
+    var fused = [Int](repeating: 0, count: n)
+    var readers = [[Int]](repeating: [], count: n)
     for s in stride(from: n - 1, through: 0, by: -1) {
       let own = cost(of: graph.stages[s].program)
+      let size = codeSize(of: graph.stages[s].program)
       let e = evaluations[s]
       let isOutput = graph.output == .stage(s)
+      let passes = Set(readers[s].map { pass[$0] })
+      let tooLarge = !forceInline && passes.contains { fused[$0] + size > maxFusedNodes }
       let root =
         !isOutput && e > 0
-        && (forceMaterialise || (!forceInline && (e - 1) * Double(own) > Double(bufferCost)))
+        && (forceMaterialise || tooLarge || (!forceInline && (e - 1) * Double(own) > Double(bufferCost)))
       isRoot[s] = root
+      if root || isOutput || passes.isEmpty {
+        fused[s] = size
+      } else {
+        pass[s] = readers[s][0]
+        pass[s] = pass[pass[s]]
+        for p in passes { fused[p] += size }
+      }
       let why =
         isOutput
         ? "output"
-        : root
-          ? "materialise: \(format(e)) evaluation\(e == 1 ? "" : "s") × \(own) nodes > buffer round trip"
-          : "inline: \(format(e)) evaluation\(e == 1 ? "" : "s") × \(own) nodes"
+        : !root
+          ? "inline: \(format(e)) evaluation\(e == 1 ? "" : "s") × \(own) nodes"
+          : tooLarge && !forceMaterialise
+            ? "materialise: inlined, its readers' pass would exceed \(maxFusedNodes) nodes of code (compile time)"
+            : "materialise: \(format(e)) evaluation\(e == 1 ? "" : "s") × \(own) nodes > buffer round trip"
       notes.append("s\(s) '\(graph.stages[s].name)': \(why)")
       let perEval = root ? 1 : e
       for (ref, taps) in taps(of: graph.stages[s].program) {
-        if case .stage(let p) = ref { evaluations[p] += perEval * taps }
+        if case .stage(let p) = ref {
+          evaluations[p] += perEval * taps
+          readers[p].append(s)
+        }
       }
     }
     return Schedule(materialised: (0..<n).filter { isRoot[$0] }, notes: notes.reversed())
@@ -66,6 +96,14 @@ public struct Schedule: Sendable {
     var loops = 0.0
     forEachLoop(in: program) { loop, trips in loops += trips * Double(cost(of: loop.body)) }
     return program.liveCount + Int(reads) * 10 + Int(Swift.min(loops, 1e9))
+  }
+
+  /// The code of `program` in IR nodes: its live nodes and each distinct
+  /// loop's body once (what LLVM compiles, unlike ``cost(of:)``'s work).
+  static func codeSize(of program: Program) -> Int {
+    var size = program.liveCount
+    forEachLoop(in: program) { loop, _ in size += codeSize(of: loop.body) }
+    return size
   }
 
   /// Calls `f` with each distinct loop of `program` (not those nested in its

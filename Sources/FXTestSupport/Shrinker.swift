@@ -85,6 +85,12 @@ enum Shrinker {
       }
       out.append(d)
     }
+    return out + plainerRun(c)
+  }
+
+  /// The JIT's default schedule, and a float output.
+  static func plainerRun(_ c: FuzzCase) -> [FuzzCase] {
+    var out: [FuzzCase] = []
     if c.jitSchedule != 0 { out.append(with(c) { $0.jitSchedule = 0 }) }
     if c.outputFormat != .rgba32f { out.append(with(c) { $0.outputFormat = .rgba32f }) }
     return out

@@ -168,7 +168,7 @@ struct InputListing {
       data = read
     }
     return [UInt8](data).split(separator: UInt8(ascii: "\n")).compactMap {
-      let line = PathBytes.string(fromBytes: $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0)
+      let line = PathBytes.string(fromBytes: $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0, escapingControls: true)
       guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
       let clean = normalized(line)
       let keepsTree = !isAbsolute(line) && !components(clean).contains("..")
@@ -257,6 +257,6 @@ enum Directory {
       if name != Array(".".utf8) && name != Array("..".utf8) { names.append(name) }
     }
     if errno != 0 { throw Failure(code: errno) }
-    return names.sorted { $0.lexicographicallyPrecedes($1) }.map { PathBytes.string(fromBytes: $0) }
+    return names.sorted { $0.lexicographicallyPrecedes($1) }.map { PathBytes.string(fromBytes: $0, escapingControls: true) }
   }
 }

@@ -89,6 +89,39 @@ extension OptionSpec {
     help: "strict: bit-identical to the interpreter; relaxed: fma, reciprocals, reassociated sums (within 1e-4)", default: "strict")
 }
 
+extension OptionSpec {
+  /// `--chain-file FILE`, which run and dump take: a chain longer than one
+  /// command-line argument may be (128 KiB on Linux).
+  static let chainFile = OptionSpec.option(
+    "--chain-file", value: "FILE", help: "read the chain from FILE ('-': standard input) instead of --chain; newlines are spaces")
+}
+
+/// The chain of `--chain CHAIN` or `--chain-file FILE` (`-` reads standard
+/// input); line breaks in a file count as spaces.
+/// - Throws: ``UsageError`` when neither or both are given, or the file cannot be read.
+func parseChain(_ args: inout CommandArguments, command: String) throws -> String {
+  let inline = try args.option("--chain"), file = try args.option("--chain-file")
+  switch (inline, file) {
+  case (let chain?, nil): return chain
+  case (nil, let path?):
+    let data: Data
+    if path == "-" {
+      data = FileHandle.standardInput.readDataToEndOfFile()
+    } else {
+      guard let read = FileManager.default.contents(atPath: path) else {
+        throw UsageError("option '--chain-file': cannot read \(PathBytes.display(path))")
+      }
+      data = read
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw UsageError("option '--chain-file': \(path == "-" ? "standard input" : PathBytes.display(path)) is not UTF-8 text")
+    }
+    return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: " ")
+  case (nil, nil): throw UsageError("fxc \(command) needs --chain 'effect | effect …' (or --chain-file FILE)")
+  case (_?, _?): throw UsageError("give --chain or --chain-file, not both")
+  }
+}
+
 /// The `--float MODE` option: strict when absent.
 /// - Throws: ``UsageError`` naming the valid modes.
 func parseFloatMode(_ args: inout CommandArguments) throws -> FloatMode {

@@ -15,6 +15,7 @@ struct DumpCommand: Command {
       """,
     options: [
       .option("-c", "--chain", value: "CHAIN", help: "the chain to compile, like 'gaussianBlur(sigma: 2) | sepia'"),
+      .chainFile,
       .shaders,
       .flag("--passes", help: "the graph before and after each pass"),
       .flag("--ir", help: "the kernel and its optimised LLVM IR"),
@@ -39,7 +40,7 @@ struct DumpCommand: Command {
 
   init(_ argv: [String]) throws {
     var args = try CommandArguments(argv, Self.spec)
-    guard let chain = try args.option("--chain") else { throw UsageError("fxc dump needs --chain 'effect | effect …'") }
+    let chain = try parseChain(&args, command: "dump")
     self.chain = chain
     registry = try shaderRegistry(args.option("--shaders"), chains: [chain])
     passes = args.flag("--passes")

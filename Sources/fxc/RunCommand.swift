@@ -36,6 +36,7 @@ struct RunCommand: Command {
         options: [
           .option(
             "-c", "--chain", value: "CHAIN", help: "the effects to apply, left to right: 'sepia | vignette(intensity: 0.8)' (see 'fxc effects')"),
+          .chainFile,
           .shaders,
           .positional(
             "FILE | DIR | 'GLOB'",
@@ -133,7 +134,7 @@ struct RunCommand: Command {
 
   init(_ argv: [String]) throws {
     var args = try CommandArguments(argv, Self.spec)
-    guard let chain = try args.option("--chain") else { throw UsageError("fxc run needs --chain 'effect | effect …'") }
+    let chain = try parseChain(&args, command: "run")
     self.chain = chain
     registry = try shaderRegistry(args.option("--shaders"), chains: [chain])
     output = try args.option("--output")

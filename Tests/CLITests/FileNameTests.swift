@@ -32,6 +32,28 @@ struct FileNameTests {
     #expect(try dir.rawBytes(bytes("out/") + Self.latin1) == [UInt8](try dir.bytes("out/ok.png")))
   }
 
+  /// Names that would make a message lie (issue 39): a newline followed by
+  /// `error:` cannot start a line of its own, and a literal backslash is
+  /// told from an escaped byte (`\x5C` against `\xE9`). Both files are
+  /// processed, the forged one failing as the not-an-image it is.
+  @Test func namesCannotForgeLinesOrEscapes() throws {
+    let dir = try BatchScratch()
+    try dir.image("in/ok.png")
+    let forged = bytes("a\nerror: b.png")
+    try dir.rawWrite(bytes("not an image"), to: bytes("in/") + forged)
+    let backslash = bytes("lat\\xE9n.png")  // the four characters \, x, E, 9
+    try dir.rawCopy("in/ok.png", to: bytes("in/") + backslash)
+    try dir.rawCopy("in/ok.png", to: bytes("in/") + Self.latin1)
+    let result = try BatchFXC.run(["run", "-c", "sepia", "in", "--out-dir", "out", "-v"], in: dir.path)
+    #expect(result.status == 1, "\(result)")
+    let lines = (result.stdout + result.stderr).split(separator: "\n")
+    #expect(!lines.contains { $0.hasPrefix("error: b.png") }, "\(result)")
+    #expect(result.stderr.contains("error: in/a\\x0Aerror: b.png: "), "\(result)")
+    #expect(result.stdout.contains("in/lat\\x5CxE9n.png → out/lat\\x5CxE9n.png"), "\(result)")
+    #expect(result.stdout.contains("in/lat\\xE9n.png → out/lat\\xE9n.png"), "\(result)")
+    #expect(rawNames(in: dir.file("out")).contains(backslash) && rawNames(in: dir.file("out")).contains(Self.latin1))
+  }
+
   /// The name given on the command line as raw bytes (Foundation's Process
   /// cannot pass them): read, and written to a raw output name; a missing
   /// one is reported with the name's display form.

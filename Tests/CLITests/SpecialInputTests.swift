@@ -86,3 +86,26 @@ struct SpecialInputTests {
     #expect(dir.tree("out") == ["one.jpg", "two.jpg"])
   }
 }
+
+/// `--chain-file`: a chain longer than one argument may be (issue 39), from
+/// a file or standard input, gives what the same chain gives with --chain.
+@Suite("fxc run --chain-file")
+struct ChainFileTests {
+  @Test func aChainFromAFileOrStandardInputIsTheSameChain() throws {
+    let dir = try BatchScratch()
+    try dir.image("a.png")
+    let chain = (0..<120).map { $0 % 2 == 0 ? "sepia(amount: 0.5)" : "contrast(amount: 1.01)" }
+    try dir.write(Data(chain.joined(separator: "\n| ").utf8), to: "chain.txt")
+    let inline = try BatchFXC.run(["run", "-c", chain.joined(separator: " | "), "a.png", "-o", "inline.png"], in: dir.path)
+    let file = try BatchFXC.run(["run", "--chain-file", "chain.txt", "a.png", "-o", "file.png"], in: dir.path)
+    let stdin = try BatchFXC.run(
+      ["run", "--chain-file", "-", "a.png", "-o", "stdin.png"], in: dir.path, stdin: chain.joined(separator: " |\n"))
+    #expect(inline.status == 0 && file.status == 0 && stdin.status == 0, "\(inline)\n\(file)\n\(stdin)")
+    #expect(try dir.bytes("file.png") == dir.bytes("inline.png"))
+    #expect(try dir.bytes("stdin.png") == dir.bytes("inline.png"))
+    let both = try BatchFXC.run(["run", "-c", "sepia", "--chain-file", "chain.txt", "a.png", "-o", "x.png"], in: dir.path)
+    #expect(both.status == 2 && both.stderr.contains("give --chain or --chain-file, not both"), "\(both)")
+    let missing = try BatchFXC.run(["run", "--chain-file", "nope.txt", "a.png", "-o", "x.png"], in: dir.path)
+    #expect(missing.status == 2 && missing.stderr.contains("cannot read nope.txt"), "\(missing)")
+  }
+}

@@ -35,15 +35,17 @@ struct LoweringTests {
 /// Issue 16: a chain of thousands of effects overflowed the stack (graph
 /// lowering recursed into every stage it sampled; inlining recurses once per
 /// fused stage). Graph lowering is now iterative across stages and the passes
-/// run on a large stack: 3,000 brightness(0.0001) effects lower, fuse into one
-/// pass, and add 0.3 (by hand: 3000 × 0.0001, each clamped to alpha).
+/// run on a large stack: 3,000 brightness(0.0001) effects lower, fuse into
+/// passes of at most ``Schedule/maxFusedNodes`` of code (several, not one:
+/// LLVM's time grows as a pass's size squared), and add 0.3 (by hand:
+/// 3000 × 0.0001, each clamped to alpha).
 struct LongChainTests {
   @Test func threeThousandEffectsLowerAndRun() throws {
     let chain = try ChainSyntax.parse(Array(repeating: "brightness(0.0001)", count: 3000).joined(separator: " | ")).resolve()
     let graph = try EffectGraph(output: chain.effect(.input(0)))
     #expect(graph.stages.count == 3000)
     let (kernel, log) = try Lower.run(graph)
-    #expect(kernel.passes.count == 1)
+    #expect(kernel.passes.count > 1 && kernel.passes.count < 100, "\(kernel.passes.count) passes")
     #expect(log.entries.contains { $0.pass == "lower to kernel" })
     let image = try ImageBuffer(width: 3, height: 1, format: .rgba32f)
     image[0, 0] = SIMD4(0.1, 0.5, 0.9, 1)

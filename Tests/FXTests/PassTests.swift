@@ -64,3 +64,30 @@ struct PassTests {
     }
   }
 }
+
+/// A chain whose fused pass would exceed ``Schedule/maxFusedNodes`` of code
+/// is cut into several passes (materialised intermediates), so that LLVM's
+/// time, which grows about as a pass's size squared, stays linear in the
+/// chain's length (issue 39: `sepia` × 10,000 took 127 s); the cut changes
+/// no bit of the result.
+struct FusedSizeTests {
+  @Test func aLongChainIsCutIntoPassesOfBoundedCode() throws {
+    let chain = Effect.chain((0..<300).map { k in k % 2 == 0 ? sepia(amount: 0.5) : contrast(amount: 1.01) })
+    let short = Effect.chain((0..<30).map { k in k % 2 == 0 ? sepia(amount: 0.5) : contrast(amount: 1.01) })
+    let graph = try Pipeline(chain).graph
+    let schedule = Schedule.decide(graph)
+    #expect(schedule.materialised.count >= 2, "\(schedule.materialised)")
+    #expect(schedule.notes.contains { $0.contains("would exceed \(Schedule.maxFusedNodes) nodes of code") })
+    #expect(Schedule.decide(try Pipeline(short).graph).materialised.isEmpty, "a short chain stays one pass")
+    let image = randomImage(37, 5, seed: 8, format: .rgba8)
+    try expectInterpreterBitsAtEveryLevel(chain, image) { compiled, target in
+      #expect(compiled.kernel.passes.count >= 3, "\(target.name)")
+    }
+  }
+
+  @Test func aChainIsNamedOnce() {
+    let chain = Effect.chain([sepia(), invert(), sepia()])
+    #expect(chain.name == (sepia() | invert() | sepia()).name)
+    #expect(Effect.chain([]).name == Effect.identity.name)
+  }
+}
