@@ -109,3 +109,66 @@ struct ChainFileTests {
     #expect(missing.status == 2 && missing.stderr.contains("cannot read nope.txt"), "\(missing)")
   }
 }
+
+/// Resources that run out (issue 39): each is a clear error, never a trap
+/// or a wait, and the rest of the batch goes on.
+@Suite("fxc run: resources that run out")
+struct ResourceTests {
+  /// Too few file descriptors to run at all: a clean exit naming the limit
+  /// (Dispatch trapped with SIGILL at 4); a low soft limit under a higher
+  /// hard one is raised, and the run succeeds.
+  @Test func tooFewFileDescriptorsIsAnErrorAndALowSoftLimitIsRaised() throws {
+    let dir = try BatchScratch()
+    try dir.image("a.png")
+    for limit in ["4", "8"] {
+      let result = try BatchFXC.run(
+        ["run", "-c", "sepia", "a.png", "-o", "b.png"], in: dir.path, prefix: ["/usr/bin/prlimit", "--nofile=\(limit)", "--"])
+      #expect(result.status == 1 && !result.signalled, "\(result)")
+      #expect(result.stderr.contains("fxc needs at least 16 open files, and this process may open only \(limit)"), "\(result)")
+      #expect(!dir.exists("b.png"))
+    }
+    let raised = try BatchFXC.run(
+      ["run", "-c", "sepia", "a.png", "-o", "b.png"], in: dir.path, prefix: ["/usr/bin/prlimit", "--nofile=8:1024", "--"])
+    #expect(raised.status == 0, "\(raised)")
+    #expect(dir.exists("b.png"))
+  }
+
+  /// A full disk (a 64 KiB tmpfs, where this process may mount one): the file
+  /// that does not fit fails with ENOSPC's words and leaves nothing; the small
+  /// one is written.
+  @Test(.enabled(if: ResourceTests.canMount, "mounting a tmpfs needs root in a mount namespace that allows it"))
+  func aFullDiskFailsThatFileAlone() throws {
+    let dir = try BatchScratch()
+    try dir.rocket("in/big.jpg")
+    try dir.image("in/small.png", width: 4, height: 3)
+    try dir.mkdir("full")
+    #expect(Self.mount(dir.file("full")))
+    defer { _ = Self.run("/bin/umount", [dir.file("full")]) }
+    let result = try BatchFXC.run(["run", "-c", "sepia", "in", "--out-dir", "full", "--format", "png"], in: dir.path)
+    #expect(result.status == 1, "\(result)")
+    #expect(result.stderr.contains("error: in/big.jpg: full/big.png: ") && result.stderr.contains("no space left on the device"), "\(result)")
+    #expect(result.stdout.contains("1 written, 0 skipped, 1 failed of 2 files"), "\(result)")
+    #expect(dir.tree("full") == ["small.png"], "no partial file and no temporary")
+  }
+
+  static let canMount: Bool = {
+    guard geteuid() == 0 else { return false }
+    let probe = NSTemporaryDirectory() + "/fxc-mount-probe-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: probe) }
+    guard mount(probe) else { return false }
+    return run("/bin/umount", [probe]) == 0
+  }()
+
+  static func mount(_ path: String) -> Bool { run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", path]) == 0 }
+
+  static func run(_ program: String, _ arguments: [String]) -> Int32 {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: program)
+    p.arguments = arguments
+    p.standardError = FileHandle.nullDevice
+    guard (try? p.run()) != nil else { return -1 }
+    p.waitUntilExit()
+    return p.terminationStatus
+  }
+}
