@@ -27,7 +27,7 @@ extension BatchProcessor {
     }
     guard try prepareDestination(&r) else { return }
     let sixteen = job.format == .png || job.format == .tiff
-    let layout: ChannelLayout = info.layout.hasAlpha ? .rgba : .rgb
+    let layout: ChannelLayout = info.layout.hasAlpha || options.keepAlpha ? .rgba : .rgb
     let profile = outputProfile(info, layout: layout, format: job.format, warnings: &r.warnings)
     var write = ImageWriteOptions(
       format: job.format, layout: layout, bitDepth: sixteen ? options.depth ?? info.bitDepth : 8, quality: options.quality,

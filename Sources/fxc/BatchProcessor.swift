@@ -37,6 +37,8 @@ final class BatchProcessor: @unchecked Sendable {
     /// `--float`: the JIT's float semantics.
     var floatMode: FloatMode = .strict
     var keepOrientation = false
+    /// `--keep-alpha`: an output with an alpha channel also for inputs without one.
+    var keepAlpha = false
     /// `--max-pixels` and `--to-srgb`.
     var read = ImageReadOptions()
     var overwrite = false
@@ -179,7 +181,10 @@ final class BatchProcessor: @unchecked Sendable {
     {
       let key = KernelKey(formats: [reader.pixelFormat], opaque: reader.info.layout.hasAlpha ? [] : [0])
       let (kernel, compiled) = try kernel(for: key)
-      if kernel.streamingRefusal == nil && reader.info.width >= kernel.target.lanes {
+      // An RGB output of an input without alpha streams only where the result's alpha is
+      // proved 1: otherwise the whole image is run, so that dropped transparency is a warning.
+      let dropsNothing = reader.info.layout.hasAlpha || options.keepAlpha || job.format == .jpeg || Self.isOpaque(kernel)
+      if kernel.streamingRefusal == nil && reader.info.width >= kernel.target.lanes && dropsNothing {
         try stream(reader, kernel, &r, threads: threads, compiled: compiled, stopping: stopping, writing: writing, line: &line)
         return
       }
@@ -206,7 +211,11 @@ final class BatchProcessor: @unchecked Sendable {
     guard try prepareDestination(&r) else { return }
     let sixteen = job.format == .png || job.format == .tiff
     let depth = sixteen ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
-    let layout: ChannelLayout = hasAlpha ? .rgba : .rgb
+    let layout: ChannelLayout = hasAlpha || options.keepAlpha ? .rgba : .rgb
+    if layout == .rgb, job.format != .jpeg, !result.isOpaque {
+      // Never silently: an effect that made pixels transparent on an opaque input.
+      r.warnings.append("the result has transparent pixels, which the RGB output (the input has no alpha) drops; --keep-alpha keeps them")
+    }
     let profile = outputProfile(loaded.info, layout: layout, format: job.format, warnings: &r.warnings)
     writing(true)
     defer { writing(false) }
@@ -253,6 +262,15 @@ final class BatchProcessor: @unchecked Sendable {
       r.warnings.append("--lossless cannot apply to the JPEG output \(job.destination), which is lossy")
     }
     return true
+  }
+
+  /// Whether the kernel's output alpha is the constant 1 (an opaque input's
+  /// kernel folds it so unless an effect computes alpha).
+  static func isOpaque(_ kernel: CompiledPipeline) -> Bool {
+    guard let p = kernel.kernel.passes.last?.program, p.outputs.count == 4,
+      case .float(bits: let bits)? = p.constantValue(p.outputs[3])
+    else { return false }
+    return Float(bitPattern: bits) == 1
   }
 
   /// Runs `write`, which puts the output in place without replacing a file

@@ -67,6 +67,9 @@ struct RunCommand: Command {
           .flag("--overwrite", help: "replace existing outputs (never an input)"),
           .flag("--skip-existing", help: "leave existing outputs as they are: resumes a batch"),
           .flag("--keep-orientation", help: "do not apply the EXIF orientation"),
+          .flag(
+            "--keep-alpha",
+            help: "write an alpha channel also for inputs without one (what an effect or shader made transparent stays so)"),
           .option(
             "--max-pixels", value: "N",
             help: "refuse inputs that declare more pixels, from their header (a decompression bomb)",
@@ -163,6 +166,7 @@ struct RunCommand: Command {
     options.check = args.flag("--check")
     options.stream = !args.flag("--no-stream")
     options.keepOrientation = args.flag("--keep-orientation")
+    options.keepAlpha = args.flag("--keep-alpha")
     options.read.maxPixels = try args.intOption("--max-pixels", range: 1...ImageBuffer.maxPixels) ?? ImageReadOptions.defaultMaxPixels
     options.read.convertToSRGB = args.flag("--to-srgb")
     options.read.page = try args.intOption("--page", range: 0...65535) ?? 0

@@ -1,3 +1,4 @@
+import FX
 import Foundation
 import Testing
 
@@ -170,5 +171,31 @@ struct ResourceTests {
     guard (try? p.run()) != nil else { return -1 }
     p.waitUntilExit()
     return p.terminationStatus
+  }
+}
+
+/// A shader that makes an opaque input transparent (issue 35): by default
+/// the RGB output drops the alpha with a warning (never silently); with
+/// `--keep-alpha` the PNG has an alpha channel holding it. A chain whose
+/// alpha is proved 1 still streams.
+@Suite("fxc run --keep-alpha")
+struct KeepAlphaTests {
+  @Test func transparencyOnAnOpaqueInputIsKeptOrWarnedAbout() throws {
+    let dir = try BatchScratch()
+    try dir.rocket("photo.jpg")
+    let shader = "[[ stitchable ]] half4 fade(float2 position, half4 color, float amount) { return color * half(amount); }\n"
+    try dir.write(Data(shader.utf8), to: "fade.metal")
+    let dropped = try BatchFXC.run(
+      ["run", "--shaders", "fade.metal", "-c", "fade(amount: 0.5)", "photo.jpg", "-o", "rgb.png"], in: dir.path)
+    #expect(dropped.status == 0 && dropped.stderr.contains("the result has transparent pixels"), "\(dropped)")
+    let kept = try BatchFXC.run(
+      ["run", "--shaders", "fade.metal", "-c", "fade(amount: 0.5)", "photo.jpg", "-o", "rgba.png", "--keep-alpha"], in: dir.path)
+    #expect(kept.status == 0 && !kept.stderr.contains("transparent"), "\(kept)")
+    let (rgb, rgbInfo) = try ImageFile.read(dir.file("rgb.png"))
+    let (rgba, rgbaInfo) = try ImageFile.read(dir.file("rgba.png"))
+    #expect(rgbInfo.layout == .rgb && rgbaInfo.layout == .rgba)
+    #expect(abs(rgba[5, 5].w - 128.0 / 255) < 1e-6 && rgb[5, 5].w == 1)
+    let sepia = try BatchFXC.run(["run", "-c", "sepia", "photo.jpg", "-o", "sepia.png", "-v"], in: dir.path)
+    #expect(sepia.stdout.contains("streamed in bands") && !sepia.stderr.contains("transparent"), "\(sepia)")
   }
 }
