@@ -24,9 +24,7 @@ extension Lowering {
         return try callWithOutParameter(out, arguments, at: location)
       }
       if let f = Builtins.function(bare) { return try f(try arguments.map { try evaluate($0) }, location) }
-      if ["dfdx", "dfdy", "fwidth"].contains(bare) {
-        throw MetalError("unsupported: \(bare) (derivatives across neighbouring pixels)", at: location)
-      }
+      if ["dfdx", "dfdy", "fwidth"].contains(bare) { return try derivative(bare, arguments, at: location) }
       if bare == "as_type" || bare.hasPrefix("as_type") {
         throw MetalError("unsupported: as_type (reinterpreting bits)", at: location)
       }

@@ -28,6 +28,21 @@ struct MetalLanguageTests {
     }
     """
 
+  static let derivativeSource = """
+    [[ stitchable ]] half4 slopes(float2 position, half4 color) {
+      float v = position.x * position.x;
+      return half4(dfdx(v) / 64, dfdy(position.y * 3) / 8, fwidth(position.x + 2 * position.y) / 8, 1);
+    }
+    [[ stitchable ]] half4 edges(float2 position, half4 color) {
+      return half4(abs(dfdx(color.rgb)), 1);
+    }
+    [[ stitchable ]] half4 looped(float2 position, half4 color, float n) {
+      float s = 0;
+      for (int i = 0; i < int(n); i++) { s += position.x; }
+      return half4(dfdx(s), 0, 0, 1);
+    }
+    """
+
   static let library = Result { try ShaderLibrary(source: source, path: "language.metal") }
   static let color = SIMD4<Float>(0.2, 0.4, 0.6, 1)
 
@@ -53,5 +68,32 @@ struct MetalLanguageTests {
     let shader = try Self.library.get().function(named: "named").bind([])
     // vec − matrix = 6 − 2 = 4; the identity's m[1][1] = 1.
     #expect(try MetalSupport.pixel(shader.effect, color: Self.color) == SIMD4(0.8, 1.6, 2.4, 1))
+  }
+
+  /// Coarse 2 × 2-quad derivatives by hand: in the quad whose top-left pixel
+  /// centre is q = (2⌊i/2⌋ + ½, 2⌊j/2⌋ + ½), dfdx(x²) = (qx + 1)² − qx² =
+  /// 2·qx + 1, dfdy(3y) = 3, fwidth(x + 2y) = 1 + 2; a colour's dfdx is its
+  /// right quad neighbour's minus the quad's left one. JIT = interpreter.
+  @Test func derivativesHaveTheQuadMeaning() throws {
+    let library = try ShaderLibrary(source: Self.derivativeSource, path: "derivatives.metal")
+    let input = randomImage(9, 5, seed: 21, format: .rgba32f)
+    let (slopes, _, d1) = try MetalSupport.run(library.function(named: "slopes").bind([]).effect, [input])
+    #expect(d1 == 0)
+    for j in 0..<5 {
+      for i in 0..<9 {
+        let qx = Float(2 * (i / 2)) + 0.5
+        #expect(slopes[i, j] == SIMD4((2 * qx + 1) / 64, 3.0 / 8, 3.0 / 8, 1), "(\(i), \(j))")
+      }
+    }
+    let (edges, _, d2) = try MetalSupport.run(library.function(named: "edges").bind([]).effect, [input])
+    #expect(d2 == 0)
+    for j in 0..<5 {
+      for i in 0..<8 {
+        let left = input[2 * (i / 2), 2 * (j / 2)], right = input[2 * (i / 2) + 1, 2 * (j / 2)]
+        let expected = (right - left).replacing(with: left - right, where: right .< left)
+        #expect(abs(edges[i, j].x - expected.x) < 1e-6 && abs(edges[i, j].z - expected.z) < 1e-6, "(\(i), \(j))")
+      }
+    }
+    #expect(throws: (any Error).self) { try library.function(named: "looped").bind([.float(3)]) }
   }
 }
