@@ -3,6 +3,10 @@ import FXCodegen
 import FXLLVM
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Where a compiled pipeline runs.
 public enum Backend: String, Sendable, CaseIterable {
   /// Native code from LLVM (the default).
@@ -92,12 +96,24 @@ public struct Pipeline: Sendable {
     return result
   }
 
+  /// The default thread count of `apply`: every core of this machine, as the CLI uses.
+  public static var allCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+  /// ``apply(to:uniforms:threads:)`` on a ``Picture``'s pixels: the result
+  /// keeps the picture's description (profile, layout, depth), so that
+  /// `try pipeline.apply(to: photo).write(to: "out.png")` writes what a
+  /// user expects.
+  /// - Throws: as ``apply(to:uniforms:threads:)``.
+  public func apply(to picture: Picture, uniforms: [Param: Float] = [:], threads: Int = Pipeline.allCores) throws -> Picture {
+    Picture(image: try apply(to: picture.image, uniforms: uniforms, threads: threads), info: picture.info)
+  }
+
   /// Compiles for `image`'s format (and, when it is opaque, for an opaque
   /// input: ``LoweringOptions/opaqueInputs``) and applies the pipeline to it:
   /// a new image of the same size and format. The compiled pipeline is kept
   /// (one per format and opacity), so applying it to many images lowers and
   /// compiles once — a large blur's lowering alone takes ~100 ms.
-  public func apply(to image: ImageBuffer, uniforms: [Param: Float] = [:], threads: Int = 1) throws -> ImageBuffer {
+  public func apply(to image: ImageBuffer, uniforms: [Param: Float] = [:], threads: Int = Pipeline.allCores) throws -> ImageBuffer {
     let opaque = image.isOpaque
     let compiled = try applied.compiled(for: AppliedKernels.Key(format: image.format, opaque: opaque, floatMode: floatMode)) {
       var options = LoweringOptions()

@@ -131,7 +131,7 @@ extension Pipeline {
   @discardableResult
   public func apply(
     from input: URL, to output: URL, options: ImageWriteOptions? = nil, read: ImageReadOptions = ImageReadOptions(),
-    uniforms: [Param: Float] = [:], threads: Int = 1
+    uniforms: [Param: Float] = [:], threads: Int = Pipeline.allCores
   ) throws -> FileApplication {
     var reason: String
     if let reader = try ImageRowReader.open(input.path, options: read) {
@@ -170,12 +170,7 @@ extension Pipeline {
   /// (RGB or RGBA), its depth where the format holds 16 bits, its profile.
   /// A profile that cannot go into the output (``ICCProfile/embeddingRefusal(in:layout:)``) is left out.
   static func writeOptions(for info: ImageFileInfo, output: String) -> ImageWriteOptions {
-    let format = ImageFileFormat(pathExtension: URL(fileURLWithPath: output).pathExtension)
-    let sixteen = format == .png || format == .tiff
-    let layout: ChannelLayout = info.layout.hasAlpha ? .rgba : .rgb
-    var profile = info.iccProfile
-    if let p = profile, let format, p.embeddingRefusal(in: format, layout: layout) != nil { profile = nil }
-    return ImageWriteOptions(format: format, layout: layout, bitDepth: sixteen ? info.bitDepth : 8, iccProfile: profile)
+    Picture.writeOptions(for: info, format: ImageFileFormat(pathExtension: URL(fileURLWithPath: output).pathExtension))
   }
 
   /// The pipeline compiled for files of `format`, opaque or not, kept as ``apply(to:uniforms:threads:)`` keeps it.
