@@ -160,7 +160,7 @@ struct InputListing {
   static func readManifest(_ source: String) throws -> [BatchInput] {
     let data: Data
     if source == "-" {
-      data = FileHandle.standardInput.readDataToEndOfFile()
+      data = StandardStreams.input
     } else {
       let fd = PathBytes.withCString(source) { open($0, O_RDONLY | O_CLOEXEC) }
       let read = fd < 0 ? nil : try? FileHandle(fileDescriptor: fd, closeOnDealloc: true).readToEnd() ?? Data()

@@ -154,7 +154,7 @@ final class BatchRunner: @unchecked Sendable {
     if !result.warnings.isEmpty {
       progress?.clear()
       let text = result.warnings.map { "warning: \(result.job.input.path): \($0)\n" }.joined()
-      FileHandle.standardError.write(Data(text.utf8))
+      FileHandle.standardError.write(Data(StandardStreams.named(text).utf8))
     }
     if let line, settings.verbose || jobs.count == 1 {
       progress?.clear()

@@ -105,7 +105,7 @@ enum FXC {
 
   /// A line on standard error; paths in it show escaped bytes as `\xE9` (``PathBytes/display(_:)``).
   static func printError(_ text: String) {
-    FileHandle.standardError.write(Data((PathBytes.display(text) + "\n").utf8))
+    FileHandle.standardError.write(Data((PathBytes.display(StandardStreams.named(text)) + "\n").utf8))
   }
 }
 

@@ -41,7 +41,7 @@ struct RunCommand: Command {
           .positional(
             "FILE | DIR | 'GLOB'",
             help:
-              "files; directories (their PNG/JPEG/TIFF/WebP/GIF/HEIC/AVIF files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg')"
+              "files; directories (their PNG/JPEG/TIFF/WebP/GIF/HEIC/AVIF files; all depths with -r); quoted globs, '**' for any depth ('photos/**/*.jpg'); '-': an image on standard input (else a manifest)"
           ),
           .flag("-r", "--recursive", help: "walk directories to any depth"),
           .option("--manifest", value: "FILE|-", help: "one input path per line ('-', or '-' as an input: standard input)"),
@@ -52,7 +52,7 @@ struct RunCommand: Command {
       OptionGroup(
         title: "outputs",
         options: [
-          .option("-o", "--output", value: "OUT", help: "the output of a single input"),
+          .option("-o", "--output", value: "OUT", help: "the output of a single input ('-': standard output, with --format)"),
           .option(
             "--out-dir", value: "DIR",
             help: "outputs mirror the input tree under DIR (created when missing; a DIR inside an input directory is not read as input)"),
@@ -134,6 +134,10 @@ struct RunCommand: Command {
   var params: [ParamSetting] = []
   var frames: Int?
   var to: String?
+  /// Files this run made for `-` (standard input's image, standard output's), removed when it ends.
+  var temporaries: [String] = []
+  /// With `-o -`: the file whose bytes go to standard output when the run succeeds.
+  var standardOutputFile: String?
 
   init(_ argv: [String]) throws {
     var args = try CommandArguments(argv, Self.spec)
@@ -180,11 +184,29 @@ struct RunCommand: Command {
     frames = try args.intOption("--frames", range: 1...1_000_000)
     to = try args.option("--to")
     arguments = try args.remaining()
-    // `-` among the inputs: a manifest on standard input.
+    // `-` among the inputs: an image (its bytes begin like one) or a manifest on standard input.
     if arguments.contains("-") {
-      guard manifest == nil || manifest == "-" else { throw UsageError("'-' reads the manifest from standard input; --manifest gives another") }
-      manifest = "-"
-      arguments.removeAll { $0 == "-" }
+      if manifest != "-", let ext = StandardStreams.imageExtension(StandardStreams.input) {
+        let path = try StandardStreams.temporaryFile("stdin", extension: ext, bytes: StandardStreams.input)
+        temporaries.append(path)
+        StandardStreams.names.append((path, "(standard input)"))
+        arguments = arguments.map { $0 == "-" ? path : $0 }
+      } else {
+        guard manifest == nil || manifest == "-" else { throw UsageError("'-' reads the manifest from standard input; --manifest gives another") }
+        manifest = "-"
+        arguments.removeAll { $0 == "-" }
+      }
+    }
+    // `-o -`: the image's bytes to standard output, in the --format given.
+    if output == "-" {
+      guard let format else { throw UsageError("-o - writes to standard output: give its format with --format") }
+      let path = try StandardStreams.temporaryFile("stdout", extension: format.preferredExtension)
+      unlink(path)  // the batch makes it atomically, as any output
+      temporaries.append(path)
+      StandardStreams.names.append((path, "(standard output)"))
+      standardOutputFile = path
+      output = path
+      StandardStreams.outputIsImage = true
     }
 
     guard !arguments.isEmpty || manifest != nil else { throw UsageError("fxc run needs at least one input file") }
@@ -221,6 +243,12 @@ struct RunCommand: Command {
   }
 
   func execute() throws {
+    defer { for path in temporaries { PathBytes.withCString(path) { _ = unlink($0) } } }
+    try run()
+    if let standardOutputFile { try StandardStreams.writeToStandardOutput(standardOutputFile) }
+  }
+
+  private func run() throws {
     let resolved = try resolve()
     let pipeline: Pipeline
     do {
@@ -404,7 +432,10 @@ struct RunCommand: Command {
 
 /// A line on standard output, unbuffered like the workers' lines, so that the order holds in a pipe.
 /// Paths in it show escaped bytes as `\xE9` (``PathBytes/display(_:)``).
-func say(_ line: String) { FileHandle.standardOutput.write(Data((PathBytes.display(line) + "\n").utf8)) }
+func say(_ line: String) {
+  let stream = StandardStreams.outputIsImage ? FileHandle.standardError : FileHandle.standardOutput
+  stream.write(Data((PathBytes.display(StandardStreams.named(line)) + "\n").utf8))
+}
 
 extension RunCommand {
   /// Refuses a `--report` path that names an input or an output of the run

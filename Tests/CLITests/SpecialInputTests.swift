@@ -199,3 +199,31 @@ struct KeepAlphaTests {
     #expect(sepia.stdout.contains("streamed in bands") && !sepia.stderr.contains("transparent"), "\(sepia)")
   }
 }
+
+/// `-` as vips, ImageMagick and sharp read it (issue 37): image bytes on
+/// standard input, and on standard output with `-o - --format`; fxc's own
+/// lines then go to standard error. Standard input that is not an image is
+/// still a manifest.
+@Suite("fxc run: - for standard input and output")
+struct StandardStreamTests {
+  @Test func anImageThroughStandardInputAndOutput() throws {
+    let dir = try BatchScratch()
+    try dir.image("a.png")
+    let piped = try BatchFXC.run(["run", "-c", "sepia", "a.png", "-o", "-", "--format", "png"], in: dir.path)
+    #expect(piped.status == 0, "\(piped)")
+    #expect(piped.stdout.dropFirst().hasPrefix("PNG") && !piped.stdout.contains("chain:"), "standard output holds the PNG alone")
+    #expect(piped.stderr.contains("a.png → (standard output)"), "\(piped)")
+    let file = try BatchFXC.run(["run", "-c", "sepia", "a.png", "-o", "b.png"], in: dir.path)
+    #expect(file.status == 0)
+    let noFormat = try BatchFXC.run(["run", "-c", "sepia", "a.png", "-o", "-"], in: dir.path)
+    #expect(noFormat.status == 2 && noFormat.stderr.contains("give its format with --format"), "\(noFormat)")
+    let shell = try BatchFXC.run(
+      ["-c", "cat a.png | '\(BatchFXC.executable ?? "fxc")' run -c sepia - -o - --format png > c.png"], in: dir.path,
+      program: "/bin/sh")
+    #expect(shell.status == 0, "\(shell)")
+    #expect(try dir.bytes("c.png") == dir.bytes("b.png"))
+    #expect(shell.stderr.contains("(standard input) → (standard output)"), "\(shell)")
+    let manifest = try BatchFXC.run(["run", "-c", "sepia", "-", "--out-dir", "out"], in: dir.path, stdin: "a.png\n")
+    #expect(manifest.status == 0 && dir.exists("out/a.png"), "\(manifest)")
+  }
+}
