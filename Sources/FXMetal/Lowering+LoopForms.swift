@@ -280,3 +280,82 @@ enum Assignments {
     }
   }
 }
+
+extension Lowering {
+  /// An upper bound on the iterations of `for (… x = a; x op b; x += s)`
+  /// with a float counter where no counted form fits (a step that is a
+  /// variable: `for (half d = step; d <= radius; d += step)`):
+  /// `⌊(b − a + drift)/s⌋ + 2` per pixel (one for `<=`'s last, one to spare;
+  /// `drift` bounds the rounding of the repeated addition), at most
+  /// ``generalLoopLimit`` — an int expression, or nil when the loop has no
+  /// such form. The fold still checks the condition
+  /// every iteration (its break flag), so a bound above the real count only
+  /// runs iterations that change nothing; it must never be below it, hence
+  /// the limit wherever `s` or the bound is not finite or `s` points away.
+  func tripBound(_ initial: StmtSyntax?, _ condition: ExprSyntax?, _ step: ExprSyntax?, assigned: Set<String>) throws -> Expr? {
+    guard let condition, let step, case .binary(var op, let l, let r) = condition.kind, ["<", "<=", ">", ">="].contains(op)
+    else { return nil }
+    var conditionWrites = Set<String>()
+    Assignments.collect(condition, into: &conditionWrites)
+    guard conditionWrites.isEmpty else { return nil }
+    let name: String
+    let boundSyntax: ExprSyntax
+    if case .name(let n) = l.kind {
+      (name, boundSyntax) = (n, r)
+    } else if case .name(let n) = r.kind {
+      (name, boundSyntax) = (n, l)
+      op = ["<": ">", ">": "<", "<=": ">=", ">=": "<="][op]!
+    } else {
+      return nil
+    }
+    if let initial, case .declaration(_, let ds) = initial.kind, !(ds.count == 1 && ds[0].name == name) { return nil }
+    guard !assigned.contains(name) else { return nil }
+    // The step: x++, x--, x += s, x -= s, x = x + s, x = x − s, with s free of side effects and loop-invariant.
+    var stepSyntax: ExprSyntax?
+    var sign: Float = 1
+    switch step.kind {
+    case .postfix(let o, let e), .unary(let o, let e):
+      guard case .name(name) = e.kind, o == "++" || o == "--" else { return nil }
+      sign = o == "++" ? 1 : -1
+    case .assign(let o, let target, let value):
+      guard case .name(name) = target.kind else { return nil }
+      if o == "+=" || o == "-=" {
+        (stepSyntax, sign) = (value, o == "+=" ? 1 : -1)
+      } else if o == "=", case .binary(let b, let x, let v) = value.kind, case .name(name) = x.kind, b == "+" || b == "-" {
+        (stepSyntax, sign) = (v, b == "+" ? 1 : -1)
+      } else {
+        return nil
+      }
+    default: return nil
+    }
+    var reads = Set<String>(), writes = Set<String>()
+    Assignments.names(boundSyntax, into: &reads)
+    if let stepSyntax {
+      Assignments.names(stepSyntax, into: &reads)
+      Assignments.collect(stepSyntax, into: &writes)
+    }
+    guard writes.isEmpty, reads.isDisjoint(with: assigned.union([name])), let counter = lookup(name),
+      counter.type.isNumeric, counter.scalars.count == 1, let kind = counter.type.scalarType, kind.isFloating
+    else { return nil }
+    func scalar(_ e: ExprSyntax) throws -> Expr? {
+      let v = try evaluate(e)
+      guard v.type.isNumeric, v.scalars.count == 1, let k = v.type.scalarType, k != .bool else { return nil }
+      return convertScalar(v.scalars[0], from: k, to: .float)
+    }
+    guard let b = try scalar(boundSyntax) else { return nil }
+    let s = try stepSyntax.map { try scalar($0) } ?? Expr(Float(1))
+    guard let s else { return nil }
+    let a = convertScalar(counter.scalars[0], from: kind, to: .float)
+    let signed = s * Expr(sign)
+    let upward = op == "<" || op == "<="
+    let distance = upward ? b - a : a - b
+    let stride = upward ? signed : -signed
+    let limit = Expr(Float(Self.generalLoopLimit))
+    // Each addition x + s rounds by at most 2⁻²⁴·|x|, and |x| stays within |a| + |b| + |s|:
+    // over 1,024 additions the counter lags k·s by at most 2⁻¹⁴·(|a| + |b| + |s|).
+    let drift = (abs(a) + abs(b) + abs(s)) * Expr(Float(0x1p-13))
+    let estimate = floor((distance + drift) / stride) + 2
+    let sound = isfinite(estimate) && stride > 0
+    return FXDSL.int(select(sound, clamp(estimate, 0, limit), limit))
+  }
+}

@@ -60,19 +60,21 @@ extension Lowering {
         self.declare(counter.name, .vector(counter.kind, [Expr(counter.start) + float(t) * Expr(counter.step)]))
       }
     }
-    try generalLoop("for", condition: condition, step: step, body: body, checkFirst: true, trips: trips, at: location)
+    let bound = trips == nil ? try tripBound(initial, condition, step, assigned: assigned) : nil
+    try generalLoop(
+      "for", condition: condition, step: step, body: body, checkFirst: true, trips: trips, bound: bound, at: location)
   }
 
   func generalLoop(
     _ keyword: String, condition: ExprSyntax?, step: ExprSyntax?, body: StmtSyntax, checkFirst: Bool, trips: Int? = nil,
-    at location: SourceLocation
+    bound: Expr? = nil, at location: SourceLocation
   ) throws {
     var assigned = Set<String>()
     Assignments.collect(body, into: &assigned)
     if let step { Assignments.collect(step, into: &assigned) }
     if let condition { Assignments.collect(condition, into: &assigned) }
     let n = trips ?? Self.generalLoopLimit
-    if trips == nil {
+    if trips == nil && bound?.foldedValue.map({ $0 <= Float(n) }) != true {
       warn(
         "this '\(keyword)' loop runs at most \(Self.generalLoopLimit.grouped) iterations: it has no constant trip count "
           + "and is not a counted loop (for (int i = a; i < n; i++)); later iterations are cut off", at: location)
@@ -80,7 +82,7 @@ extension Lowering {
     // The condition is evaluated once per iteration, as C++ sequences it: before the body
     // (`for`, `while`: the next iteration's check follows the step) or after it (`do`), so
     // a side effect in it (`j++ < 30`) happens once per check.
-    try runFold(count: Expr.int(n), limit: n, carried: assigned, body: body, at: location) { _ in
+    try runFold(count: bound ?? Expr.int(n), limit: n, carried: assigned, body: body, at: location) { _ in
     } after: { flags in
       // `continue` still runs the step; a failed condition stops the loop.
       self.store(flags.continueFlag, Value(.bool, [Expr(booleanLiteral: false)]))

@@ -105,3 +105,48 @@ struct MetalFailureTests {
     #expect(abs(pixel.x - 0.275) < 1e-6 && abs(pixel.w - 0.3) < 1e-6, "\(pixel)")
   }
 }
+
+/// A loop with a float counter and a variable step (Inferno's variable
+/// Gaussian blur: `for (half d = interval; d <= radius; d += interval)`)
+/// folds over a bound derived from its start, bound and step — not over the
+/// 1,024 capped iterations — and still runs exactly its real iterations
+/// (the condition stops it): counted by the shader itself, and the fold's
+/// count read from the lowered graph.
+struct MetalLoopBoundTests {
+  static let source = """
+    [[ stitchable ]] half4 steps(float2 position, half4 color, float interval, float radius) {
+      float n = 0;
+      float last = 0;
+      for (half d = interval; d <= radius; d += interval) { n += 1; last = d; }
+      return half4(n / 64, last / 64, 0, 1);
+    }
+    """
+
+  @Test(arguments: [(Float(1), Float(20)), (0.5, 7.25), (3, 2), (0.1, 1)])
+  func aVariableStepLoopRunsItsRealCount(interval: Float, radius: Float) throws {
+    let function = try ShaderLibrary(source: Self.source, path: "steps.metal").function(named: "steps")
+    // C++'s count, by the same float additions.
+    var n: Float = 0, last: Float = 0, d = interval
+    while d <= radius {
+      n += 1
+      last = d
+      d += interval
+    }
+    let constant = try function.bind([.float(Expr(interval)), .float(Expr(radius))])
+    #expect(constant.warnings.isEmpty, "a bound of constants ≤ 1,024 cuts nothing: \(constant.warnings)")
+    let pixel = try MetalSupport.pixel(constant.effect)
+    #expect(pixel.x == n / 64 && pixel.y == last / 64, "\(pixel) for \(n) iterations")
+    // With uniforms the bound is per run: the fold's count is that expression, not the constant 1,024.
+    let uniform = try function.bind([.float(Param.uniform("interval", interval)), .float(Param.uniform("radius", radius))])
+    let graph = try Pipeline(uniform.effect).graph
+    let counts = graph.stages.flatMap { stage in
+      stage.program.nodes.compactMap { node -> NodeID? in
+        if case .fold = node.op { return node.args[1] }
+        return nil
+      }.map { stage.program.constantValue($0) }
+    }
+    #expect(!counts.isEmpty && counts.allSatisfy { $0 == nil }, "\(counts)")
+    let (reference, _, difference) = try MetalSupport.run(uniform.effect, [randomImage(9, 2, seed: 1, format: .rgba32f)])
+    #expect(difference == 0 && reference[3, 1].x == n / 64)
+  }
+}
