@@ -1,13 +1,13 @@
 import Foundation
 
-/// The stack a lowering thread gets for `stages` stages: the passes that
-/// recurse once per fused stage (inlining a chain of 10,000 effects) need
-/// about 100 KiB a stage, more than a thread's default 8 MiB for long chains.
-/// 16 MiB plus 128 KiB a stage, at most 1 GiB. It is address space, not
-/// memory (only the pages touched are used), but under an address-space
-/// limit (`ulimit -v`) a fixed 1 GiB could not be had at all.
+/// The stack a lowering thread gets for `stages` stages: the passes recurse
+/// once per fused stage (inlining a chain of 10,000 effects needs about
+/// 100 KiB a stage) and along deep expressions, with room to spare. 64 MiB
+/// plus 128 KiB a stage, at most 1 GiB. It is address space, not memory (only the pages
+/// touched are used); where an address-space limit (`ulimit -v`) refuses it,
+/// ``withLargeStack(bytes:_:)`` tries smaller stacks.
 func loweringStackBytes(stages: Int) -> Int {
-  min(1 << 30, (16 << 20) + max(0, stages) * (128 << 10))
+  min(1 << 30, (64 << 20) + max(0, stages) * (128 << 10))
 }
 
 /// A resource the compiler needs and the system refused: a thread, its stack.
@@ -23,12 +23,16 @@ public struct ResourceError: Error, CustomStringConvertible {
 ///   otherwise what `body` throws.
 func withLargeStack<T>(bytes: Int, _ body: @escaping () throws -> T) throws -> T {
   let work = StackWork { Result { try body() } }
-  var attributes = pthread_attr_t()
-  pthread_attr_init(&attributes)
-  defer { pthread_attr_destroy(&attributes) }
-  var code = pthread_attr_setstacksize(&attributes, bytes)
+  var code: Int32 = 0
   var thread = pthread_t()
-  if code == 0 {
+  // The stack asked for, else smaller ones (enough for all but very long chains) where
+  // the address space is limited: a thread that cannot start is an error, never a wait.
+  for size in [bytes, 32 << 20, 16 << 20] where size <= bytes {
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    code = pthread_attr_setstacksize(&attributes, size)
+    guard code == 0 else { continue }
     let context = Unmanaged.passRetained(work).toOpaque()
     code = pthread_create(
       &thread, &attributes,
@@ -36,7 +40,8 @@ func withLargeStack<T>(bytes: Int, _ body: @escaping () throws -> T) throws -> T
         Unmanaged<StackWork>.fromOpaque(context!).takeRetainedValue().run()
         return nil
       }, context)
-    if code != 0 { Unmanaged<StackWork>.fromOpaque(context).release() }
+    if code == 0 { break }
+    Unmanaged<StackWork>.fromOpaque(context).release()
   }
   guard code == 0 else {
     throw ResourceError(

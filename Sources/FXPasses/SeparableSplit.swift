@@ -33,6 +33,37 @@ public enum SeparableSplit {
     public var ys: ClosedRange<Int32>
     /// Row-major `ys.count × xs.count` weights.
     public var weights: [Float]
+    /// Row-major: whether the stage samples that offset at all (a weight of
+    /// 0 may stand for a tap it reads: 0·NaN is NaN, so the tap must stay);
+    /// nil: where the weight is not 0.
+    public var sampled: [Bool]? = nil
+
+    /// Row-major: whether each offset of the grid is sampled.
+    var sampledGrid: [Bool] { sampled ?? weights.map { $0 != 0 } }
+
+    /// Columns and rows of the grid that the stage samples.
+    var sampledColumns: [Bool] {
+      let grid = sampledGrid, nx = xs.count
+      var columns = [Bool](repeating: false, count: nx)
+      for (k, s) in grid.enumerated() where s { columns[k % nx] = true }
+      return columns
+    }
+    var sampledRows: [Bool] {
+      let grid = sampledGrid, nx = xs.count
+      var rows = [Bool](repeating: false, count: ys.count)
+      for (k, s) in grid.enumerated() where s { rows[k / nx] = true }
+      return rows
+    }
+
+    /// Whether the sampled offsets are every pair of a sampled column and a
+    /// sampled row: what two 1-D passes read. Otherwise they would read a
+    /// pixel the stage does not (a NaN or ∞ there would reach the result
+    /// through a weight of 0), or skip one it does.
+    var samplesARectangle: Bool {
+      let grid = sampledGrid, columns = sampledColumns, rows = sampledRows, nx = xs.count
+      for (k, s) in grid.enumerated() where s != (columns[k % nx] && rows[k / nx]) { return false }
+      return true
+    }
   }
 
   /// Why a stage was not split, for `fxc dump` and tests.
@@ -118,14 +149,19 @@ public enum SeparableSplit {
       }
       channelWeights.append(weights)
     }
+    // Every offset sampled is a key of the weights, whatever its weight (0 included).
     guard let source, let sampler, channelWeights.count == 4, channelWeights.allSatisfy({ $0 == channelWeights[0] })
     else { return .failure(.notAConvolution("channels with different weights")) }
     let taps = channelWeights[0]
     let xs = taps.keys.map(\.x), ys = taps.keys.map(\.y)
     let xr = xs.min()!...xs.max()!, yr = ys.min()!...ys.max()!
     var w = [Float](repeating: 0, count: xr.count * yr.count)
-    for (k, v) in taps { w[Int(k.y - yr.lowerBound) * xr.count + Int(k.x - xr.lowerBound)] = v }
-    return .success(Convolution(source: source, sampler: sampler, xs: xr, ys: yr, weights: w))
+    var sampled = [Bool](repeating: false, count: w.count)
+    for (k, v) in taps {
+      w[Int(k.y - yr.lowerBound) * xr.count + Int(k.x - xr.lowerBound)] = v
+      sampled[Int(k.y - yr.lowerBound) * xr.count + Int(k.x - xr.lowerBound)] = true
+    }
+    return .success(Convolution(source: source, sampler: sampler, xs: xr, ys: yr, weights: w, sampled: sampled))
   }
 
   /// The factors `(h, v)` with `w(i, j) ≈ h(i)·v(j)`, or the refusal.
@@ -141,13 +177,18 @@ public enum SeparableSplit {
     var residual: Float = 0
     for j in 0..<ny { for i in 0..<nx { residual = max(residual, abs(c.weights[j * nx + i] - h[i] * v[j])) } }
     guard residual <= rankTolerance * scale else { return .failure(.rankAboveOne(residual: residual / scale)) }
+    guard c.samplesARectangle else {
+      return .failure(.notAConvolution("taps that are not every pair of a sampled column and row"))
+    }
     return .success((h, v))
   }
 
   /// Replaces stage `s` by H (new stage `s`) and V (stage `s + 1`).
   static func split(_ g: EffectGraph, stage s: Int, _ c: Convolution, _ h: [Float], _ v: [Float]) -> EffectGraph {
-    let horizontal = pass(c.source, c.sampler, offsets: c.xs, weights: h, axis: .x)
-    let vertical = pass(.stage(s), Sampler(filter: .nearest, address: c.sampler.address), offsets: c.ys, weights: v, axis: .y)
+    let horizontal = pass(c.source, c.sampler, offsets: c.xs, weights: h, sampled: c.sampledColumns, axis: .x)
+    let vertical = pass(
+      .stage(s), Sampler(filter: .nearest, address: c.sampler.address), offsets: c.ys, weights: v, sampled: c.sampledRows,
+      axis: .y)
     return replace(g, stage: s, horizontal: horizontal, vertical: vertical)
   }
 
@@ -181,10 +222,12 @@ public enum SeparableSplit {
     return out
   }
 
-  /// `Σ weights[k] · sample(src, position + offset k along axis)` for each channel.
-  static func pass(_ src: ImageRef, _ sampler: Sampler, offsets: ClosedRange<Int32>, weights: [Float], axis: PixelOffset.Axis)
-    -> Program
-  {
+  /// `Σ weights[k] · sample(src, position + offset k along axis)` for each
+  /// channel, over the offsets `sampled` (a weight of 0 included: its tap
+  /// still carries a NaN or ∞ into the sum, as in the stage it replaces).
+  static func pass(
+    _ src: ImageRef, _ sampler: Sampler, offsets: ClosedRange<Int32>, weights: [Float], sampled: [Bool], axis: PixelOffset.Axis
+  ) -> Program {
     var p = Program()
     let x = p.add(.positionX), y = p.add(.positionY)
     let taps = Array(offsets)
@@ -201,12 +244,12 @@ public enum SeparableSplit {
       var terms: [NodeID] = []
       var k = 0, j = taps.count - 1
       while k <= j {
-        if weights[k] != 0 || weights[j] != 0 {
-          if k < j, taps[k] == -taps[j], weights[k] == weights[j] {
+        if sampled[k] || sampled[j] {
+          if k < j, sampled[k], sampled[j], taps[k] == -taps[j], weights[k] == weights[j] {
             terms.append(weighted(weights[k], p.add(.add, [tap(k), tap(j)])))
           } else {
-            if weights[k] != 0 { terms.append(weighted(weights[k], tap(k))) }
-            if k < j, weights[j] != 0 { terms.append(weighted(weights[j], tap(j))) }
+            if sampled[k] { terms.append(weighted(weights[k], tap(k))) }
+            if k < j, sampled[j] { terms.append(weighted(weights[j], tap(j))) }
           }
         }
         k += 1

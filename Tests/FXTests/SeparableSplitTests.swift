@@ -1,4 +1,5 @@
 import FX
+import FXTestSupport
 import Testing
 
 /// The separability pass splits what is provably separable, agrees with the
@@ -126,5 +127,54 @@ struct SeparableSplitTests {
       return sum
     }
     #expect(try splitCount(tinted) == 0)
+  }
+}
+
+/// A tap of weight 0 is still a tap: 0·NaN is NaN (DESIGN §4), so the split
+/// must read it (fxc fuzz seed 5092928591409747055: a 2×2 loop of weights
+/// i, unrolled, dropped its zero column and turned NaN into 0); and a split
+/// must not read a pixel the stage never samples.
+struct ZeroWeightTapTests {
+  @Test func aZeroWeightTapCarriesNaNThroughTheSplit() throws {
+    let in0 = ImageBuffer.pixels(2, 1, .rgba8, [(0, 0, 0, 0), (128, 64, 32, 255)])
+    let s0 = Effect.color("s0") { _, color in 0.0 / color }(Image.input(0))
+    let s1 = Effect.layer("s1") { position, layer in
+      var sum: Expr = float4(0)
+      for j in 0...1 {
+        for i in 0...1 {
+          sum = sum + Expr(Float(i)) * layer.sample(position + float2(Expr(Float(i)), Expr(Float(j))))
+        }
+      }
+      return sum
+    }(s0)
+    let graph = try EffectGraph(output: s1)
+    let (kernel, log) = try Lower.run(graph)
+    #expect(log.entries.contains { $0.pass == "separable split" && $0.summary == "split 1 convolution" })
+    let lowered = try Interpreter.run(kernel, inputs: [in0], params: graph.uniforms, format: .rgba32f)
+    let staged = try Interpreter.runStaged(graph, inputs: [in0])
+    #expect(staged[0, 0].x.isNaN && lowered[0, 0].x.isNaN, "\(lowered[0, 0])")
+    #expect(Differential.check(s1, inputs: [in0]) == nil)
+  }
+
+  @Test func aSplitReadsOnlyWhatTheStageSamples() throws {
+    // Taps at the corners of a 3×3 square only: columns {−1, 1} × rows {−1, 1}, a rectangle of
+    // sampled offsets; the centre column and row are never read, and must not be after the split.
+    let corners = Effect.layer("corners") { p, layer in
+      var sum: Expr = float4(0)
+      for j in [-1, 1] { for i in [-1, 1] { sum = sum + 0.25 * layer.sample(p + float2(Expr(Float(i)), Expr(Float(j)))) } }
+      return sum
+    }
+    let graph = try EffectGraph(output: corners(.input()))
+    guard case .success(let conv) = SeparableSplit.analyse(graph.stages[0].program) else {
+      Issue.record("the corners are a convolution")
+      return
+    }
+    #expect(conv.sampled == [true, false, true, false, false, false, true, false, true])
+    guard case .success = SeparableSplit.factor(conv) else {
+      Issue.record("a rectangle of sampled offsets splits")
+      return
+    }
+    let image = ImageBuffer.pixels(3, 3, .rgba32f, (0..<9).map { $0 == 4 ? (.nan, .nan, .nan, .nan) : (1, 1, 1, 1) })
+    #expect(Differential.check(corners(.input()), inputs: [image]) == nil)
   }
 }
