@@ -244,9 +244,18 @@ void fx_jpeg_writer_close(fx_jpeg_writer *w) {
   free(w);
 }
 
+// An EXIF block (APP1) holding only the Orientation tag: "Exif\0\0", then a
+// big-endian TIFF header and one IFD entry (tag 0x0112, SHORT, count 1).
+static void exif_orientation(int orientation, JOCTET block[32]) {
+  static const JOCTET head[20] = {'E', 'x', 'i', 'f', 0, 0, 'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3};
+  memcpy(block, head, 20);
+  const JOCTET rest[12] = {0, 0, 0, 1, 0, (JOCTET)orientation, 0, 0, 0, 0, 0, 0};
+  memcpy(block + 20, rest, 12);
+}
+
 fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int components, int quality,
-                                   const void *icc, size_t icc_size, fx_jpeg_writer **out, char *msg,
-                                   size_t msg_cap) {
+                                   const void *icc, size_t icc_size, int orientation, fx_jpeg_writer **out,
+                                   char *msg, size_t msg_cap) {
   *out = NULL;
   if (components != 1 && components != 3 && components != 4) {
     put_msg(msg, msg_cap, "a JPEG is written from 1 (gray), 3 (RGB) or 4 (RGBX) samples a pixel");
@@ -289,6 +298,11 @@ fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int 
   // up to 50 MP; larger images get the standard tables and stream.
   w->cinfo.optimize_coding = (uint64_t)width * height <= FX_JPEG_OPTIMIZE_MAX_PIXELS;
   jpeg_start_compress(&w->cinfo, TRUE);
+  if (orientation >= 2 && orientation <= 8) {
+    JOCTET block[32];
+    exif_orientation(orientation, block);
+    jpeg_write_marker(&w->cinfo, JPEG_APP0 + 1, block, sizeof block);
+  }
   if (icc != NULL && icc_size > 0)
     jpeg_write_icc_profile(&w->cinfo, (const JOCTET *)icc, (unsigned int)icc_size);
   *out = w;
@@ -326,12 +340,13 @@ fx_jpeg_status fx_jpeg_writer_finish(fx_jpeg_writer *w, void **out, size_t *out_
 }
 
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                   int components, int quality, const void *icc, size_t icc_size, void **out,
+                   int components, int quality, const void *icc, size_t icc_size, int orientation, void **out,
                    size_t *out_size, char *msg, size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   fx_jpeg_writer *w = NULL;
-  fx_jpeg_status s = fx_jpeg_writer_open(-1, width, height, components, quality, icc, icc_size, &w, msg, msg_cap);
+  fx_jpeg_status s =
+      fx_jpeg_writer_open(-1, width, height, components, quality, icc, icc_size, orientation, &w, msg, msg_cap);
   if (s == FX_JPEG_OK) s = fx_jpeg_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
   if (s == FX_JPEG_OK) s = fx_jpeg_writer_finish(w, out, out_size, msg, msg_cap);
   fx_jpeg_writer_close(w);

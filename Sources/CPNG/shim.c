@@ -265,8 +265,8 @@ void fx_png_writer_close(fx_png_writer *w) {
 }
 
 fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
-                                 int compression_level, const void *icc, size_t icc_size, fx_png_writer **out,
-                                 char *msg, size_t msg_cap) {
+                                 int compression_level, const void *icc, size_t icc_size, int orientation,
+                                 fx_png_writer **out, char *msg, size_t msg_cap) {
   static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                      PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
   *out = NULL;
@@ -294,6 +294,14 @@ fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int ch
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (icc != NULL && icc_size > 0)
     png_set_iCCP(w->png, w->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
+  if (orientation >= 2 && orientation <= 8) {
+    // eXIf: a big-endian TIFF structure whose IFD0 holds the Orientation tag alone.
+    static png_byte exif[26] = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0};
+    png_byte block[26];
+    memcpy(block, exif, sizeof block);
+    block[19] = (png_byte)orientation;
+    png_set_eXIf_1(w->png, w->info, sizeof block, block);
+  }
   png_write_info(w->png, w->info);
   *out = w;
   return FX_PNG_OK;
@@ -323,12 +331,12 @@ fx_png_status fx_png_writer_finish(fx_png_writer *w, void **out, size_t *out_siz
 
 fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                   int channels, int bit_depth, int compression_level, const void *icc,
-                  size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap) {
+                  size_t icc_size, int orientation, void **out, size_t *out_size, char *msg, size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   fx_png_writer *w = NULL;
   fx_png_status s = fx_png_writer_open(-1, width, height, channels, bit_depth, compression_level, icc, icc_size,
-                                       &w, msg, msg_cap);
+                                       orientation, &w, msg, msg_cap);
   if (s == FX_PNG_OK) s = fx_png_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
   if (s == FX_PNG_OK) s = fx_png_writer_finish(w, out, out_size, msg, msg_cap);
   fx_png_writer_close(w);

@@ -395,8 +395,8 @@ void fx_tiff_writer_close(fx_tiff_writer *w) {
 }
 
 fx_tiff_status fx_tiff_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bits, int level,
-                                   int tile, const void *icc, size_t icc_size, fx_tiff_writer **out, char *msg,
-                                   size_t msg_cap) {
+                                   int tile, const void *icc, size_t icc_size, int orientation, fx_tiff_writer **out,
+                                   char *msg, size_t msg_cap) {
   *out = NULL;
   fx_tiff_writer *w = calloc(1, sizeof *w);
   if (w == NULL) {
@@ -422,7 +422,7 @@ fx_tiff_status fx_tiff_writer_open(int fd, uint32_t width, uint32_t height, int 
   TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, channels);
   TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
   TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
-  TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+  TIFFSetField(tif, TIFFTAG_ORIENTATION, (uint16_t)(orientation >= 2 && orientation <= 8 ? orientation : ORIENTATION_TOPLEFT));
   if (channels == 2 || channels == 4) {
     uint16_t kind = EXTRASAMPLE_UNASSALPHA;
     TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &kind);
@@ -504,12 +504,13 @@ fx_tiff_status fx_tiff_writer_finish(fx_tiff_writer *w, void **out, size_t *out_
 
 fx_tiff_status fx_tiff_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                               int channels, int bits, int level, int tile, const void *icc,
-                              size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap) {
+                              size_t icc_size, int orientation, void **out, size_t *out_size, char *msg,
+                              size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   fx_tiff_writer *w = NULL;
-  fx_tiff_status s =
-      fx_tiff_writer_open(-1, width, height, channels, bits, level, tile, icc, icc_size, &w, msg, msg_cap);
+  fx_tiff_status s = fx_tiff_writer_open(-1, width, height, channels, bits, level, tile, icc, icc_size, orientation,
+                                         &w, msg, msg_cap);
   if (s == FX_TIFF_OK) s = fx_tiff_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
   if (s == FX_TIFF_OK) s = fx_tiff_writer_finish(w, out, out_size, msg, msg_cap);
   fx_tiff_writer_close(w);

@@ -218,15 +218,19 @@ public enum ImageFile {
   ///     default). False puts the new file in place only if none exists
   ///     there at that moment, atomically (a hard link, which fails if the
   ///     name is taken), so that two processes writing one path write it once.
+  ///   - orientation: the EXIF orientation (1…8) to record for the pixels as
+  ///     given (JPEG, PNG and TIFF: ``recordsOrientation(_:)``), so a viewer
+  ///     turns them; 1, the default, records none. Other formats ignore it.
   public static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat? = nil,
     layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
-    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false, replacing: Bool = true
+    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false, replacing: Bool = true,
+    orientation: Int = 1
   ) throws {
     try write(
       image, to: path, format: format, layout: layout, bitDepth: bitDepth, jpegQuality: jpegQuality,
       pngCompressionLevel: pngCompressionLevel, iccProfile: iccProfile, lossless: lossless, replacing: replacing,
-      beforeRename: {})
+      orientation: orientation, beforeRename: {})
   }
 
   /// ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:)``
@@ -234,32 +238,38 @@ public enum ImageFile {
   static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat?, layout: ChannelLayout,
     bitDepth: Int, jpegQuality: Int, pngCompressionLevel: Int, iccProfile: ICCProfile? = nil, lossless: Bool = false,
-    replacing: Bool = true, beforeRename: () throws -> Void
+    replacing: Bool = true, orientation: Int = 1, beforeRename: () throws -> Void
   ) throws {
     try attributing(to: path) {
       let format = try format ?? formatFromExtension(of: path)
       let encoded = try encode(
         image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
-        lossless: lossless, iccProfile: iccProfile)
+        lossless: lossless, iccProfile: iccProfile, orientation: orientation)
       try encoded.withBytes {
         try FileSystem.writeAtomically($0, to: path, replacing: replacing, beforeRename: beforeRename)
       }
     }
   }
 
+  /// Whether files of `format` record an EXIF orientation when written
+  /// (``ImageWriteOptions/orientation``): JPEG, PNG and TIFF.
+  public static func recordsOrientation(_ format: ImageFileFormat) -> Bool { format == .jpeg || format == .png || format == .tiff }
+
   /// The file's bytes in `format`, its options checked.
   private static func encode(
     _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, quality: Int, level: Int,
-    lossless: Bool, iccProfile: ICCProfile?
+    lossless: Bool, iccProfile: ICCProfile?, orientation: Int = 1
   ) throws -> MallocBytes {
     try checkOptions(format: format, layout: layout, bitDepth: bitDepth, quality: quality, level: level, iccProfile: iccProfile)
     switch format {
     case .png:
-      return try PNGCodec.encode(image, layout: layout, bitDepth: bitDepth, compressionLevel: level, iccProfile: iccProfile?.data)
+      return try PNGCodec.encode(
+        image, layout: layout, bitDepth: bitDepth, compressionLevel: level, iccProfile: iccProfile?.data, orientation: orientation)
     case .tiff:
-      return try TIFFCodec.encode(image, layout: layout, bitDepth: bitDepth, level: level, iccProfile: iccProfile?.data)
+      return try TIFFCodec.encode(
+        image, layout: layout, bitDepth: bitDepth, level: level, iccProfile: iccProfile?.data, orientation: orientation)
     case .jpeg:
-      return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data)
+      return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data, orientation: orientation)
     case .heic, .avif:
       return try HEIFCodec.encode(
         image, format: format, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)

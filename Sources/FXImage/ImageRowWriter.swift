@@ -20,6 +20,11 @@ public struct ImageWriteOptions: Sendable {
   public var lossless: Bool
   /// A profile to embed; nil embeds none.
   public var iccProfile: ICCProfile?
+  /// The EXIF orientation (1…8) the file records for its stored pixels: 2…8
+  /// is written (a JPEG's APP1, a PNG's eXIf, a TIFF's Orientation tag) so a
+  /// viewer turns the image; 1 writes none. HEIC, AVIF and WebP files
+  /// record none (``ImageFile/recordsOrientation(_:)``).
+  public var orientation = 1
   /// Whether ``ImageRowWriter/finish()`` replaces a file that exists at the
   /// path (the default); false puts the file in place only where none
   /// exists, atomically, as ``ImageFile``'s `write(…, replacing: false)`.
@@ -117,14 +122,15 @@ public final class ImageRowWriter {
       case .png:
         let s = message.withBuffer {
           fx_png_writer_open(
-            fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), iccPointer, icc.count, &handle,
-            $0, $1)
+            fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), iccPointer, icc.count,
+            Int32(options.orientation), &handle, $0, $1)
         }
         guard s == FX_PNG_OK, let handle else { throw ImageFileFailure("cannot encode PNG: \(message.text)") }
         return .png(handle)
       case .jpeg:
         let s = message.withBuffer {
-          fx_jpeg_writer_open(fd, w, h, channels, Int32(options.quality), iccPointer, icc.count, &handle, $0, $1)
+          fx_jpeg_writer_open(
+            fd, w, h, channels, Int32(options.quality), iccPointer, icc.count, Int32(options.orientation), &handle, $0, $1)
         }
         guard s == FX_JPEG_OK, let handle else { throw ImageFileFailure("cannot encode JPEG: \(message.text)") }
         return .jpeg(handle)
@@ -132,7 +138,7 @@ public final class ImageRowWriter {
         let s = message.withBuffer {
           fx_tiff_writer_open(
             fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), 0, iccPointer, icc.count,
-            &handle, $0, $1)
+            Int32(options.orientation), &handle, $0, $1)
         }
         guard s == FX_TIFF_OK, let handle else { throw ImageFileFailure("cannot encode TIFF: \(message.text)") }
         return .tiff(handle)

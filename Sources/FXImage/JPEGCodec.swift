@@ -36,30 +36,32 @@ enum JPEGCodec {
 
   /// Encodes the premultiplied color (alpha dropped: composited over black)
   /// as gray when `layout` is gray or grayAlpha, otherwise as RGB.
-  static func encode(_ image: ImageBuffer, layout: ChannelLayout, quality: Int, iccProfile: [UInt8]?) throws
+  static func encode(_ image: ImageBuffer, layout: ChannelLayout, quality: Int, iccProfile: [UInt8]?, orientation: Int = 1) throws
     -> MallocBytes
   {
     let fileLayout: ChannelLayout = layout == .gray || layout == .grayAlpha ? .gray : .rgb
     if fileLayout == .rgb && image.format == .rgba8 && image.isOpaque {
       // Opaque RGBA8 needs no packing: libjpeg reads it as RGBX (the 4th byte ignored), the same file.
-      return try encodeRGBX(image, quality: quality, iccProfile: iccProfile)
+      return try encodeRGBX(image, quality: quality, iccProfile: iccProfile, orientation: orientation)
     }
     return try encodeRows(image, layout: fileLayout, bitDepth: 8, iccProfile: iccProfile, name: "JPEG") {
       input, out, size, msg, cap in
       fx_jpeg_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(fileLayout.channelCount),
-        Int32(quality), input.icc, input.iccCount, &out, &size, msg, cap) == FX_JPEG_OK
+        Int32(quality), input.icc, input.iccCount, Int32(orientation), &out, &size, msg, cap) == FX_JPEG_OK
     }
   }
 
   /// Encodes an opaque RGBA8 image's rows as they are, as RGBX.
-  private static func encodeRGBX(_ image: ImageBuffer, quality: Int, iccProfile: [UInt8]?) throws -> MallocBytes {
+  private static func encodeRGBX(_ image: ImageBuffer, quality: Int, iccProfile: [UInt8]?, orientation: Int) throws
+    -> MallocBytes
+  {
     try withExtendedLifetime(image) {
       try runEncoder(rows: image.data, rowBytes: image.rowBytes, iccProfile: iccProfile, name: "JPEG") {
         input, out, size, msg, cap in
         fx_jpeg_encode(
           input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, 4, Int32(quality), input.icc,
-          input.iccCount, &out, &size, msg, cap) == FX_JPEG_OK
+          input.iccCount, Int32(orientation), &out, &size, msg, cap) == FX_JPEG_OK
       }
     }
   }

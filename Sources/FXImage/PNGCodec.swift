@@ -51,13 +51,15 @@ enum PNGCodec {
 
   /// Encodes packed rows (``encodeRows(_:layout:bitDepth:bigEndian:iccProfile:name:_:)``).
   static func encode(
-    _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, compressionLevel: Int, iccProfile: [UInt8]?
+    _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, compressionLevel: Int, iccProfile: [UInt8]?,
+    orientation: Int = 1
   ) throws -> MallocBytes {
     try encodeRows(image, layout: layout, bitDepth: bitDepth, iccProfile: iccProfile, name: "PNG") {
       input, out, size, msg, cap in
       fx_png_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(layout.channelCount),
-        Int32(bitDepth), Int32(compressionLevel), input.icc, input.iccCount, &out, &size, msg, cap) == FX_PNG_OK
+        Int32(bitDepth), Int32(compressionLevel), input.icc, input.iccCount, Int32(orientation), &out, &size, msg, cap)
+        == FX_PNG_OK
     }
   }
 

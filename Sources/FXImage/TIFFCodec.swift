@@ -28,13 +28,15 @@ enum TIFFCodec {
   /// Encodes as a Deflate-compressed TIFF (`level` 0 = uncompressed), 8 or
   /// 16 bits, unassociated alpha, in strips or, with `tile`, in tiles.
   static func encode(
-    _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, level: Int, iccProfile: [UInt8]?, tile: Int = 0
+    _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, level: Int, iccProfile: [UInt8]?, tile: Int = 0,
+    orientation: Int = 1
   ) throws -> MallocBytes {
     try encodeRows(image, layout: layout, bitDepth: bitDepth, bigEndian: false, iccProfile: iccProfile, name: "TIFF") {
       input, out, size, msg, cap in
       fx_tiff_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(layout.channelCount),
-        Int32(bitDepth), Int32(level), Int32(tile), input.icc, input.iccCount, &out, &size, msg, cap) == FX_TIFF_OK
+        Int32(bitDepth), Int32(level), Int32(tile), input.icc, input.iccCount, Int32(orientation), &out, &size, msg, cap)
+        == FX_TIFF_OK
     }
   }
 

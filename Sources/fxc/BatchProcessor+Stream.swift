@@ -33,6 +33,7 @@ extension BatchProcessor {
       format: job.format, layout: layout, bitDepth: sixteen ? options.depth ?? info.bitDepth : 8, quality: options.quality,
       compressionLevel: options.compression, lossless: options.lossless, iccProfile: profile)
     write.replacing = options.overwrite
+    write.orientation = recordedOrientation(info, format: job.format, warnings: &r.warnings)
     writing(true)
     defer { writing(false) }
     let writer = try ImageRowWriter(path: job.destination, width: info.width, height: info.height, options: write)

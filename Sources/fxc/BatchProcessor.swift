@@ -219,12 +219,13 @@ final class BatchProcessor: @unchecked Sendable {
     let profile = outputProfile(loaded.info, layout: layout, format: job.format, warnings: &r.warnings)
     writing(true)
     defer { writing(false) }
+    let tag = recordedOrientation(loaded.info, format: job.format, warnings: &r.warnings)
     let written = try seconds {
       try claimingDestination(&r) {
         try ImageFile.write(
           result, to: job.destination, format: job.format, layout: layout, bitDepth: depth,
           jpegQuality: options.quality, pngCompressionLevel: options.compression, iccProfile: profile,
-          lossless: options.lossless, replacing: options.overwrite)
+          lossless: options.lossless, replacing: options.overwrite, orientation: tag)
       }
     }
     guard r.status != .skipped else { return }
@@ -262,6 +263,20 @@ final class BatchProcessor: @unchecked Sendable {
       r.warnings.append("--lossless cannot apply to the JPEG output \(job.destination), which is lossy")
     }
     return true
+  }
+
+  /// The EXIF orientation the output records: with `--keep-orientation`, the
+  /// input's (the pixels are as stored, so the tag must go with them), where
+  /// the format can record one; else a warning that the output shows as stored.
+  func recordedOrientation(_ info: ImageFileInfo, format: ImageFileFormat, warnings: inout [String]) -> Int {
+    guard options.keepOrientation, info.orientation != 1 else { return 1 }
+    guard ImageFile.recordsOrientation(format) else {
+      warnings.append(
+        "its EXIF orientation \(info.orientation) is not recorded in the \(format.name) output (JPEG, PNG and TIFF record it): "
+          + "viewers show the pixels as stored")
+      return 1
+    }
+    return info.orientation
   }
 
   /// Whether the kernel's output alpha is the constant 1 (an opaque input's

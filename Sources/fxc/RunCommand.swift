@@ -66,7 +66,9 @@ struct RunCommand: Command {
           .option("--depth", value: "8|16", help: "PNG and TIFF bits per channel; JPEG is always 8", default: "the input's"),
           .flag("--overwrite", help: "replace existing outputs (never an input)"),
           .flag("--skip-existing", help: "leave existing outputs as they are: resumes a batch"),
-          .flag("--keep-orientation", help: "do not apply the EXIF orientation"),
+          .flag(
+            "--keep-orientation",
+            help: "do not apply the EXIF orientation: keep the pixels as stored and record the orientation in JPEG, PNG and TIFF outputs"),
           .flag(
             "--keep-alpha",
             help: "write an alpha channel also for inputs without one (what an effect or shader made transparent stays so)"),

@@ -227,3 +227,47 @@ struct StandardStreamTests {
     #expect(manifest.status == 0 && dir.exists("out/a.png"), "\(manifest)")
   }
 }
+
+/// `--keep-orientation` keeps the pixels as stored, so the output must carry
+/// the orientation tag for viewers to turn them (issue 37: the tag was
+/// dropped with the rest of EXIF and every viewer showed the result
+/// sideways). JPEG, PNG and TIFF record it, whole or streamed; a format that
+/// cannot is a warning.
+@Suite("fxc run --keep-orientation")
+struct KeepOrientationTests {
+  /// rocket.jpg with an EXIF block saying orientation 6, after SOI.
+  static func sideways(_ dir: BatchScratch) throws {
+    try dir.rocket("rocket.jpg")
+    let jpeg = [UInt8](try dir.bytes("rocket.jpg"))
+    let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+    let body = Array("Exif".utf8) + [0, 0] + tiff
+    let app1: [UInt8] = [0xFF, 0xE1, 0, UInt8(body.count + 2)] + body
+    try dir.write(Data(Array(jpeg[..<2]) + app1 + Array(jpeg[2...])), to: "phone.jpg")
+  }
+
+  @Test(arguments: ["jpg", "png", "tif"])
+  func theTagIsRecordedWithThePixelsAsStored(_ ext: String) throws {
+    let dir = try BatchScratch()
+    try Self.sideways(dir)
+    for stream in [true, false] {
+      let name = "out-\(stream).\(ext)"
+      let result = try BatchFXC.run(
+        ["run", "-c", "sepia", "phone.jpg", "-o", name, "--keep-orientation", "-v"] + (stream ? [] : ["--no-stream"]), in: dir.path)
+      #expect(result.status == 0 && !result.stderr.contains("warning"), "\(result)")
+      let (image, info) = try ImageFile.read(dir.file(name))
+      #expect(info.orientation == 6 && image.width == 640 && image.height == 427, "\(ext), stream \(stream)")
+    }
+    // Without the flag the pixels are turned and no tag is written.
+    let upright = try BatchFXC.run(["run", "-c", "sepia", "phone.jpg", "-o", "upright.\(ext)"], in: dir.path)
+    #expect(upright.status == 0)
+    let (image, info) = try ImageFile.read(dir.file("upright.\(ext)"))
+    #expect(info.orientation == 1 && image.width == 427 && image.height == 640)
+  }
+
+  @Test func aFormatThatCannotRecordItWarns() throws {
+    let dir = try BatchScratch()
+    try Self.sideways(dir)
+    let result = try BatchFXC.run(["run", "-c", "sepia", "phone.jpg", "-o", "out.webp", "--keep-orientation"], in: dir.path)
+    #expect(result.status == 0 && result.stderr.contains("its EXIF orientation 6 is not recorded in the WebP output"), "\(result)")
+  }
+}

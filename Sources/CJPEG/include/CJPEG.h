@@ -74,11 +74,12 @@ void fx_jpeg_reader_close(fx_jpeg_reader *reader);
 /// Encodes `height` rows of 8-bit samples, `components` 1 (gray), 3 (RGB)
 /// or 4 (RGBX, the 4th ignored) per pixel, `row_bytes` apart, as a baseline JFIF JPEG of `quality` 1…100
 /// (optimised Huffman tables up to FX_JPEG_OPTIMIZE_MAX_PIXELS),
-/// with the ICC profile `icc[0..<icc_size]` in APP2 segments unless NULL.
+/// with the ICC profile `icc[0..<icc_size]` in APP2 segments unless NULL,
+/// and an EXIF APP1 segment holding the Orientation tag when `orientation` is 2…8.
 /// On success `*out` is a malloc'd buffer of `*out_size` bytes to release
 /// with free().
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                   int components, int quality, const void *icc, size_t icc_size, void **out,
+                   int components, int quality, const void *icc, size_t icc_size, int orientation, void **out,
                    size_t *out_size, char *msg, size_t msg_cap);
 
 /// The largest image whose Huffman tables are optimised (a second pass over
@@ -97,8 +98,8 @@ typedef struct fx_jpeg_writer fx_jpeg_writer;
 /// `row_bytes` apart), finish (for memory, `*out` is then a malloc'd buffer
 /// of `*out_size` bytes to free()), and close (also after a failure).
 fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int components, int quality,
-                                   const void *icc, size_t icc_size, fx_jpeg_writer **out, char *msg,
-                                   size_t msg_cap);
+                                   const void *icc, size_t icc_size, int orientation, fx_jpeg_writer **out,
+                                   char *msg, size_t msg_cap);
 fx_jpeg_status fx_jpeg_writer_rows(fx_jpeg_writer *writer, const void *pixels, size_t row_bytes,
                                    uint32_t count, char *msg, size_t msg_cap);
 fx_jpeg_status fx_jpeg_writer_finish(fx_jpeg_writer *writer, void **out, size_t *out_size, char *msg,

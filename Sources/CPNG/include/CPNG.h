@@ -78,11 +78,12 @@ void fx_png_reader_close(fx_png_reader *reader);
 /// Encodes `height` rows of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)
 /// samples of `bit_depth` 8 or 16 (16-bit big-endian), `row_bytes` apart, as
 /// a non-interlaced PNG with zlib level `compression_level` (0…9), with the ICC
-/// profile `icc[0..<icc_size]` in an iCCP chunk unless `icc` is NULL. On success
+/// profile `icc[0..<icc_size]` in an iCCP chunk unless `icc` is NULL, and an
+/// eXIf chunk holding the Orientation tag when `orientation` is 2…8. On success
 /// `*out` is a malloc'd buffer of `*out_size` bytes to release with free().
 fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                   int channels, int bit_depth, int compression_level, const void *icc,
-                  size_t icc_size, void **out, size_t *out_size, char *msg, size_t msg_cap);
+                  size_t icc_size, int orientation, void **out, size_t *out_size, char *msg, size_t msg_cap);
 
 /// A PNG encoder writing rows as they come; opaque to Swift.
 typedef struct fx_png_writer fx_png_writer;
@@ -93,8 +94,8 @@ typedef struct fx_png_writer fx_png_writer;
 /// a malloc'd buffer of `*out_size` bytes to free()), and close (also after a
 /// failure).
 fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
-                                 int compression_level, const void *icc, size_t icc_size, fx_png_writer **out,
-                                 char *msg, size_t msg_cap);
+                                 int compression_level, const void *icc, size_t icc_size, int orientation,
+                                 fx_png_writer **out, char *msg, size_t msg_cap);
 fx_png_status fx_png_writer_rows(fx_png_writer *writer, const void *pixels, size_t row_bytes, uint32_t count,
                                  char *msg, size_t msg_cap);
 fx_png_status fx_png_writer_finish(fx_png_writer *writer, void **out, size_t *out_size, char *msg,
