@@ -186,6 +186,24 @@ struct RunCommand: Command {
     frames = try args.intOption("--frames", range: 1...1_000_000)
     to = try args.option("--to")
     arguments = try args.remaining()
+    try bindStandardStreams()
+
+    guard !arguments.isEmpty || manifest != nil else { throw UsageError("fxc run needs at least one input file") }
+    guard (output == nil) != (outDir == nil) else { throw UsageError("give exactly one of -o OUT (one input) or --out-dir DIR") }
+    if output != nil && arguments.count > 1 && frames == nil {
+      throw UsageError("-o takes one input; use --out-dir DIR for \(arguments.count) inputs")
+    }
+    if output != nil && nameTemplate != nil { throw UsageError("--name names the files in --out-dir; -o names the one output itself") }
+    if options.overwrite && options.skipExisting { throw UsageError("--overwrite and --skip-existing contradict each other; give one") }
+    if frames == nil, let sweep = params.first(where: { $0.to != nil }) {
+      throw UsageError("'--param \(sweep.name)=A...B' sweeps a value across frames: add --frames N")
+    }
+  }
+
+  /// `-` among the inputs (an image, its bytes beginning like one, else a
+  /// manifest, on standard input) and `-o -` (the image's bytes to standard
+  /// output, in the --format given): temporary files stand for them.
+  private mutating func bindStandardStreams() throws {
     // `-` among the inputs: an image (its bytes begin like one) or a manifest on standard input.
     if arguments.contains("-") {
       if manifest != "-", let ext = StandardStreams.imageExtension(StandardStreams.input) {
@@ -209,17 +227,6 @@ struct RunCommand: Command {
       standardOutputFile = path
       output = path
       StandardStreams.outputIsImage = true
-    }
-
-    guard !arguments.isEmpty || manifest != nil else { throw UsageError("fxc run needs at least one input file") }
-    guard (output == nil) != (outDir == nil) else { throw UsageError("give exactly one of -o OUT (one input) or --out-dir DIR") }
-    if output != nil && arguments.count > 1 && frames == nil {
-      throw UsageError("-o takes one input; use --out-dir DIR for \(arguments.count) inputs")
-    }
-    if output != nil && nameTemplate != nil { throw UsageError("--name names the files in --out-dir; -o names the one output itself") }
-    if options.overwrite && options.skipExisting { throw UsageError("--overwrite and --skip-existing contradict each other; give one") }
-    if frames == nil, let sweep = params.first(where: { $0.to != nil }) {
-      throw UsageError("'--param \(sweep.name)=A...B' sweeps a value across frames: add --frames N")
     }
   }
 
