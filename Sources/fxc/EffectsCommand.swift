@@ -75,7 +75,8 @@ struct EffectsCommand: Command {
     guard FileKind.of(path) != .missing else {
       throw CommandFailure(description: "error: \(path) not found; give a photo with --image FILE")
     }
-    let (photo, _) = try ImageFile.read(path)
+    // Upright, as every viewer shows the photo (its EXIF orientation applied).
+    let photo = try Picture(contentsOf: path).image
     let renderer = ContactSheet(photo: photo, cellWidth: cellWidth, columns: columns)
     let result = try renderer.render(Catalogue.effects)
     try ImageFile.write(result, to: sheet, format: .png, layout: .rgb)

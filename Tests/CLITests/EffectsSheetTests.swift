@@ -79,3 +79,20 @@ struct EffectsSheetTests {
     #expect(usage == 2 && usageMessage.contains("--sheet"), "\(usageMessage)")
   }
 }
+
+/// The sheet of a phone photo stored sideways (EXIF orientation 6) shows it
+/// upright (issue 37): its cells are as tall as the upright photo's aspect
+/// makes them (640 × 427 turned: a 64-pixel cell is 96 pixels high).
+@Suite("fxc effects --sheet: orientation")
+struct EffectsSheetOrientationTests {
+  @Test func aSidewaysPhotoIsShownUpright() throws {
+    let dir = try BatchScratch()
+    try KeepOrientationTests.sideways(dir)
+    let result = try BatchFXC.run(
+      ["effects", "--sheet", "sheet.png", "--image", "phone.jpg", "--cell", "64", "--columns", "9"], in: dir.path)
+    #expect(result.status == 0, "\(result)")
+    let (sheet, _) = try ImageFile.read(dir.file("sheet.png"))
+    let rows = (Catalogue.effects.count + 1 + 8) / 9
+    #expect(sheet.height == rows * (96 + 22 + 8) + 8, "\(sheet.height)")
+  }
+}
