@@ -18,5 +18,9 @@ let package = Package(
     .target(
       name: "FuzzChain", dependencies: [.product(name: "FX", package: "fxc")],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+    // The listing of `fxc run`'s inputs, through a link to Sources/fxc/BatchInputs.swift.
+    .target(
+      name: "FuzzInputs", dependencies: [.product(name: "FX", package: "fxc")],
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
   ]
 )

@@ -5,6 +5,7 @@
 #
 #   scripts/fuzz.sh image [SECONDS] [FLAGS…]  image decoding, every format (ImageFile.read(bytes:))
 #   scripts/fuzz.sh chain [SECONDS] [FLAGS…]  --chain text: parse, resolve, lower, interpret
+#   scripts/fuzz.sh inputs [SECONDS] [FLAGS…] directory trees of any names, globs and manifests: fxc run's input listing
 #
 # SECONDS defaults to 600; FLAGS go to libFuzzer (`-help=1` lists them). The
 # corpus is kept in .build/fuzz/corpus/TARGET and grows from run to run; the
@@ -18,13 +19,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  echo "usage: scripts/fuzz.sh image|chain [SECONDS] [libFuzzer flags…]" >&2
+  echo "usage: scripts/fuzz.sh image|chain|inputs [SECONDS] [libFuzzer flags…]" >&2
   exit 2
 }
 target=${1:-}
 case "$target" in
   image) product=FuzzImage ;;
   chain) product=FuzzChain ;;
+  inputs) product=FuzzInputs ;;
   *) usage ;;
 esac
 shift
@@ -61,6 +63,12 @@ case "$target" in
   chain)
     FXC_FUZZ_SEEDS=$seeds FXC_FUZZ_DICT=$scratch/seeds/chain.dict "$binary" -runs=0 >/dev/null 2>&1
     flags+=(-dict="$scratch/seeds/chain.dict" -max_len=512)
+    ;;
+  inputs)
+    # Glob, manifest, then paths, NUL-separated.
+    printf '*.png\0in/a.png\n../x\n/abs.png\0a.png\0b/c.jpg\0b/.hidden.png\0new\nline.png\0back\\xE9.png\0' >"$seeds/tree"
+    printf '**/*.jpg\0\0deep/er/x.jpg\0\xe9\xff.png\0' >"$seeds/bytes"
+    flags+=(-max_len=1024)
     ;;
 esac
 

@@ -196,7 +196,11 @@ struct InputListing {
   static func isAbsolute(_ path: String) -> Bool { path.utf8.first == UInt8(ascii: "/") }
 
   static func name(of path: String) -> String {
-    components(path).last ?? path
+    // A path of slashes alone (`/`, a manifest's `////`) or ending in `..` names no file: `.`,
+    // never the path itself (absolute) or `..`, which would put an output outside --out-dir
+    // (both found by scripts/fuzz.sh inputs).
+    guard let last = components(path).last, last != ".." else { return "." }
+    return last
   }
 
   static func join(_ directory: String, _ name: String) -> String {
@@ -258,5 +262,18 @@ enum Directory {
     }
     if errno != 0 { throw Failure(code: errno) }
     return names.sorted { $0.lexicographicallyPrecedes($1) }.map { PathBytes.string(fromBytes: $0, escapingControls: true) }
+  }
+}
+
+/// A file's device and inode: the same file, whatever path names it.
+struct FileIdentity: Hashable {
+  var device: UInt64
+  var inode: UInt64
+
+  init?(_ path: String) {
+    var info = stat()
+    guard PathBytes.withCString(path, { stat($0, &info) }) == 0 else { return nil }
+    device = UInt64(info.st_dev)
+    inode = UInt64(info.st_ino)
   }
 }

@@ -223,16 +223,3 @@ struct BatchPlanner {
     return (directory.isEmpty ? "/" : directory, String(scalars[scalars.index(after: slash)...]))
   }
 }
-
-/// A file's device and inode: the same file, whatever path names it.
-struct FileIdentity: Hashable {
-  var device: UInt64
-  var inode: UInt64
-
-  init?(_ path: String) {
-    var info = stat()
-    guard PathBytes.withCString(path, { stat($0, &info) }) == 0 else { return nil }
-    device = UInt64(info.st_dev)
-    inode = UInt64(info.st_ino)
-  }
-}

@@ -1,0 +1,1 @@
+../../../Sources/fxc/BatchInputs.swift
