@@ -41,7 +41,7 @@ let package = Package(
     .target(name: "FXCodegen", dependencies: ["FXIR", "FXPasses", "FXImage", "FXLLVM"]),
     // The executor (line buffers, tiles, threads) and the kernel cache; it
     // runs what a code generator made and does not import LLVM.
-    .target(name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXLLVM", "FXCodegen"]),
+    .target(name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXInterpreter", "FXLLVM", "FXCodegen"]),
     .target(name: "FXEffects", dependencies: ["FXIR", "FXDSL"]),
     // The Metal Shading Language front end: SwiftUI `[[ stitchable ]]`
     // functions, preprocessed, parsed, checked and lowered to FXDSL effects.

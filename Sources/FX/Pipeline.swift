@@ -22,8 +22,12 @@ public enum Backend: String, Sendable, CaseIterable {
 /// let output = try pipeline.apply(to: photo)
 /// ```
 public struct Pipeline: Sendable {
-  /// The checked graph in the scalar IR.
+  /// The checked graph in the scalar IR; for a pipeline that changes size,
+  /// its first segment (up to the first geometry stage: ``steps``).
   public let graph: EffectGraph
+  /// The geometry stages and the graphs after them (docs/design.md §4); empty
+  /// when every stage keeps the input's size.
+  public let steps: [PipelineGraph.Step]
   /// The float semantics ``compile(inputFormats:outputFormat:backend:options:cache:target:)``
   /// and ``apply(to:uniforms:threads:)`` compile with: ``FloatMode/strict``
   /// (bit-identical to the interpreter) unless set to ``FloatMode/relaxed``.
@@ -35,13 +39,26 @@ public struct Pipeline: Sendable {
   /// A pipeline applying `effect` to one input image.
   /// - Throws: ``GraphError`` when an effect's expression is ill-typed.
   public init(_ effect: Effect) throws {
-    graph = try EffectGraph(output: effect(.input()))
+    try self.init(output: effect(.input()))
   }
 
   /// A pipeline computing `output`, a graph over any number of inputs.
   public init(output: Image) throws {
-    graph = try EffectGraph(output: output)
+    let cut = try PipelineGraph(output: output)
+    graph = cut.head
+    steps = cut.steps
   }
+
+  /// A pipeline of one graph that keeps its input's size.
+  public init(graph: EffectGraph) {
+    self.graph = graph
+    steps = []
+  }
+
+  /// The whole graph, cut at its geometry stages.
+  public var pipelineGraph: PipelineGraph { PipelineGraph(head: graph, steps: steps) }
+  /// Whether a stage changes the image's size (a resize, crop, …: ``steps``).
+  public var changesSize: Bool { !steps.isEmpty }
 
   /// The kernel the passes produce, with the log of every pass.
   ///
@@ -75,6 +92,10 @@ public struct Pipeline: Sendable {
     let formats = inputFormats ?? Array(repeating: .rgba8, count: inputCount)
     guard formats.count == inputCount else {
       throw RunError("the pipeline reads \(inputCount) image(s); \(formats.count) input format(s) given")
+    }
+    if changesSize {
+      return try compileSteps(
+        inputFormats: formats, outputFormat: outputFormat, backend: backend, options: options, cache: cache, target: target)
     }
     let layout = KernelLayout(inputs: formats, output: outputFormat, floatMode: floatMode)
     let (kernel, _) = try lower(layout.matching(options))
@@ -168,6 +189,10 @@ public final class CompiledPipeline: @unchecked Sendable {
   public let kernelSource: KernelSource?
   /// Why the JIT was asked for but the interpreter is used (an LLVM error), if so.
   public internal(set) var fallbackReason: String?
+  /// For a pipeline that changes size, each geometry stage and the pipeline
+  /// compiled for the graph after it; this pipeline's own kernel then writes
+  /// rgba32f for the first (docs/design.md §4).
+  public internal(set) var steps: [(geometry: Geometry, next: CompiledPipeline)] = []
   /// Wall time of ``Pipeline/compile(inputFormats:outputFormat:backend:options:cache:)``
   /// in milliseconds: lowering plus LLVM, or plus a cache load.
   public internal(set) var compileMilliseconds: Double = 0
@@ -202,6 +227,7 @@ public final class CompiledPipeline: @unchecked Sendable {
     for (p, v) in uniforms where !v.isFinite {
       throw RunError("uniform '\(p.name)' must be finite, got \(v)")
     }
+    if !steps.isEmpty { return try runSteps(inputs, uniforms: uniforms, threads: threads) }
     if compiled == nil {
       let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
       return try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)
@@ -218,6 +244,14 @@ public final class CompiledPipeline: @unchecked Sendable {
       throw RunError("uniform '\(p.name)' must be finite, got \(v)")
     }
     let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
+    if !steps.isEmpty {
+      let result = try run(inputs, uniforms: uniforms, threads: threads)
+      guard result.width == output.width, result.height == output.height, result.format == output.format else {
+        throw RunError("the output must be \(result.width)×\(result.height) \(result.format)")
+      }
+      output.data.copyMemory(from: result.data, byteCount: result.byteCount)
+      return
+    }
     guard let compiled else {
       let result = try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)
       guard result.width == output.width, result.height == output.height else {

@@ -19,6 +19,7 @@ extension CompiledPipeline {
   /// (``CompiledKernel/streamingRefusal``).
   public var streamingRefusal: String? {
     guard let compiled else { return "the interpreter runs on whole images" }
+    if let first = steps.first { return "'\(first.geometry)' changes the size: geometry stages run on whole images" }
     return compiled.streamingRefusal
   }
 

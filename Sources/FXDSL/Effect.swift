@@ -5,6 +5,8 @@ final class ImageNode {
   enum Source {
     case input(index: Int, name: String)
     case stage(name: String, kind: EffectKind, body: ExprNode)
+    /// A stage of another size (docs/design.md §4): its input through a geometry map.
+    case geometry(Geometry, input: ImageNode)
   }
   let source: Source
   init(_ source: Source) { self.source = source }
@@ -33,6 +35,10 @@ public struct Image {
     let out = body(.position, inputs.map { $0.layer(sampler) })
     return Image(node: ImageNode(.stage(name: name, kind: .layer, body: checked(out, .float4, name))))
   }
+
+  /// This image through a geometry stage: an image of another size
+  /// (``Geometry/outputSize(width:height:)``), computed when the pipeline runs.
+  public func geometry(_ g: Geometry) -> Image { Image(node: ImageNode(.geometry(g, input: node))) }
 
   static func stage(_ name: String, _ kind: EffectKind, _ body: Expr) -> Image {
     Image(node: ImageNode(.stage(name: name, kind: kind, body: body.node)))

@@ -6,17 +6,12 @@ extension EffectGraph {
   /// - Throws: ``GraphError`` for the first ill-typed expression, naming the
   ///   effect and, where known, the source line.
   public init(output: Image, constants: Set<Param> = []) throws {
-    var lowering = GraphLowering(constants: constants)
     // Images in the order the lowering completes them (each after every
     // image it reads), found without recursion, then lowered in that order:
     // a stage's lowering never recurses into the stages it samples, so a
     // chain of 10,000 effects needs no deeper stack than one effect.
-    for node in GraphLowering.completionOrder(output.node) { _ = try lowering.image(node) }
-    let ref = try lowering.image(output.node)
-    let count = (lowering.inputNames.keys.max() ?? 0) + 1
-    self.init(
-      inputs: (0..<count).map { lowering.inputNames[$0] ?? "input\($0)" }, stages: lowering.stages, output: ref,
-      uniforms: lowering.uniforms)
+    try self.init(
+      GraphLowering(constants: constants), order: GraphLowering.completionOrder(output.node), output: output.node)
   }
 }
 
@@ -27,6 +22,9 @@ struct GraphLowering {
   var inputNames: [Int: String] = [:]
   var uniforms: [Param] = []
   var done: [ObjectIdentifier: ImageRef] = [:]
+  /// The geometry stage whose result is this graph's input 0, when the graph
+  /// is one segment of a pipeline that changes size (``PipelineGraph``).
+  var cut: Geometry?
 
   init(constants: Set<Param>) { self.constants = constants }
 
@@ -35,8 +33,13 @@ struct GraphLowering {
     let ref: ImageRef
     switch node.source {
     case .input(let index, let name):
+      if index == 0, let cut {
+        throw GraphError("a stage after '\(cut)' also reads the image before it (not supported yet)")
+      }
       inputNames[index] = inputNames[index] ?? name
       ref = .input(index)
+    case .geometry(let g, _):
+      throw GraphError("'\(g)' changes the image's size: only a Pipeline runs it (an EffectGraph keeps one size)")
     case .stage(let name, let kind, let body):
       // The graph moves into the stage's lowering and back, never copied: two
       // live copies would make every `stages.append` copy the array (quadratic

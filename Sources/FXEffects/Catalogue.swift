@@ -272,6 +272,9 @@ public struct EffectSpec: Sendable {
   /// unlabelled argument (a `float3`, whose lanes must be named). `nil`: every
   /// parameter, in order.
   public var positional: [Int?]? = nil
+  /// Whether the effect changes the image's size or moves its pixels as a
+  /// geometry stage (docs/design.md §4): `fxc effects` lists its kind as "geometry".
+  public var changesSize = false
 
   /// Creates an effect description.
   public init(
@@ -286,6 +289,9 @@ public struct EffectSpec: Sendable {
     self.example = example ?? name
     self.build = build
   }
+
+  /// The kind `fxc effects` prints: "geometry" for an effect that changes the size, else ``kind``.
+  public var kindName: String { changesSize ? "geometry" : kind.rawValue }
 
   /// The parameter called `name`, if there is one.
   public func parameter(named name: String) -> ParameterSpec? { parameters.first { $0.name == name } }
@@ -305,8 +311,9 @@ public struct EffectSpec: Sendable {
 
 /// Every effect the command line knows, in the order `fxc effects` lists them.
 public enum Catalogue {
-  /// The effects: color effects first, then fills, distortions, layer effects and transitions.
-  public static let effects: [EffectSpec] = colorEntries + fillEntries + distortionEntries + layerEntries + transitionEntries
+  /// The effects: color effects first, then fills, distortions, layer effects, transitions and geometry.
+  public static let effects: [EffectSpec] =
+    colorEntries + fillEntries + distortionEntries + layerEntries + transitionEntries + geometryEntries
 
   /// The effect called `name` (exact spelling), if there is one.
   public static func spec(named name: String) -> EffectSpec? { effects.first { $0.name == name } }
@@ -326,14 +333,14 @@ public func effectsListing(_ effects: [EffectSpec] = Catalogue.effects) -> Strin
   let parameters = effects.flatMap(\.parameters)
   let numbers = parameters.filter(\.isNumber)
   let nameWidth = (effects.map(\.name.count) + parameters.map { $0.name.count + 2 }).max() ?? 0
-  let kindWidth = effects.map(\.kind.rawValue.count).max() ?? 0
+  let kindWidth = effects.map(\.kindName.count).max() ?? 0
   let defaultWidth = numbers.map { "default \($0.defaultDescription)".count }.max() ?? 0
   let rangeWidth = numbers.map(\.rangeDescription.count).max() ?? 0
   func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(width - text.count, 0)) }
 
   var blocks: [String] = []
   for effect in effects {
-    var lines = [pad(effect.name, nameWidth) + "  " + pad(effect.kind.rawValue, kindWidth) + "  " + effect.summary]
+    var lines = [pad(effect.name, nameWidth) + "  " + pad(effect.kindName, kindWidth) + "  " + effect.summary]
     for p in effect.parameters {
       let note = p.allowsUniform ? "" : " (constant only)"
       lines.append(

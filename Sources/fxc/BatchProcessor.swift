@@ -235,7 +235,9 @@ final class BatchProcessor: @unchecked Sendable {
     r.status = .ok
 
     let mpix = Double(image.width * image.height) / 1e6
-    var text = "\(job.input.path) → \(job.destination): \(image.width)×\(image.height), \(kernel.backend.rawValue)"
+    var text = "\(job.input.path) → \(job.destination): \(image.width)×\(image.height)"
+    if result.width != image.width || result.height != image.height { text += " → \(result.width)×\(result.height)" }
+    text += ", \(kernel.backend.rawValue)"
     text += " \(fixed(mpix / r.kernelSeconds)) Mpixel/s (kernel \(fixed(r.kernelSeconds * 1000, 2)) ms"
     text += " on \(threads) thread\(threads == 1 ? "" : "s")"
     if compiled && kernel.compileMilliseconds > 0 { text += ", compile \(fixed(kernel.compileMilliseconds)) ms" }
@@ -282,7 +284,7 @@ final class BatchProcessor: @unchecked Sendable {
   /// Whether the kernel's output alpha is the constant 1 (an opaque input's
   /// kernel folds it so unless an effect computes alpha).
   static func isOpaque(_ kernel: CompiledPipeline) -> Bool {
-    guard let p = kernel.kernel.passes.last?.program, p.outputs.count == 4,
+    guard let p = (kernel.steps.last?.next ?? kernel).kernel.passes.last?.program, p.outputs.count == 4,
       case .float(bits: let bits)? = p.constantValue(p.outputs[3])
     else { return false }
     return Float(bitPattern: bits) == 1
@@ -359,8 +361,7 @@ final class BatchProcessor: @unchecked Sendable {
 
   /// `--check`: the largest difference from the staged interpreter, within one step of the output format.
   private func check(_ result: ImageBuffer, inputs: [ImageBuffer], uniforms: [Param: Float], input: String) throws -> String {
-    let values = pipeline.graph.uniforms.map { uniforms[$0] ?? $0.value }
-    let reference = try Interpreter.runStaged(pipeline.graph, inputs: inputs, uniforms: values).copy(as: result.format)
+    let reference = try Interpreter.runStaged(pipeline.pipelineGraph, inputs: inputs, uniforms: uniforms).copy(as: result.format)
     var worst: Float = 0
     for y in 0..<result.height {
       for x in 0..<result.width {

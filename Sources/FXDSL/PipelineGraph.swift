@@ -1,0 +1,47 @@
+import FXIR
+
+extension PipelineGraph {
+  /// Lowers the graph that computes `output`, cutting it at geometry stages.
+  /// - Throws: ``GraphError`` for an ill-typed expression, or a graph this
+  ///   cut cannot express: a stage that reads the results of two geometry
+  ///   stages, or reads input 0 as well as a geometry stage's result.
+  public init(output: Image, constants: Set<Param> = []) throws {
+    var steps: [Step] = []
+    var root = output.node
+    let head: EffectGraph
+    while true {
+      let order = GraphLowering.completionOrder(root)
+      let cuts = order.compactMap { node -> (Geometry, ImageNode, ImageNode)? in
+        if case .geometry(let g, let input) = node.source { return (g, node, input) }
+        return nil
+      }
+      guard let (geometry, node, input) = cuts.first else {
+        head = try EffectGraph(output: Image(node: root), constants: constants)
+        break
+      }
+      if cuts.count > 1 {
+        throw GraphError("a stage reads the results of both '\(geometry)' and '\(cuts[1].0)' (not supported yet)")
+      }
+      var lowering = GraphLowering(constants: constants)
+      lowering.cut = geometry
+      lowering.done[ObjectIdentifier(node)] = .input(0)
+      lowering.inputNames[0] = "\(geometry)"
+      steps.insert(Step(geometry: geometry, graph: try EffectGraph(lowering, order: order, output: root)), at: 0)
+      root = input
+    }
+    self.init(head: head, steps: steps)
+  }
+}
+
+extension EffectGraph {
+  /// The graph `lowering` completes for `output`, lowering `order`'s images in turn.
+  init(_ lowering: GraphLowering, order: [ImageNode], output: ImageNode) throws {
+    var lowering = lowering
+    for node in order { _ = try lowering.image(node) }
+    let ref = try lowering.image(output)
+    let count = (lowering.inputNames.keys.max() ?? 0) + 1
+    self.init(
+      inputs: (0..<count).map { lowering.inputNames[$0] ?? "input\($0)" }, stages: lowering.stages, output: ref,
+      uniforms: lowering.uniforms)
+  }
+}

@@ -1,0 +1,130 @@
+import Dispatch
+import FXIR
+import FXImage
+
+/// One axis of a separable resampling as tables: output `i` is
+/// `Σₖ weights[i·taps + k] · input[first[i] + k]` for `k < taps`. Every
+/// window is shifted inside `0..<inSize` (weights of 0 pad the short ones),
+/// so a pass reads no pixel outside its input, whatever the sizes.
+struct ResampleAxis {
+  let taps: Int
+  let first: [Int]
+  let weights: [Float]
+
+  /// The tables of `filter` for `inSize → outSize` (``ResampleFilter/taps(_:inSize:outSize:)``,
+  /// weights rounded once to fp32).
+  init(_ filter: ResampleFilter, inSize: Int, outSize: Int) {
+    let rows = (0..<outSize).map { filter.taps($0, inSize: inSize, outSize: outSize) }
+    let taps = min(inSize, max(1, rows.map(\.weights.count).max() ?? 1))
+    var first = [Int](repeating: 0, count: outSize)
+    var weights = [Float](repeating: 0, count: outSize * taps)
+    for (i, row) in rows.enumerated() {
+      let start = min(row.first, inSize - taps)
+      first[i] = start
+      for (k, w) in row.weights.enumerated() { weights[i * taps + row.first - start + k] = Float(w) }
+    }
+    self.taps = taps
+    self.first = first
+    self.weights = weights
+  }
+
+  /// Multiply–adds per output pixel.
+  var cost: Int { taps }
+}
+
+/// The fast separable resampler: two 1-D passes over premultiplied rgba32f
+/// images with fp32 weight tables (``ResampleAxis``), in the order that does
+/// fewer multiply–adds, rows split across threads. Within 1e-4 of the
+/// reference (``Interpreter/apply(_:to:)``, Double sums) for weights that
+/// sum to 1; nothing is clamped between the passes.
+enum Resampler {
+  /// `image` (rgba32f) resampled to `width × height` with `filter`.
+  /// - Throws: ``ImageBufferError`` when memory runs out.
+  static func resample(_ image: ImageBuffer, width: Int, height: Int, filter: ResampleFilter, threads: Int) throws -> ImageBuffer {
+    precondition(image.format == .rgba32f)
+    let out = try ImageBuffer(width: width, height: height, format: .rgba32f, zeroFilled: false)
+    let xs = ResampleAxis(filter, inSize: image.width, outSize: width)
+    let ys = ResampleAxis(filter, inSize: image.height, outSize: height)
+    let horizontalFirst = image.height * width * xs.cost + height * width * ys.cost
+    let verticalFirst = height * image.width * ys.cost + height * width * xs.cost
+    if horizontalFirst <= verticalFirst {
+      let mid = try ImageBuffer(width: width, height: image.height, format: .rgba32f, zeroFilled: false)
+      parallelRows(image.height, threads) { horizontal(image, mid, xs, rows: $0) }
+      parallelRows(height, threads) { vertical(mid, out, ys, rows: $0) }
+    } else {
+      let mid = try ImageBuffer(width: image.width, height: height, format: .rgba32f, zeroFilled: false)
+      parallelRows(height, threads) { vertical(image, mid, ys, rows: $0) }
+      parallelRows(height, threads) { horizontal(mid, out, xs, rows: $0) }
+    }
+    return out
+  }
+
+  /// Runs `body` over `0..<rows` in about `threads` contiguous chunks.
+  static func parallelRows(_ rows: Int, _ threads: Int, _ body: (Range<Int>) -> Void) {
+    guard rows > 0 else { return }
+    let chunks = max(1, min(threads, rows / 8))
+    if chunks == 1 { return body(0..<rows) }
+    DispatchQueue.concurrentPerform(iterations: chunks) { c in
+      body(rows * c / chunks..<rows * (c + 1) / chunks)
+    }
+  }
+
+  /// Output rows `rows` of `dst` from the same rows of `src`, along x.
+  static func horizontal(_ src: ImageBuffer, _ dst: ImageBuffer, _ axis: ResampleAxis, rows: Range<Int>) {
+    let taps = axis.taps
+    axis.weights.withUnsafeBufferPointer { w in
+      axis.first.withUnsafeBufferPointer { first in
+        for y in rows {
+          let s = (src.data + y * src.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self)
+          let d = (dst.data + y * dst.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self)
+          for x in 0..<dst.width {
+            let p = s + first[x], k0 = x &* taps
+            var acc = p[0] * w[k0]
+            var k = 1
+            while k < taps {
+              acc = acc + p[k] * w[k0 &+ k]
+              k &+= 1
+            }
+            d[x] = acc
+          }
+        }
+      }
+    }
+  }
+
+  /// Output rows `rows` of `dst` from windows of `src`'s rows, along y
+  /// (vectorised along the row: 8 floats at a time).
+  static func vertical(_ src: ImageBuffer, _ dst: ImageBuffer, _ axis: ResampleAxis, rows: Range<Int>) {
+    let taps = axis.taps
+    let floats = dst.width * 4
+    let vectors = floats / 8
+    for y in rows {
+      let d = (dst.data + y * dst.rowBytes).assumingMemoryBound(to: Float.self)
+      let start = axis.first[y]
+      let s = (src.data + start * src.rowBytes).assumingMemoryBound(to: Float.self)
+      let stride = src.rowBytes / 4
+      axis.weights.withUnsafeBufferPointer { w in
+        let k0 = y * taps
+        var v = 0
+        while v < vectors {
+          let o = v &* 8
+          var acc = UnsafeRawPointer(s + o).loadUnaligned(as: SIMD8<Float>.self) * w[k0]
+          var k = 1
+          while k < taps {
+            let row: UnsafePointer<Float> = UnsafePointer(s) + (k &* stride &+ o)
+            let weight: Float = w[k0 &+ k]
+            acc = acc + UnsafeRawPointer(row).loadUnaligned(as: SIMD8<Float>.self) * weight
+            k &+= 1
+          }
+          UnsafeMutableRawPointer(d + o).storeBytes(of: acc, as: SIMD8<Float>.self)
+          v &+= 1
+        }
+        for o in vectors * 8..<floats {
+          var acc = s[o] * w[k0]
+          for k in 1..<max(taps, 1) { acc += s[k * stride + o] * w[k0 + k] }
+          d[o] = acc
+        }
+      }
+    }
+  }
+}
