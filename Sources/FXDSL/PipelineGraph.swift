@@ -29,7 +29,17 @@ extension PipelineGraph {
       steps.insert(Step(geometry: geometry, graph: try EffectGraph(lowering, order: order, output: root)), at: 0)
       root = input
     }
-    self.init(head: head, steps: steps)
+    // Every graph reads the pipeline's inputs 1… (a composite's overlay after a
+    // resize), so all name the same inputs: one list of input images runs them all.
+    var names = head.inputs
+    for step in steps where step.graph.inputs.count > names.count { names += step.graph.inputs[names.count...] }
+    var padded = head
+    padded.inputs = names
+    self.init(head: padded, steps: steps.map { step in
+      var step = step
+      step.graph.inputs = [step.graph.inputs[0]] + names.dropFirst()
+      return step
+    })
   }
 }
 

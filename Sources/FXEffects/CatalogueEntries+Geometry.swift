@@ -86,6 +86,36 @@ extension Catalogue {
     ) { a in
       extend(top: a.int(0), right: a.int(1), bottom: a.int(2), left: a.int(3), with: a.choice(4, as: ExtendMode.self), color: a.color(5))
     },
+    EffectSpec(
+      name: "composite", kind: .layer, summary: "Places an image over this one (a watermark): by gravity or at x, y, with a blend mode.",
+      parameters: [
+        .image("overlay", "the image placed on top"),
+        .number("x", -1, -1...1_048_575, unit: "px", "its left edge; -1 = by gravity", uniform: false),
+        .number("y", -1, -1...1_048_575, unit: "px", "its top edge; -1 = by gravity", uniform: false),
+        .choice("gravity", Gravity.allCases.map(\.rawValue), "bottomRight", "where it sits when x and y are not given"),
+        .number("opacity", 1, 0...1, "1 = as it is, 0 = invisible"),
+        .choice("mode", BlendMode.allCases.map(\.rawValue), "over", "the W3C blend mode"),
+      ],
+      example: "composite(\"logo.png\", opacity: 0.7)"
+    ) { a in
+      let (x, y) = (a.int(1), a.int(2))
+      return composite(
+        a.image(0) ?? .input(1), x: x >= 0 && y >= 0 ? x : nil, y: x >= 0 && y >= 0 ? y : nil, gravity: a.choice(3, as: Gravity.self),
+        opacity: a.number(4), mode: a.choice(5, as: BlendMode.self))
+    },
+    EffectSpec(
+      name: "convolve", kind: .layer, summary: "Convolves with an n × n kernel, divided and offset (libvips conv, Pillow Kernel).",
+      parameters: [
+        .numbers("kernel", [0, 0, 0, 0, 1, 0, 0, 0, 0], "n × n weights, row by row (n odd)"),
+        .number("divisor", 0, -1e6...1e6, "the sum is divided by this; 0 = the weights' sum (1 if that is 0)", uniform: false),
+        .number("offset", 0, -1...1, "added to straight colour after dividing", uniform: false),
+      ],
+      example: "convolve(kernel: [-1, -1, -1, -1, 16, -1, -1, -1, -1], divisor: 8)"
+    ) { a in
+      convolve(
+        kernel: a.numbers(0).map { $0.constantValue ?? .nan }, divisor: a.number(1).constantValue ?? 0,
+        offset: a.number(2).constantValue ?? 0)
+    },
   ]
 
   /// A geometry effect's row.

@@ -1,0 +1,94 @@
+import FXDSL
+import FXIR
+
+/// How ``composite(_:x:y:gravity:opacity:mode:)`` mixes a source over a backdrop
+/// (W3C Compositing and Blending Level 1, §5.2 and §9.1).
+public enum BlendMode: String, Sendable, CaseIterable {
+  case over, multiply, screen, overlay, darken, lighten, softLight, difference
+}
+
+/// The composite of premultiplied source `s` over backdrop `b` with `mode`:
+/// `co = s·(1 − αb) + b·(1 − αs) + αs·αb·B(Cb, Cs)`, `αo = αs + αb − αs·αb`
+/// (W3C Compositing §9.1's general formula; `over` is B = Cs). `B` is written
+/// on premultiplied values where it is a product or a min/max, so no
+/// division is needed; soft light divides by alpha (0 where alpha is 0).
+func blend(_ s: Expr, _ b: Expr, _ mode: BlendMode) -> Expr {
+  let alpha = s.a + b.a - s.a * b.a
+  let sb = s.rgb * b.a, bs = b.rgb * s.a  // αb·cs and αs·cb: the straight colours scaled by αs·αb
+  let mixed: Expr  // αs·αb·B(Cb, Cs)
+  switch mode {
+  case .over: return s + b * (1 - s.a)
+  case .multiply: mixed = s.rgb * b.rgb
+  case .screen: mixed = sb + bs - s.rgb * b.rgb
+  case .darken: mixed = min(sb, bs)
+  case .lighten: mixed = max(sb, bs)
+  case .difference: mixed = abs(sb - bs)
+  case .overlay:
+    // hard-light with the operands swapped: multiply where 2·Cb ≤ 1, screen above.
+    mixed = select(2 * b.rgb <= float3(b.a), 2 * s.rgb * b.rgb, s.a * b.a - 2 * (b.a - b.rgb) * (s.a - s.rgb))
+  case .softLight:
+    let cb = select(float3(b.a) > 0, b.rgb / b.a, float3(0)), cs = select(float3(s.a) > 0, s.rgb / s.a, float3(0))
+    let d = select(cb <= float3(0.25), ((16 * cb - 12) * cb + 4) * cb, sqrt(cb))
+    let soft = select(cs <= float3(0.5), cb - (1 - 2 * cs) * cb * (1 - cb), cb + (2 * cs - 1) * (d - cb))
+    mixed = soft * (s.a * b.a)
+  }
+  return float4(s.rgb * (1 - b.a) + b.rgb * (1 - s.a) + mixed, alpha)
+}
+
+/// Places `overlay` (default the graph's input 1; the CLI reads a path) on
+/// the image: its top-left corner at `x, y` pixels when both are given,
+/// else by `gravity` (default bottom right; centred offsets rounded down),
+/// scaled by `opacity` (0…1, default 1), mixed with `mode` (default over;
+/// ``blend(_:_:_:)``). Pixels read exactly (nearest); outside the overlay
+/// the image is unchanged. The result keeps the image's size.
+public func composite(
+  _ overlay: Image = .input(1), x: Int? = nil, y: Int? = nil, gravity: Gravity = .bottomRight, opacity: Expr = 1,
+  mode: BlendMode = .over
+) -> Effect {
+  let place = x != nil && y != nil ? "x: \(x!), y: \(y!)" : "gravity: \(gravity.rawValue)"
+  let name = "composite(\(place), opacity: \(Argument.text(opacity)), mode: \(mode.rawValue))"
+  return Effect(name) { input in
+    Image.combine(name, [input, overlay], sampler: Sampler(filter: .nearest, address: .transparent)) { p, layers in
+      let base = layers[0], top = layers[1]
+      let offset: Expr
+      if let x, let y {
+        offset = float2(Expr(Float(x)), Expr(Float(y)))
+      } else {
+        let room = base.size - top.size
+        let name = gravity.rawValue.lowercased()
+        let ox: Expr = name.hasSuffix("left") ? 0 : name.hasSuffix("right") ? room.x : floor(room.x / 2)
+        let oy: Expr = name.hasPrefix("top") ? 0 : name.hasPrefix("bottom") ? room.y : floor(room.y / 2)
+        offset = float2(ox, oy)
+      }
+      let b = base.sample(p, Sampler(filter: .nearest, address: .clampToEdge))
+      let s = top.sample(p - offset) * clamp(opacity, 0, 1)
+      return blend(s, b, mode)
+    }
+  }
+}
+
+/// Convolves with a square `kernel` of `n × n` weights given row by row
+/// (`n` odd: 1, 3, 5, …, up to 31), divided by `divisor` (0: the weights'
+/// sum, or 1 where it is 0), plus `offset` (0…1 units, added to straight
+/// colour: libvips' `conv` offset / 255 for 8-bit images), on premultiplied
+/// RGBA with edges clamped — libvips `conv`, ImageMagick `-convolve`,
+/// Pillow's `ImageFilter.Kernel`. A separable kernel is split into two
+/// passes by the optimiser (SeparableSplit), like any effect's taps.
+public func convolve(kernel: [Float], divisor: Float = 0, offset: Float = 0) -> Effect {
+  let n = Int(Double(kernel.count).squareRoot().rounded())
+  let name = "convolve(kernel: [\(kernel.map { Argument.text(Expr($0)) }.joined(separator: ", "))], divisor: \(divisor), offset: \(offset))"
+  guard n * n == kernel.count, n % 2 == 1, n <= 31, kernel.allSatisfy(\.isFinite), divisor.isFinite, offset.isFinite else {
+    return invalidGeometry(name, "the kernel must hold n × n finite weights, n odd and at most 31 (got \(kernel.count))")
+  }
+  let sum = kernel.reduce(0, +)
+  let scale = 1 / (divisor != 0 ? divisor : sum != 0 ? sum : 1)
+  return Effect.layer(name, sampler: .nearest) { p, layer in
+    var total: Expr? = nil
+    for (k, w) in kernel.enumerated() where w != 0 {
+      let tap = layer.sample(p + float2(Expr(Float(k % n - n / 2)), Expr(Float(k / n - n / 2)))) * Expr(w * scale)
+      total = total.map { $0 + tap } ?? tap
+    }
+    let out = total ?? float4(0)
+    return offset == 0 ? out : float4(out.rgb + Expr(offset) * out.a, out.a)
+  }
+}
