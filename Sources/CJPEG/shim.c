@@ -150,6 +150,20 @@ fx_jpeg_status fx_jpeg_reader_open_fd(int fd, size_t max_memory, fx_jpeg_reader 
   return reader_open(NULL, 0, fd, max_memory, out, header, msg, msg_cap);
 }
 
+fx_jpeg_status fx_jpeg_reader_scale(fx_jpeg_reader *r, unsigned denom, uint32_t *width, uint32_t *height,
+                                    char *msg, size_t msg_cap) {
+  if (setjmp(r->err.jump)) {
+    put_msg(msg, msg_cap, r->err.text);
+    return r->err.code;
+  }
+  r->cinfo.scale_num = 1;
+  r->cinfo.scale_denom = denom;
+  jpeg_calc_output_dimensions(&r->cinfo);
+  *width = r->cinfo.output_width;
+  *height = r->cinfo.output_height;
+  return FX_JPEG_OK;
+}
+
 fx_jpeg_status fx_jpeg_reader_start(fx_jpeg_reader *r, char *msg, size_t msg_cap) {
   if (setjmp(r->err.jump)) {
     put_msg(msg, msg_cap, r->err.text);

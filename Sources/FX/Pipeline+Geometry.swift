@@ -1,4 +1,5 @@
 import Dispatch
+import FXLLVM
 import FXRuntime
 
 extension Pipeline {
@@ -32,27 +33,110 @@ extension Pipeline {
   }
 }
 
+extension Pipeline {
+  /// How much a decoder may reduce an input of `width × height` first
+  /// (``ImageRowReader/shrinkOnLoad(by:)``): 2, 4 or 8 when the pipeline
+  /// starts with a resize that asks for it (``Resize/shrinkOnLoad``:
+  /// `thumbnail`) and nothing before it, the largest factor that leaves the
+  /// resize at least a 2× reduction on both axes (libvips' rule: the block
+  /// reduction stays well above the target, the resampler makes the rest);
+  /// else 1.
+  public func shrinkOnLoad(width: Int, height: Int) -> Int {
+    guard graph.stages.isEmpty, graph.output == .input(0), case .resize(let r)? = steps.first?.geometry, r.shrinkOnLoad else {
+      return 1
+    }
+    let target = r.outputSize(width: width, height: height)
+    func reduced(_ n: Int, _ s: Int) -> Int { (n + s - 1) / s }
+    return [8, 4, 2].first { s in
+      reduced(width, s) >= 2 * target.width && reduced(height, s) >= 2 * target.height
+    } ?? 1
+  }
+}
+
 extension CompiledPipeline {
   /// The format of the pipeline's result: the last graph's output.
   public var outputFormat: PixelFormat { steps.last?.next.layout.output ?? layout.output }
 
-  /// Runs a pipeline that changes size: this kernel, then each geometry stage
-  /// (``GeometryExecutor`` with the JIT, the reference ``Interpreter/apply(_:to:)``
-  /// with the interpreter) and the pipeline after it, on whole images.
-  func runSteps(_ inputs: [ImageBuffer], uniforms: [Param: Float], threads: Int) throws -> ImageBuffer {
-    let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: kernelSource)
-    var image = try head.run(inputs, uniforms: uniforms, threads: threads)
-    for (geometry, next) in steps {
-      let moved: ImageBuffer
-      do {
-        moved =
-          backend == .jit
-          ? try GeometryExecutor.apply(geometry, to: image, threads: threads) : try Interpreter.apply(geometry, to: image)
-      } catch let e as GeometryError {
-        throw RunError(e.message)
-      }
-      image = try next.run([moved] + inputs.dropFirst(), uniforms: uniforms, threads: threads)
+  /// The size of the result for input 0 of `width × height`: each geometry stage's in turn.
+  /// - Throws: ``RunError`` when a geometry stage cannot apply to its input's size.
+  public func outputSize(width: Int, height: Int) throws -> (width: Int, height: Int) {
+    do {
+      return try steps.reduce((width, height)) { size, step in try step.geometry.outputSize(width: size.0, height: size.1) }
+    } catch let e as GeometryError {
+      throw RunError(e.message)
     }
-    return image
+  }
+
+  /// Runs a pipeline that changes size: this kernel, then each geometry stage
+  /// and the pipeline after it. With the JIT, in bands (``streamSteps(from:others:uniforms:threads:write:)``);
+  /// with the interpreter, on whole images through the reference ``Interpreter/apply(_:to:)``.
+  func runSteps(_ inputs: [ImageBuffer], uniforms: [Param: Float], threads: Int) throws -> ImageBuffer {
+    guard compiled != nil else {
+      let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: nil, source: nil)
+      var image = try head.run(inputs, uniforms: uniforms)
+      for (geometry, next) in steps {
+        do { image = try next.run([try Interpreter.apply(geometry, to: image)] + inputs.dropFirst(), uniforms: uniforms) } catch
+          let e as GeometryError
+        { throw RunError(e.message) }
+      }
+      return image
+    }
+    let size = try outputSize(width: inputs[0].width, height: inputs[0].height)
+    let output = try ImageBuffer(width: size.width, height: size.height, format: outputFormat, zeroFilled: false)
+    var y = 0
+    try streamSteps(from: ClosureRowSource(inputs[0]), others: Array(inputs.dropFirst()), uniforms: uniforms, threads: threads) {
+      pointer, rowBytes, count in
+      for k in 0..<count {
+        (output.data + (y + k) * output.rowBytes).copyMemory(from: pointer + k * rowBytes, byteCount: output.rowBytes)
+      }
+      y += count
+    }
+    return output
+  }
+
+  /// Runs a pipeline that changes size (JIT only) from `source`'s rows
+  /// (input 0, as compiled) to `write(pointer, rowBytes, count)`, which gets
+  /// the result's rows in order (``outputFormat``, ``outputSize(width:height:)``).
+  /// Each kernel streams on a thread of its own (``KernelRowSource``), each
+  /// geometry stage in bands where its map allows (``RowSource/through(_:)``),
+  /// so memory holds a few bands of each, not whole images; the last kernel
+  /// runs on this thread, with `threads` ≥ 2 reading and writing on threads
+  /// of their own. Then `source` is finished (a decoder checks the file's end).
+  /// - Throws: ``RunError`` when a geometry stage cannot apply to its input's
+  ///   size; what `source` or `write` throw.
+  public func streamSteps(
+    from source: RowSource, others: [ImageBuffer], uniforms: [Param: Float], threads: Int,
+    write: @escaping (UnsafeRawPointer, Int, Int) throws -> Void
+  ) throws {
+    guard let compiled, let last = steps.last?.next.compiled else {
+      throw RunError("a pipeline that changes size streams with the JIT only")
+    }
+    let values = { (p: CompiledPipeline) in p.graph.uniforms.map { uniforms[$0] ?? $0.value } }
+    do {
+      var rows: RowSource = try KernelRowSource(compiled, upstream: source, uniforms: values(self), otherInputs: others)
+      for (i, (geometry, next)) in steps.enumerated() {
+        rows = try rows.through(geometry)
+        if i < steps.count - 1 {
+          rows = try KernelRowSource(next.compiled!, upstream: rows, uniforms: values(next), otherInputs: others)
+        }
+      }
+      let lastValues = values(steps.last!.next)
+      if last.streamingRefusal == nil && rows.width >= last.target.lanes {
+        let upstream = rows
+        try last.stream(
+          width: rows.width, height: rows.height, uniforms: lastValues, threads: threads, otherInputs: others,
+          read: { pointer, rowBytes, count in try upstream.read(into: pointer, rowBytes: rowBytes, count: count) }, write: write)
+      } else {
+        let input = try rows.materialise()
+        let output = try ImageBuffer(width: input.width, height: input.height, format: last.layout.output, zeroFilled: false)
+        try last.run(inputs: [input] + others, output: output, uniforms: lastValues, threads: threads)
+        try write(output.data, output.rowBytes, output.height)
+      }
+      try rows.finish()
+    } catch let e as GeometryError {
+      throw RunError(e.message)
+    } catch let e as LLVMError {
+      throw RunError(e.message)
+    }
   }
 }

@@ -19,7 +19,8 @@ extension CompiledPipeline {
   /// (``CompiledKernel/streamingRefusal``).
   public var streamingRefusal: String? {
     guard let compiled else { return "the interpreter runs on whole images" }
-    if let first = steps.first { return "'\(first.geometry)' changes the size: geometry stages run on whole images" }
+    if layout.inputs.count != 1 { return "the graph reads \(layout.inputs.count) images" }
+    if !steps.isEmpty { return nil }  // kernels that cannot stream run whole inside the bands (KernelRowSource)
     return compiled.streamingRefusal
   }
 
@@ -47,16 +48,31 @@ extension CompiledPipeline {
     guard reader.pixelFormat == layout.inputs[0] else {
       throw RunError("the rows are \(reader.pixelFormat), the pipeline was compiled for \(layout.inputs[0])")
     }
-    guard writer.width == reader.info.width, writer.height == reader.info.height else {
-      throw RunError("the output is \(writer.width)×\(writer.height), the input \(reader.info.width)×\(reader.info.height)")
+    let size = try outputSize(width: reader.info.width, height: reader.info.height)
+    guard writer.width == size.width, writer.height == size.height else {
+      throw RunError("the output is \(writer.width)×\(writer.height), the result \(size.width)×\(size.height)")
     }
     for (p, v) in uniforms where !v.isFinite {
       throw RunError("uniform '\(p.name)' must be finite, got \(v)")
     }
     let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
-    let output = layout.output
+    let output = outputFormat
     let times = StreamTimes()
     let start = DispatchTime.now().uptimeNanoseconds
+    if !steps.isEmpty {
+      let source = ClosureRowSource(
+        width: reader.info.width, height: reader.info.height, format: reader.pixelFormat,
+        read: { pointer, rowBytes, count in
+          if stop() { throw StreamStopped() }
+          try times.timing(\.read) { try reader.read(into: pointer, rowBytes: rowBytes, count: count) }
+        }, finish: { try times.timing(\.read) { try reader.finish() } })
+      try streamSteps(from: source, others: [], uniforms: uniforms, threads: threads) { pointer, rowBytes, count in
+        try times.timing(\.write) { try writer.write(pointer, rowBytes: rowBytes, format: output, count: count) }
+      }
+      try times.timing(\.write) { try writer.finish() }
+      times.total = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+      return times
+    }
     do {
       try compiled!.stream(
         width: reader.info.width, height: reader.info.height, uniforms: values, threads: threads,
@@ -136,6 +152,9 @@ extension Pipeline {
   ) throws -> FileApplication {
     var reason: String
     if let reader = try ImageRowReader.open(input.path, options: read) {
+      if reader.info.orientation == 1 {
+        _ = try reader.shrinkOnLoad(by: shrinkOnLoad(width: reader.info.width, height: reader.info.height))
+      }
       let write = options ?? Self.writeOptions(for: reader.info, output: output.path)
       let format = try write.format ?? ImageFile.format(ofPath: output.path)
       if reader.info.orientation != 1 {
@@ -148,7 +167,8 @@ extension Pipeline {
         if let refusal = compiled.streamingRefusal ?? narrow {
           reason = refusal
         } else {
-          let writer = try ImageRowWriter(path: output.path, width: reader.info.width, height: reader.info.height, options: write)
+          let size = try compiled.outputSize(width: reader.info.width, height: reader.info.height)
+          let writer = try ImageRowWriter(path: output.path, width: size.width, height: size.height, options: write)
           try compiled.stream(from: reader, to: writer, uniforms: uniforms, threads: threads)
           return FileApplication(info: reader.info, streamed: true, wholeImageReason: nil)
         }

@@ -151,6 +151,10 @@ public final class ImageRowWriter {
   /// and rgba16, premultiplied in rgba32f, as ``ImageBuffer`` holds them).
   /// - Throws: ``ImageFileError`` when encoding or writing fails (a full
   ///   disk), or `count` goes past the last row.
+  /// Whether rows written so far had a pixel with alpha below 1 that a
+  /// layout without alpha dropped (composited over black): a batch warns.
+  public private(set) var droppedTransparency = false
+
   public func write(_ pixels: UnsafeRawPointer, rowBytes: Int, format: PixelFormat, count: Int) throws {
     guard count > 0 else { return }
     try ImageFile.attributing(to: path) {
@@ -158,6 +162,9 @@ public final class ImageRowWriter {
         throw ImageFileFailure("rows \(rowsWritten)..<\(rowsWritten + count) written, of \(height)")
       }
       let layout = options.layout, depth = options.bitDepth
+      if !layout.hasAlpha && !droppedTransparency {
+        droppedTransparency = !Packing.isOpaque(pixels, rowBytes: rowBytes, width: width, rows: count, format: format)
+      }
       if case .jpeg(let w) = codec, layout == .rgb {
         try writeRGBX(w, pixels, rowBytes: rowBytes, format: format, count: count)
         rowsWritten += count

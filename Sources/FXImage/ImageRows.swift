@@ -30,8 +30,12 @@ internal import CTIFF
 /// data does not set ``info``'s orientation (``ImageFile/read(_:options:)``
 /// sees it).
 public final class ImageRowReader {
-  /// What the file stores, as ``ImageFile/read(_:options:)`` reports it.
-  public let info: ImageFileInfo
+  /// What the file stores, as ``ImageFile/read(_:options:)`` reports it
+  /// (after ``shrinkOnLoad(by:)``, the reduced size).
+  public private(set) var info: ImageFileInfo
+  /// The reduction the decoder applies (``shrinkOnLoad(by:)``): 1, 2, 4 or 8.
+  public private(set) var shrink = 1
+  private var started = false
   /// The format of the rows: ``PixelFormat/rgba16`` for 16-bit files, else ``PixelFormat/rgba8``.
   public let pixelFormat: PixelFormat
   /// Rows read so far; the next ``read(into:rowBytes:count:)`` starts here.
@@ -137,11 +141,6 @@ public final class ImageRowReader {
       fx_jpeg_reader_close(handle)
       return nil
     }
-    let started = message.withBuffer { msg, cap in fx_jpeg_reader_start(handle, msg, cap) }
-    guard started == FX_JPEG_OK else {
-      fx_jpeg_reader_close(handle)
-      throw JPEGCodec.failure(started, message)
-    }
     return ImageRowReader(path: path, fd: fd, codec: .jpeg(handle), info: info, pixelFormat: .rgba8)
   }
 
@@ -206,6 +205,11 @@ public final class ImageRowReader {
           Alpha.nativeEndianRGBA16(fromBigEndian: pixels, rowBytes: rowBytes, width: info.width, rows: count)
         }
       case .jpeg(let r):
+        if !started {
+          let s = message.withBuffer { fx_jpeg_reader_start(r, $0, $1) }
+          guard s == FX_JPEG_OK else { throw JPEGCodec.failure(s, message) }
+          started = true
+        }
         let s = message.withBuffer { fx_jpeg_reader_rows(r, pixels, rowBytes, UInt32(count), $0, $1) }
         guard s == FX_JPEG_OK else { throw JPEGCodec.failure(s, message) }
       case .tiff(let r):
@@ -214,6 +218,26 @@ public final class ImageRowReader {
       }
       rowsRead += count
     }
+  }
+
+  /// Decodes reduced by `factor` (2, 4 or 8), before the first row is read:
+  /// libjpeg's DCT scaling, each side ⌈side / factor⌉, a little sharper
+  /// than a box reduction (shrink-on-load, as libvips' and sharp's
+  /// thumbnails use it; docs/design.md §4: "the decoder's reduced image").
+  /// ``info`` then gives the reduced size.
+  /// - Returns: false, changing nothing, for a PNG or TIFF (read at full size).
+  /// - Throws: ``ImageFileError`` when rows were read already or libjpeg refuses.
+  public func shrinkOnLoad(by factor: Int) throws -> Bool {
+    guard case .jpeg(let r) = codec, [2, 4, 8].contains(factor) else { return false }
+    try ImageFile.attributing(to: path) {
+      guard rowsRead == 0 else { throw ImageFileFailure("shrink-on-load after \(rowsRead) rows were read") }
+      var message = CMessage()
+      var w: UInt32 = 0, h: UInt32 = 0
+      let s = message.withBuffer { fx_jpeg_reader_scale(r, UInt32(factor), &w, &h, $0, $1) }
+      guard s == FX_JPEG_OK else { throw JPEGCodec.failure(s, message) }
+      (info.width, info.height, shrink) = (Int(w), Int(h), factor)
+    }
+    return true
   }
 
   /// After the last row: checks what follows the pixels (a PNG's chunks

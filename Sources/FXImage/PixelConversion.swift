@@ -172,6 +172,21 @@ enum Packing {
     return true
   }
 
+  /// Whether every pixel of `rows` rows of `format` has alpha 1 (255, 65535, 1.0).
+  static func isOpaque(_ data: UnsafeRawPointer, rowBytes: Int, width: Int, rows: Int, format: PixelFormat) -> Bool {
+    if format == .rgba8 { return isOpaque(data, rowBytes: rowBytes, width: width, rows: rows) }
+    for y in 0..<rows {
+      let row = data + y * rowBytes
+      for x in 0..<width {
+        let opaque =
+          format == .rgba16
+          ? row.load(fromByteOffset: 8 * x + 6, as: UInt16.self) == 65535 : row.load(fromByteOffset: 16 * x + 12, as: Float.self) == 1
+        if !opaque { return false }
+      }
+    }
+    return true
+  }
+
   /// Rows as 8-bit RGBX: the colour composited over black, as
   /// ``packRows(_:rowBytes:width:rows:format:layout:bitDepth:bigEndian:into:)``
   /// stores RGB, then a 255.

@@ -16,11 +16,10 @@ import Foundation
 /// in one column tile, so every pixel is computed exactly as there: a
 /// streamed result is byte-identical to the whole-image result.
 extension CompiledKernel {
-  /// Why this kernel cannot be streamed, or nil when it can: it must read
-  /// one image, and every stage must read its input and every intermediate
+  /// Why this kernel cannot be streamed, or nil when it can: every stage
+  /// must read input 0 (the streamed one; others are whole) and every intermediate
   /// at rows `y + k` for constant `k` (no distortion of rows, no data-dependent reads).
   public var streamingRefusal: String? {
-    if layout.inputs.count != 1 { return "the graph reads \(layout.inputs.count) images" }
     if !kernel.intermediates.isEmpty && plan.run.lookahead == nil {
       return "a stage reads an intermediate at data-dependent rows"
     }
@@ -67,11 +66,17 @@ extension CompiledKernel {
   ///   finite; otherwise the first error `read` or `write` throws (then no
   ///   further rows are read or written).
   public func stream(
-    width: Int, height: Int, uniforms: [Float] = [], threads: Int = 1,
+    width: Int, height: Int, uniforms: [Float] = [], threads: Int = 1, otherInputs: [ImageBuffer] = [],
     read: @escaping (UnsafeMutableRawPointer, Int, Int) throws -> Void,
     write: @escaping (UnsafeRawPointer, Int, Int) throws -> Void
   ) throws {
     if let streamingRefusal { throw LLVMError("this kernel cannot be streamed: \(streamingRefusal)") }
+    guard otherInputs.count == layout.inputs.count - 1 else {
+      throw LLVMError("the kernel reads \(layout.inputs.count) images: input 0 streams, \(otherInputs.count) others given")
+    }
+    for (i, b) in otherInputs.enumerated() where b.format != layout.inputs[i + 1] {
+      throw LLVMError("input \(i + 1) is \(b.format), the kernel was compiled for \(layout.inputs[i + 1])")
+    }
     guard width >= target.lanes, height >= 1 else {
       throw LLVMError("a streamed image must be at least \(target.lanes) px wide (one vector) and 1 px tall")
     }
@@ -87,7 +92,8 @@ extension CompiledKernel {
     let ringRows = kernel.intermediates.indices.map { RunPlan.ringRows(plan.run.rowSpan[passWriting(inputCountOffset: $0)]) }
     // Every tile computes each strip before the next strip starts: each has rings of its own.
     let tiles = tiles(columns: width, ringRows: ringRows, cacheBytes: Self.streamTileCacheBytes)
-    let (rings, tileDescriptors) = try Self.tileRings(tiles, ringRows, input: input, output: output, width: width, height: height)
+    let (rings, tileDescriptors) = try Self.tileRings(
+      tiles, ringRows, input: input, others: otherInputs.map(Self.descriptor), output: output, width: width, height: height)
     defer { rings.forEach(BufferPool.shared.release) }
 
     // Rows up to `end` into and out of the rings: inline, or on the decoder's and encoder's threads.
@@ -134,20 +140,20 @@ extension CompiledKernel {
       }
     }
     if threaded { try state.waitForEncoder() }
-    withExtendedLifetime((input, output)) {}
+    withExtendedLifetime((input, output, otherInputs)) {}
   }
 
   /// The rings of a streamed run's intermediates, one per tile in each
   /// block, and each tile's buffers: input 0's ring, its rings (planar,
   /// ``ColumnTiles/span(_:)`` columns of `ringRows` rows), the output's ring.
   private static func tileRings(
-    _ tiles: ColumnTiles, _ ringRows: [Int], input: Ring, output: Ring, width: Int, height: Int
+    _ tiles: ColumnTiles, _ ringRows: [Int], input: Ring, others: [BufferDescriptor], output: Ring, width: Int, height: Int
   ) throws -> ([BufferPool.Block], [[BufferDescriptor]]) {
     let layouts = ringRows.indices.map { BufferDescriptor.planar(width: tiles.span($0)) }
     let tileBytes = zip(ringRows, layouts).map { $0 * $1.rowBytes }
     let rings = try tileBytes.map { try BufferPool.shared.allocate(byteCount: $0 * tiles.starts.count) }
     let descriptors = tiles.starts.indices.map { t in
-      var descriptors = [input.descriptor(width: width, height: height)]
+      var descriptors = [input.descriptor(width: width, height: height)] + others
       for (k, ring) in rings.enumerated() {
         descriptors.append(
           BufferDescriptor(

@@ -30,7 +30,6 @@ public enum GeometryExecutor {
     case .orient(let o): return try image.oriented(o.exifOrientation)
     case .extend(let e): return try extend(image, e, width: ow, height: oh)
     case .resize(let r):
-      if ow == image.width && oh == image.height { return image }
       return try Resampler.resample(image, width: ow, height: oh, filter: r.filter, threads: threads)
     case .affine: return try Interpreter.apply(geometry, to: image)
     }

@@ -71,59 +71,71 @@ enum Resampler {
 
   /// Output rows `rows` of `dst` from the same rows of `src`, along x.
   static func horizontal(_ src: ImageBuffer, _ dst: ImageBuffer, _ axis: ResampleAxis, rows: Range<Int>) {
+    for y in rows {
+      horizontal(
+        UnsafeRawPointer(src.data + y * src.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self),
+        (dst.data + y * dst.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self), axis)
+    }
+  }
+
+  /// One row along x: `dst[x] = Σₖ w[x·taps + k]·src[first[x] + k]`, `axis.first.count` pixels.
+  static func horizontal(_ s: UnsafePointer<SIMD4<Float>>, _ d: UnsafeMutablePointer<SIMD4<Float>>, _ axis: ResampleAxis) {
     let taps = axis.taps
     axis.weights.withUnsafeBufferPointer { w in
       axis.first.withUnsafeBufferPointer { first in
-        for y in rows {
-          let s = (src.data + y * src.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self)
-          let d = (dst.data + y * dst.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self)
-          for x in 0..<dst.width {
-            let p = s + first[x], k0 = x &* taps
-            var acc = p[0] * w[k0]
-            var k = 1
-            while k < taps {
-              acc = acc + p[k] * w[k0 &+ k]
-              k &+= 1
-            }
-            d[x] = acc
+        for x in 0..<first.count {
+          let p = s + first[x], k0 = x &* taps
+          var acc = p[0] * w[k0]
+          var k = 1
+          while k < taps {
+            acc = acc + p[k] * w[k0 &+ k]
+            k &+= 1
           }
+          d[x] = acc
         }
       }
     }
   }
 
-  /// Output rows `rows` of `dst` from windows of `src`'s rows, along y
-  /// (vectorised along the row: 8 floats at a time).
+  /// Output rows `rows` of `dst` from windows of `src`'s rows, along y.
   static func vertical(_ src: ImageBuffer, _ dst: ImageBuffer, _ axis: ResampleAxis, rows: Range<Int>) {
-    let taps = axis.taps
-    let floats = dst.width * 4
-    let vectors = floats / 8
+    var sources = [UnsafePointer<Float>](repeating: UnsafePointer(bitPattern: 16)!, count: axis.taps)
     for y in rows {
-      let d = (dst.data + y * dst.rowBytes).assumingMemoryBound(to: Float.self)
-      let start = axis.first[y]
-      let s = (src.data + start * src.rowBytes).assumingMemoryBound(to: Float.self)
-      let stride = src.rowBytes / 4
+      for k in 0..<axis.taps {
+        sources[k] = UnsafeRawPointer(src.data + (axis.first[y] + k) * src.rowBytes).assumingMemoryBound(to: Float.self)
+      }
       axis.weights.withUnsafeBufferPointer { w in
-        let k0 = y * taps
-        var v = 0
-        while v < vectors {
-          let o = v &* 8
-          var acc = UnsafeRawPointer(s + o).loadUnaligned(as: SIMD8<Float>.self) * w[k0]
-          var k = 1
-          while k < taps {
-            let row: UnsafePointer<Float> = UnsafePointer(s) + (k &* stride &+ o)
-            let weight: Float = w[k0 &+ k]
-            acc = acc + UnsafeRawPointer(row).loadUnaligned(as: SIMD8<Float>.self) * weight
-            k &+= 1
-          }
-          UnsafeMutableRawPointer(d + o).storeBytes(of: acc, as: SIMD8<Float>.self)
-          v &+= 1
+        vertical(sources, w.baseAddress! + y * axis.taps, (dst.data + y * dst.rowBytes).assumingMemoryBound(to: Float.self), floats: dst.width * 4)
+      }
+    }
+  }
+
+  /// One row along y: `dst[o] = Σₖ weights[k]·rows[k][o]` for `o < floats`,
+  /// vectorised along the row (8 floats at a time).
+  static func vertical(_ rows: [UnsafePointer<Float>], _ weights: UnsafePointer<Float>, _ d: UnsafeMutablePointer<Float>, floats: Int) {
+    let taps = rows.count
+    let vectors = floats / 8
+    rows.withUnsafeBufferPointer { r in
+      let s0 = r[0]
+      let w0 = weights[0]
+      var v = 0
+      while v < vectors {
+        let o = v &* 8
+        var acc = UnsafeRawPointer(s0 + o).loadUnaligned(as: SIMD8<Float>.self) * w0
+        var k = 1
+        while k < taps {
+          let row: UnsafePointer<Float> = r[k] + o
+          let weight: Float = weights[k]
+          acc = acc + UnsafeRawPointer(row).loadUnaligned(as: SIMD8<Float>.self) * weight
+          k &+= 1
         }
-        for o in vectors * 8..<floats {
-          var acc = s[o] * w[k0]
-          for k in 1..<max(taps, 1) { acc += s[k * stride + o] * w[k0 + k] }
-          d[o] = acc
-        }
+        UnsafeMutableRawPointer(d + o).storeBytes(of: acc, as: SIMD8<Float>.self)
+        v &+= 1
+      }
+      for o in vectors * 8..<floats {
+        var acc = s0[o] * w0
+        for k in 1..<Swift.max(taps, 1) { acc += r[k][o] * weights[k] }
+        d[o] = acc
       }
     }
   }

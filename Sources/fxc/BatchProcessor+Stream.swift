@@ -36,10 +36,14 @@ extension BatchProcessor {
     write.orientation = recordedOrientation(info, format: job.format, warnings: &r.warnings)
     writing(true)
     defer { writing(false) }
-    let writer = try ImageRowWriter(path: job.destination, width: info.width, height: info.height, options: write)
+    let size = try kernel.outputSize(width: info.width, height: info.height)
+    let writer = try ImageRowWriter(path: job.destination, width: size.width, height: size.height, options: write)
     var streamed: StreamTimes?
     try claimingDestination(&r) { streamed = try kernel.stream(from: reader, to: writer, uniforms: job.uniforms, threads: threads) }
     guard let times = streamed else { return }
+    if writer.droppedTransparency && job.format != .jpeg {
+      r.warnings.append(Self.droppedAlphaWarning)
+    }
     // With threads, reading and writing overlap the kernel; the kernel's share is what the wall time leaves.
     (r.decodeSeconds, r.encodeSeconds) = (times.read, times.write)
     r.kernelSeconds = threads > 1 ? times.total : max(times.total - times.read - times.write, 1e-9)
@@ -48,7 +52,10 @@ extension BatchProcessor {
     r.streamed = true
 
     let mpix = Double(info.width * info.height) / 1e6
-    var text = "\(job.input.path) → \(job.destination): \(info.width)×\(info.height), \(kernel.backend.rawValue)"
+    var text = "\(job.input.path) → \(job.destination): \(info.width)×\(info.height)"
+    if reader.shrink > 1 { text += " (decoded at 1/\(reader.shrink): shrink-on-load)" }
+    if size.width != info.width || size.height != info.height { text += " → \(size.width)×\(size.height)" }
+    text += ", \(kernel.backend.rawValue)"
     text += " \(fixed(mpix / times.total)) Mpixel/s from decode to encode (streamed in bands: \(fixed(times.total * 1000)) ms"
     text += " on \(threads) thread\(threads == 1 ? "" : "s, reading and writing on threads of their own")"
     if compiled && kernel.compileMilliseconds > 0 { text += ", compile \(fixed(kernel.compileMilliseconds)) ms" }

@@ -179,11 +179,14 @@ final class BatchProcessor: @unchecked Sendable {
       let reader = try ImageRowReader.open(job.input.path, options: options.read),
       options.keepOrientation || reader.info.orientation == 1
     {
+      _ = try reader.shrinkOnLoad(by: pipeline.shrinkOnLoad(width: reader.info.width, height: reader.info.height))
       let key = KernelKey(formats: [reader.pixelFormat], opaque: reader.info.layout.hasAlpha ? [] : [0])
       let (kernel, compiled) = try kernel(for: key)
       // An RGB output of an input without alpha streams only where the result's alpha is
       // proved 1: otherwise the whole image is run, so that dropped transparency is a warning.
-      let dropsNothing = reader.info.layout.hasAlpha || options.keepAlpha || job.format == .jpeg || Self.isOpaque(kernel)
+      // A pipeline that changes size streams anyway: the writer sees what it drops (ImageRowWriter.droppedTransparency).
+      let dropsNothing =
+        reader.info.layout.hasAlpha || options.keepAlpha || job.format == .jpeg || Self.isOpaque(kernel) || !kernel.steps.isEmpty
       if kernel.streamingRefusal == nil && reader.info.width >= kernel.target.lanes && dropsNothing {
         try stream(reader, kernel, &r, threads: threads, compiled: compiled, stopping: stopping, writing: writing, line: &line)
         return
@@ -214,7 +217,7 @@ final class BatchProcessor: @unchecked Sendable {
     let layout: ChannelLayout = hasAlpha || options.keepAlpha ? .rgba : .rgb
     if layout == .rgb, job.format != .jpeg, !result.isOpaque {
       // Never silently: an effect that made pixels transparent on an opaque input.
-      r.warnings.append("the result has transparent pixels, which the RGB output (the input has no alpha) drops; --keep-alpha keeps them")
+      r.warnings.append(Self.droppedAlphaWarning)
     }
     let profile = outputProfile(loaded.info, layout: layout, format: job.format, warnings: &r.warnings)
     writing(true)
@@ -283,6 +286,9 @@ final class BatchProcessor: @unchecked Sendable {
 
   /// Whether the kernel's output alpha is the constant 1 (an opaque input's
   /// kernel folds it so unless an effect computes alpha).
+  static let droppedAlphaWarning =
+    "the result has transparent pixels, which the RGB output (the input has no alpha) drops; --keep-alpha keeps them"
+
   static func isOpaque(_ kernel: CompiledPipeline) -> Bool {
     guard let p = (kernel.steps.last?.next ?? kernel).kernel.passes.last?.program, p.outputs.count == 4,
       case .float(bits: let bits)? = p.constantValue(p.outputs[3])

@@ -64,6 +64,10 @@ fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *reader, void *pixels, size_
 /// next `count` rows (as fx_jpeg_reader_decode stores them) into `count` rows
 /// `row_bytes` apart as often as needed, then finish after the last row.
 fx_jpeg_status fx_jpeg_reader_start(fx_jpeg_reader *reader, char *msg, size_t msg_cap);
+/// Before fx_jpeg_reader_start: decode reduced by 1/`denom` (libjpeg's DCT
+/// scaling; 2, 4 or 8), and the reduced size (each side rounded up).
+fx_jpeg_status fx_jpeg_reader_scale(fx_jpeg_reader *reader, unsigned denom, uint32_t *width, uint32_t *height,
+                                    char *msg, size_t msg_cap);
 fx_jpeg_status fx_jpeg_reader_rows(fx_jpeg_reader *reader, void *pixels, size_t row_bytes, uint32_t count,
                                    char *msg, size_t msg_cap);
 fx_jpeg_status fx_jpeg_reader_finish(fx_jpeg_reader *reader, char *msg, size_t msg_cap);

@@ -1,0 +1,118 @@
+import FXIR
+import FXImage
+import Foundation
+
+/// Rows of an image, produced top to bottom on demand: how a pipeline that
+/// changes size runs in bands (docs/design.md §4). A decoder, a kernel, a
+/// crop or a resampler each is one; a consumer pulls the next rows with
+/// ``read(into:rowBytes:count:)`` and, at the end, calls ``finish()``.
+public class RowSource {
+  public let width: Int
+  public let height: Int
+  /// How the rows are stored: the file's format for a decoder, rgba32f
+  /// (premultiplied) for everything after the first kernel.
+  public let format: PixelFormat
+  /// Rows handed out so far.
+  public private(set) var delivered = 0
+  private var finished = false
+
+  init(width: Int, height: Int, format: PixelFormat) {
+    self.width = width
+    self.height = height
+    self.format = format
+  }
+
+  /// Bytes of one row.
+  public var rowBytes: Int { width * format.bytesPerPixel }
+
+  /// Fills the next `count` rows into `pointer`, `rowBytes` apart.
+  /// - Throws: what producing them throws; ``RowSourceError`` past the last row.
+  public final func read(into pointer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws {
+    guard count >= 0, delivered + count <= height else {
+      throw RowSourceError("\(delivered + count) rows asked of a \(height)-row image")
+    }
+    try produce(into: pointer, rowBytes: rowBytes, count: count)
+    delivered += count
+  }
+
+  /// Reads and drops the rows not yet read, then checks the end of what
+  /// this source reads from (a decoder checks the file's end).
+  public func finish() throws {
+    guard !finished else { return }
+    finished = true
+    let scratch = try BufferPool.shared.allocate(byteCount: rowBytes)
+    defer { BufferPool.shared.release(scratch) }
+    while delivered < height { try read(into: scratch.pointer, rowBytes: rowBytes, count: 1) }
+    try finishUpstream()
+  }
+
+  /// The rows themselves (subclasses).
+  func produce(into pointer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws { fatalError("abstract") }
+  /// What ``finish()`` checks after the last row (subclasses).
+  func finishUpstream() throws {}
+
+  /// Every row, as one image.
+  public func materialise() throws -> ImageBuffer {
+    let image = try ImageBuffer(width: width, height: height, format: format, zeroFilled: false)
+    try read(into: image.data, rowBytes: image.rowBytes, count: height - delivered)
+    try finish()
+    return image
+  }
+}
+
+/// A row source that is not what it was asked to be.
+public struct RowSourceError: Error, CustomStringConvertible {
+  public var message: String
+  init(_ message: String) { self.message = message }
+  public var description: String { message }
+}
+
+/// Rows from closures: a decoder's, or an image's.
+public final class ClosureRowSource: RowSource {
+  private let reader: (UnsafeMutableRawPointer, Int, Int) throws -> Void
+  private let end: () throws -> Void
+
+  /// Rows that `read(pointer, rowBytes, count)` gives in order; `finish` checks the end.
+  public init(
+    width: Int, height: Int, format: PixelFormat, read: @escaping (UnsafeMutableRawPointer, Int, Int) throws -> Void,
+    finish: @escaping () throws -> Void = {}
+  ) {
+    reader = read
+    end = finish
+    super.init(width: width, height: height, format: format)
+  }
+
+  /// The rows of `image`.
+  public convenience init(_ image: ImageBuffer) {
+    var y = 0
+    self.init(width: image.width, height: image.height, format: image.format) { pointer, rowBytes, count in
+      for k in 0..<count {
+        (pointer + k * rowBytes).copyMemory(from: image.data + (y + k) * image.rowBytes, byteCount: image.rowBytes)
+      }
+      y += count
+    }
+  }
+
+  override func produce(into pointer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws {
+    try reader(pointer, rowBytes, count)
+  }
+  override func finishUpstream() throws { try end() }
+}
+
+/// A whole image made from its upstream's rows, then handed out row by row:
+/// for a stage that reads rows out of order (a quarter turn, an affine map,
+/// a distortion).
+final class WholeImageSource: RowSource {
+  private let image: ImageBuffer
+
+  init(_ image: ImageBuffer) {
+    self.image = image
+    super.init(width: image.width, height: image.height, format: image.format)
+  }
+
+  override func produce(into pointer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws {
+    for k in 0..<count {
+      (pointer + k * rowBytes).copyMemory(from: image.data + (delivered + k) * image.rowBytes, byteCount: image.rowBytes)
+    }
+  }
+}
