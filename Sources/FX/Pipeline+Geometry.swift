@@ -57,6 +57,19 @@ extension CompiledPipeline {
   /// The format of the pipeline's result: the last graph's output.
   public var outputFormat: PixelFormat { steps.last?.next.layout.output ?? layout.output }
 
+  /// ``runSteps(_:uniforms:threads:)`` on whole images: each kernel over the
+  /// whole image, each geometry stage by ``GeometryExecutor`` — what the
+  /// bands must equal, byte for byte (for tests).
+  package func runStepsWhole(_ inputs: [ImageBuffer], uniforms: [Param: Float], threads: Int) throws -> ImageBuffer {
+    let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: kernelSource)
+    var image = try head.run(inputs, uniforms: uniforms, threads: threads)
+    for (geometry, next) in steps {
+      let moved = try GeometryExecutor.apply(geometry, to: image, threads: threads)
+      image = try next.run([moved] + inputs.dropFirst(), uniforms: uniforms, threads: threads)
+    }
+    return image
+  }
+
   /// The size of the result for input 0 of `width × height`: each geometry stage's in turn.
   /// - Throws: ``RunError`` when a geometry stage cannot apply to its input's size.
   public func outputSize(width: Int, height: Int) throws -> (width: Int, height: Int) {

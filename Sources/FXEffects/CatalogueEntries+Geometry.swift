@@ -13,7 +13,7 @@ extension Catalogue {
       parameters: [
         .number("width", 0, 0...65_535, unit: "px", "target width; 0 = from the aspect", uniform: false),
         .number("height", 0, 0...65_535, unit: "px", "target height; 0 = from the aspect", uniform: false),
-        .number("scale", 0, 0...64, "both sides times this, instead of a width or height; 0 = off", uniform: false),
+        .number("scale", 0.5, 1.0 / 1024...64, "both sides times this, when no width or height is given", uniform: false),
         .choice("fit", ResizeFit.allCases.map(\.rawValue), "cover", "how a width and a height of another aspect are met"),
         .choice("filter", ResampleFilter.allCases.map(\.rawValue), "lanczos3", "the resampling kernel"),
         .choice("gravity", Gravity.allCases.map(\.rawValue), "center", "where cover crops and contain places"),
@@ -22,7 +22,7 @@ extension Catalogue {
       example: "resize(width: 320)"
     ) { a in
       let filter = a.choice(4, as: ResampleFilter.self)
-      if let scale = a.number(2).constantValue, scale > 0 { return resize(scale: Double(scale), filter: filter) }
+      if a.int(0) <= 0 && a.int(1) <= 0 { return resize(scale: Double(a.number(2).constantValue ?? 0), filter: filter) }
       return resize(
         width: a.int(0) > 0 ? a.int(0) : nil, height: a.int(1) > 0 ? a.int(1) : nil, fit: a.choice(3, as: ResizeFit.self),
         filter: filter, gravity: a.choice(5, as: Gravity.self), background: a.color(6))
@@ -98,6 +98,7 @@ extension Catalogue {
       ],
       example: "composite(\"logo.png\", opacity: 0.7)"
     ) { a in
+      guard [1, 2].allSatisfy({ a.number($0).constantValue?.isFinite ?? false }) else { return .identity }  // §5
       let (x, y) = (a.int(1), a.int(2))
       return composite(
         a.image(0) ?? .input(1), x: x >= 0 && y >= 0 ? x : nil, y: x >= 0 && y >= 0 ? y : nil, gravity: a.choice(3, as: Gravity.self),
@@ -107,7 +108,7 @@ extension Catalogue {
       name: "convolve", kind: .layer, summary: "Convolves with an n × n kernel, divided and offset (libvips conv, Pillow Kernel).",
       parameters: [
         .numbers("kernel", [0, 0, 0, 0, 1, 0, 0, 0, 0], "n × n weights, row by row (n odd)"),
-        .number("divisor", 0, -1e6...1e6, "the sum is divided by this; 0 = the weights' sum (1 if that is 0)", uniform: false),
+        .number("divisor", 0, 0...1e6, "the sum is divided by this (at least 1e-6); 0 = the weights' sum (1 if that is 0)", uniform: false),
         .number("offset", 0, -1...1, "added to straight colour after dividing", uniform: false),
       ],
       example: "convolve(kernel: [-1, -1, -1, -1, 16, -1, -1, -1, -1], divisor: 8)"
@@ -123,7 +124,17 @@ extension Catalogue {
     name: String, summary: String, parameters: [ParameterSpec], example: String? = nil,
     build: @escaping @Sendable ([ParameterValue]) -> Effect
   ) -> EffectSpec {
-    var spec = EffectSpec(name: name, kind: .layer, summary: summary, parameters: parameters, example: example, build: build)
+    // A size has nothing to switch off to: a non-finite number is an error
+    // naming the parameter (docs/design.md §5), not the identity.
+    let checked: @Sendable ([ParameterValue]) -> Effect = { values in
+      for (p, v) in zip(parameters, values) {
+        if case .number(let e) = v, let c = e.constantValue, !c.isFinite {
+          return invalidGeometry(name, "\(p.name) must be a finite number, got \(c)")
+        }
+      }
+      return build(values)
+    }
+    var spec = EffectSpec(name: name, kind: .layer, summary: summary, parameters: parameters, example: example, build: checked)
     spec.changesSize = true
     return spec
   }

@@ -40,13 +40,15 @@ func blend(_ s: Expr, _ b: Expr, _ mode: BlendMode) -> Expr {
 /// else by `gravity` (default bottom right; centred offsets rounded down),
 /// scaled by `opacity` (0…1, default 1), mixed with `mode` (default over;
 /// ``blend(_:_:_:)``). Pixels read exactly (nearest); outside the overlay
-/// the image is unchanged. The result keeps the image's size.
+/// the image is unchanged. The result keeps the image's size. A non-finite
+/// opacity leaves the image unchanged (DESIGN §5).
 public func composite(
   _ overlay: Image = .input(1), x: Int? = nil, y: Int? = nil, gravity: Gravity = .bottomRight, opacity: Expr = 1,
   mode: BlendMode = .over
 ) -> Effect {
   let place = x != nil && y != nil ? "x: \(x!), y: \(y!)" : "gravity: \(gravity.rawValue)"
   let name = "composite(\(place), opacity: \(Argument.text(opacity)), mode: \(mode.rawValue))"
+  guard let (values, finite) = Argument.prepare([(opacity, .clamp(0...1))]) else { return Effect(name) { $0 } }
   return Effect(name) { input in
     Image.combine(name, [input, overlay], sampler: Sampler(filter: .nearest, address: .transparent)) { p, layers in
       let base = layers[0], top = layers[1]
@@ -61,27 +63,32 @@ public func composite(
         offset = float2(ox, oy)
       }
       let b = base.sample(p, Sampler(filter: .nearest, address: .clampToEdge))
-      let s = top.sample(p - offset) * clamp(opacity, 0, 1)
-      return blend(s, b, mode)
+      let s = top.sample(p - offset) * values[0]
+      return Argument.guarded(finite, blend(s, b, mode), else: b)
     }
   }
 }
 
 /// Convolves with a square `kernel` of `n × n` weights given row by row
 /// (`n` odd: 1, 3, 5, …, up to 31), divided by `divisor` (0: the weights'
-/// sum, or 1 where it is 0), plus `offset` (0…1 units, added to straight
+/// sum, or 1 where it is 0; a magnitude below 1e-6 acts as 1e-6), plus `offset` (0…1 units, added to straight
 /// colour: libvips' `conv` offset / 255 for 8-bit images), on premultiplied
 /// RGBA with edges clamped — libvips `conv`, ImageMagick `-convolve`,
 /// Pillow's `ImageFilter.Kernel`. A separable kernel is split into two
 /// passes by the optimiser (SeparableSplit), like any effect's taps.
+/// Non-finite weights, divisor or offset leave the image unchanged (DESIGN §5);
+/// a kernel that is not n × n with n odd, at most 31, is an error.
 public func convolve(kernel: [Float], divisor: Float = 0, offset: Float = 0) -> Effect {
   let n = Int(Double(kernel.count).squareRoot().rounded())
   let name = "convolve(kernel: [\(kernel.map { Argument.text(Expr($0)) }.joined(separator: ", "))], divisor: \(divisor), offset: \(offset))"
-  guard n * n == kernel.count, n % 2 == 1, n <= 31, kernel.allSatisfy(\.isFinite), divisor.isFinite, offset.isFinite else {
-    return invalidGeometry(name, "the kernel must hold n × n finite weights, n odd and at most 31 (got \(kernel.count))")
+  // A non-finite constant switches the effect off (DESIGN §5).
+  guard kernel.allSatisfy(\.isFinite), divisor.isFinite, offset.isFinite else { return Effect(name) { $0 } }
+  guard n * n == kernel.count, n % 2 == 1, n <= 31 else {
+    return invalidGeometry(name, "the kernel must hold n × n weights, n odd and at most 31 (got \(kernel.count))")
   }
   let sum = kernel.reduce(0, +)
-  let scale = 1 / (divisor != 0 ? divisor : sum != 0 ? sum : 1)
+  let d = divisor != 0 ? divisor : sum != 0 ? sum : 1
+  let scale = 1 / (d < 0 ? Swift.min(d, -1e-6) : Swift.max(d, 1e-6))
   return Effect.layer(name, sampler: .nearest) { p, layer in
     var total: Expr? = nil
     for (k, w) in kernel.enumerated() where w != 0 {

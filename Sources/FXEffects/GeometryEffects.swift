@@ -75,11 +75,11 @@ public func resize(
   }
 }
 
-/// Resizes by `scale` on both axes (0.5 halves each side; sides rounded to
-/// the nearest pixel), with `filter` as ``resize(width:height:fit:filter:gravity:background:)``.
+/// Resizes by `scale` on both axes, 1/1024…64 (0.5 halves each side; sides
+/// rounded to the nearest pixel, at least 1), with `filter` as ``resize(width:height:fit:filter:gravity:background:)``.
 public func resize(scale: Double, filter: ResampleFilter = .lanczos3) -> Effect {
   let name = "resize(scale: \(scale), filter: \(filter.rawValue))"
-  guard scale.isFinite, scale > 0, scale <= 64 else { return invalidGeometry(name, "scale must be in (0, 64]") }
+  guard scale.isFinite, scale >= 1.0 / 1024, scale <= 64 else { return invalidGeometry(name, "scale must be in 1/1024…64") }
   return geometry(name, [.resize(Resize(scale: scale, filter: filter))])
 }
 

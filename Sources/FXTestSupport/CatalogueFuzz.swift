@@ -110,6 +110,9 @@ public enum CatalogueFuzz {
     -> String?
   {
     let output = c.make()(Image.input(0))
+    if let sized = try? PipelineGraph(output: output), sized.changesSize {
+      return checkSized(sized, output: output, inputs: inputs, jit: !evaluations.isEmpty, target: target)
+    }
     if !evaluations.isEmpty, let d = Differential.check(output, inputs: inputs, evaluations: evaluations, target: target) {
       return d.description
     }
@@ -123,6 +126,42 @@ public enum CatalogueFuzz {
       }
     } catch {
       return "staged evaluation threw \(error)"
+    }
+    return nil
+  }
+
+  /// A case that changes size: a size no stage can take is a clear error
+  /// (fine); a result over a megapixel is not evaluated (its size rule was
+  /// checked); otherwise the staged result must be finite and, with `jit`,
+  /// the compiled pipeline within 1e-4 of it (relative above 1).
+  static func checkSized(_ sized: PipelineGraph, output: Image, inputs: [ImageBuffer], jit: Bool, target: Target) -> String? {
+    var size = (width: inputs[0].width, height: inputs[0].height)
+    for step in sized.steps {
+      do { size = try step.geometry.outputSize(width: size.width, height: size.height) } catch { return nil }
+    }
+    guard size.width * size.height <= 1 << 20 else { return nil }
+    let inputs = Array(inputs.prefix(Swift.max(sized.head.inputs.count, 1)))
+    do {
+      let staged = try Interpreter.runStaged(sized, inputs: inputs)
+      for y in 0..<staged.height {
+        for x in 0..<staged.width where !(0..<4).allSatisfy({ staged[x, y][$0].isFinite }) {
+          return "a finite input gives a non-finite output \(staged[x, y]) at (\(x), \(y))"
+        }
+      }
+      guard jit else { return nil }
+      let compiled = try Pipeline(output: output).compile(
+        inputFormats: inputs.map(\.format), outputFormat: .rgba32f, cache: nil, target: target)
+      let out = try compiled.run(inputs)
+      for y in 0..<staged.height {
+        for x in 0..<staged.width {
+          let (o, e) = (out[x, y], staged[x, y])
+          for c in 0..<4 where Swift.abs(o[c] - e[c]) > 1e-4 * Swift.max(1, Swift.abs(e[c])) {
+            return "jit \(o) against staged \(e) at (\(x), \(y))"
+          }
+        }
+      }
+    } catch {
+      return "evaluation threw \(error)"
     }
     return nil
   }

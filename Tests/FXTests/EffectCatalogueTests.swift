@@ -17,8 +17,8 @@ private func inputs(for graph: EffectGraph, _ w: Int, _ h: Int, seed: UInt64) ->
   graph.inputs.indices.map { randomImage(w, h, seed: seed &+ UInt64($0) &* 977, format: .rgba32f) }
 }
 
-/// JIT output against the staged interpreter for `effect`, with `uniforms` values
-/// for the graph's uniforms (in `graph.uniforms` order).
+/// JIT output against the staged interpreter for `effect` (geometry stages
+/// included), with `uniforms` values for its uniforms.
 private func expectJITMatches(
   _ effect: Effect, _ label: String, uniforms: [Param: Float] = [:],
   sourceLocation: Testing.SourceLocation = #_sourceLocation
@@ -29,10 +29,9 @@ private func expectJITMatches(
     inputFormats: Array(repeating: .rgba32f, count: graph.inputs.count), outputFormat: .rgba32f)
   #expect(compiled.backend == .jit, "\(label): fell back to the interpreter", sourceLocation: sourceLocation)
   let w = Pipeline.hostVectorWidth
-  let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
   for (width, height) in [(1, 1), (w + 3, 5), (23, 17), (67, 29)] {
     let images = inputs(for: graph, width, height, seed: UInt64(width * 31 + height))
-    let reference = try Interpreter.runStaged(graph, inputs: images, uniforms: values)
+    let reference = try Interpreter.runStaged(pipeline.pipelineGraph, inputs: images, uniforms: uniforms)
     let out = try compiled.run(images, uniforms: uniforms)
     let d = maxDifference(reference, out)
     #expect(d <= 1e-4, "\(label) \(width)×\(height): max difference \(d)", sourceLocation: sourceLocation)
@@ -52,7 +51,7 @@ private func expectRelaxedWithinALevel(
   #expect(compiled.backend == .jit, "\(label): fell back to the interpreter", sourceLocation: sourceLocation)
   for (width, height) in [(Pipeline.hostVectorWidth + 3, 5), (41, 23)] {
     let images = graph.inputs.indices.map { randomImage(width, height, seed: UInt64(width + 7 * $0), format: .rgba8) }
-    let reference = try Interpreter.runStaged(graph, inputs: images).copy(as: .rgba8)
+    let reference = try Interpreter.runStaged(pipeline.pipelineGraph, inputs: images).copy(as: .rgba8)
     let d = maxDifference(reference, try compiled.run(images))
     #expect(d <= 1.0 / 255 + 1e-6, "\(label) \(width)×\(height): max difference \(d * 255) levels", sourceLocation: sourceLocation)
   }

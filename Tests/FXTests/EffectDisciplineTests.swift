@@ -102,6 +102,11 @@ private let neighbourEffects: [(String, Effect)] = [
     for (index, parameter) in spec.parameters.enumerated() where parameter.isNumber {
       var values = spec.parameters.map { Expr($0.defaultValue) }
       values[index] = Expr(Float.nan)
+      if spec.changesSize {
+        // A size has nothing to switch off to: the error names the parameter.
+        #expect(throws: GraphError.self, "\(name).\(parameter.name) = nan") { try Pipeline(spec.make(values)) }
+        continue
+      }
       let graph = try EffectGraph(output: spec.make(values)(.input()))
       #expect(graph.stages.isEmpty, "\(name).\(parameter.name) = nan leaves \(graph.stages.count) stages")
     }
