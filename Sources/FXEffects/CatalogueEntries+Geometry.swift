@@ -92,16 +92,16 @@ extension Catalogue {
         .image("overlay", "the image placed on top"),
         .number("x", -1, -1...1_048_575, unit: "px", "its left edge; -1 = by gravity", uniform: false),
         .number("y", -1, -1...1_048_575, unit: "px", "its top edge; -1 = by gravity", uniform: false),
-        .choice("gravity", Gravity.allCases.map(\.rawValue), "bottomRight", "where it sits when x and y are not given"),
+        .choice("gravity", Gravity.allCases.map(\.rawValue), "bottomRight", "where it sits along an axis whose x or y is -1"),
         .number("opacity", 1, 0...1, "1 = as it is, 0 = invisible"),
         .choice("mode", BlendMode.allCases.map(\.rawValue), "over", "the W3C blend mode"),
       ],
-      example: "composite(\"logo.png\", opacity: 0.7)"
+      example: "composite(opacity: 0.7)"
     ) { a in
       guard [1, 2].allSatisfy({ a.number($0).constantValue?.isFinite ?? false }) else { return .identity }  // §5
-      let (x, y) = (a.int(1), a.int(2))
+      let (x, y) = (min(max(a.int(1), -1), 1_048_575), min(max(a.int(2), -1), 1_048_575))
       return composite(
-        a.image(0) ?? .input(1), x: x >= 0 && y >= 0 ? x : nil, y: x >= 0 && y >= 0 ? y : nil, gravity: a.choice(3, as: Gravity.self),
+        a.image(0) ?? .input(1), x: x >= 0 ? x : nil, y: y >= 0 ? y : nil, gravity: a.choice(3, as: Gravity.self),
         opacity: a.number(4), mode: a.choice(5, as: BlendMode.self))
     },
     EffectSpec(
@@ -114,8 +114,8 @@ extension Catalogue {
       example: "convolve(kernel: [-1, -1, -1, -1, 16, -1, -1, -1, -1], divisor: 8)"
     ) { a in
       convolve(
-        kernel: a.numbers(0).map { $0.constantValue ?? .nan }, divisor: a.number(1).constantValue ?? 0,
-        offset: a.number(2).constantValue ?? 0)
+        kernel: a.numbers(0).map { $0.constantValue ?? .nan }, divisor: a.number(1).constantValue.map { min(max($0, 0), 1e6) } ?? 0,
+        offset: a.number(2).constantValue.map { min(max($0, -1), 1) } ?? 0)
     },
   ]
 

@@ -36,8 +36,9 @@ func blend(_ s: Expr, _ b: Expr, _ mode: BlendMode) -> Expr {
 }
 
 /// Places `overlay` (default the graph's input 1; the CLI reads a path) on
-/// the image: its top-left corner at `x, y` pixels when both are given,
-/// else by `gravity` (default bottom right; centred offsets rounded down),
+/// the image: its left edge at `x` and its top edge at `y` pixels where
+/// given, else by `gravity` on that axis (default bottom right; centred
+/// offsets rounded down),
 /// scaled by `opacity` (0…1, default 1), mixed with `mode` (default over;
 /// ``blend(_:_:_:)``). Pixels read exactly (nearest); outside the overlay
 /// the image is unchanged. The result keeps the image's size. A non-finite
@@ -46,22 +47,18 @@ public func composite(
   _ overlay: Image = .input(1), x: Int? = nil, y: Int? = nil, gravity: Gravity = .bottomRight, opacity: Expr = 1,
   mode: BlendMode = .over
 ) -> Effect {
-  let place = x != nil && y != nil ? "x: \(x!), y: \(y!)" : "gravity: \(gravity.rawValue)"
+  let place = [x.map { "x: \($0)" }, y.map { "y: \($0)" }, x == nil || y == nil ? "gravity: \(gravity.rawValue)" : nil]
+    .compactMap { $0 }.joined(separator: ", ")
   let name = "composite(\(place), opacity: \(Argument.text(opacity)), mode: \(mode.rawValue))"
   guard let (values, finite) = Argument.prepare([(opacity, .clamp(0...1))]) else { return Effect(name) { $0 } }
   return Effect(name) { input in
     Image.combine(name, [input, overlay], sampler: Sampler(filter: .nearest, address: .transparent)) { p, layers in
       let base = layers[0], top = layers[1]
-      let offset: Expr
-      if let x, let y {
-        offset = float2(Expr(Float(x)), Expr(Float(y)))
-      } else {
-        let room = base.size - top.size
-        let name = gravity.rawValue.lowercased()
-        let ox: Expr = name.hasSuffix("left") ? 0 : name.hasSuffix("right") ? room.x : floor(room.x / 2)
-        let oy: Expr = name.hasPrefix("top") ? 0 : name.hasPrefix("bottom") ? room.y : floor(room.y / 2)
-        offset = float2(ox, oy)
-      }
+      let room = base.size - top.size
+      let name = gravity.rawValue.lowercased()
+      let ox: Expr = x.map { Expr(Float($0)) } ?? (name.hasSuffix("left") ? 0 : name.hasSuffix("right") ? room.x : floor(room.x / 2))
+      let oy: Expr = y.map { Expr(Float($0)) } ?? (name.hasPrefix("top") ? 0 : name.hasPrefix("bottom") ? room.y : floor(room.y / 2))
+      let offset = float2(ox, oy)
       let b = base.sample(p, Sampler(filter: .nearest, address: .clampToEdge))
       let s = top.sample(p - offset) * values[0]
       return Argument.guarded(finite, blend(s, b, mode), else: b)

@@ -29,7 +29,10 @@ struct ContactSheet {
       .apply(to: mirrored(thumb))
     var cells = [Cell(title: "original", detail: "", image: thumb)]
     for spec in effects {
-      let effect = try ChainSyntax.parse(spec.example).resolve().effect
+      var effect = try ChainSyntax.parse(spec.example).resolve().effect
+      if spec.changesSize {  // shown fitted into the cell
+        effect = effect | resize(width: cellWidth, height: thumb.height, fit: .contain, filter: .box)
+      }
       let pipeline = try Pipeline(effect)
       let inputs = Array([thumb, other].prefix(pipeline.graph.inputs.count))
       let compiled = try pipeline.compile(

@@ -231,7 +231,10 @@ struct CatalogueTests {
     "edgeDetect": edgeDetect(), "sketch": sketch(), "emboss": emboss(), "halftone": halftone(), "crt": crt(),
     "chromaticAberration": chromaticAberration(), "domainWarp": domainWarp(), "dissolve": dissolve(),
     "fade": fade(), "wipe": wipe(), "slide": slide(), "iris": iris(), "pixelateTransition": pixelateTransition(),
-    "swirlTransition": swirlTransition(),
+    "swirlTransition": swirlTransition(), "resize": resize(scale: 0.5), "thumbnail": thumbnail(size: 256),
+    "crop": crop(x: 0, y: 0, width: 0, height: 0), "rotate": rotate(degrees: 90), "flip": flip(), "flop": flop(),
+    "transpose": transpose(), "transverse": transverse(), "extend": extend(), "composite": composite(),
+    "convolve": convolve(kernel: [0, 0, 0, 0, 1, 0, 0, 0, 0]),
   ]
 
   @Test func coversEveryEffectFunction() {
@@ -267,7 +270,9 @@ struct CatalogueTests {
   /// either bound compiles to the same kernel as the bound, and a value inside
   /// to a different one: the catalogue's ranges are the functions'. Angles and
   /// times fold instead: a value and the same plus one period compile alike.
-  @Test(arguments: Catalogue.effects.map(\.name))
+  /// (Geometry stages take sizes, which are not clamped: a size out of range
+  /// is an error; ``geometryRangesAreErrors``.)
+  @Test(arguments: Catalogue.effects.filter { !$0.changesSize }.map(\.name))
   func rangesAgreeWithTheFunction(_ name: String) throws {
     let spec = try #require(Catalogue.spec(named: name))
     for (index, parameter) in spec.parameters.enumerated() where parameter.isNumber {
@@ -289,10 +294,23 @@ struct CatalogueTests {
     }
   }
 
+  /// A size past the function's limits is an error naming the effect, not a clamped size.
+  @Test func geometryRangesAreErrors() throws {
+    #expect(throws: GraphError.self) { try Pipeline(resize(width: 65_536)) }
+    #expect(throws: GraphError.self) { try Pipeline(resize(scale: 65)) }
+    #expect(throws: GraphError.self) { try Pipeline(thumbnail(size: 0)) }
+    #expect(throws: GraphError.self) { try Pipeline(extend(top: -1)) }
+    #expect(throws: GraphError.self) { try Pipeline(crop(aspect: 0)) }
+  }
+
   @Test(arguments: Catalogue.effects.map(\.name))
   func everyEntryBuildsAGraph(_ name: String) throws {
     let spec = try #require(Catalogue.spec(named: name))
     let defaults = spec.parameters.map { Expr($0.defaultValue) }
+    if spec.changesSize {
+      #expect(try PipelineGraph(output: spec.make(defaults)(Image.input())).changesSize, "\(name)")
+      return
+    }
     let graph = try EffectGraph(output: spec.make(defaults)(Image.input()))
     #expect(!graph.stages.isEmpty)
     #expect(graph.stages.last?.kind == spec.kind)
@@ -311,7 +329,7 @@ struct CatalogueTests {
     for (spec, lines) in zip(Catalogue.effects, blocks) {
       let header = lines[0]
       #expect(header.hasPrefix(spec.name + " "), "\(spec.name)")
-      #expect(header.contains(spec.kind.rawValue), "\(spec.name)")
+      #expect(header.contains(spec.kindName), "\(spec.name)")
       #expect(header.hasSuffix(spec.summary), "\(spec.name)")
       #expect(lines.count == 1 + spec.parameters.count, "\(spec.name)")
       for (parameter, line) in zip(spec.parameters, lines.dropFirst()) {
@@ -339,8 +357,8 @@ struct CatalogueTests {
     #expect(
       vignette.map(String.init) == """
         vignette             color       Darkens toward the corners with a smoothstep falloff.
-          intensity          default 1     0…1           darkening at the corners
-          radius             default 0.75  0…1.5         centre of the falloff, in half-diagonals from the centre
+          intensity          default 1     0…1                  darkening at the corners
+          radius             default 0.75  0…1.5                centre of the falloff, in half-diagonals from the centre
         """)
   }
 }

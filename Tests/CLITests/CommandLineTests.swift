@@ -531,7 +531,7 @@ struct CommandLineTests {
       for (block, effect) in zip(blocks, Catalogue.effects) {
         let lines = block.components(separatedBy: "\n")
         #expect(lines[0].hasPrefix(effect.name + " "), "\(lines[0])")
-        #expect(lines[0].contains(" \(effect.kind.rawValue) "), "\(lines[0])")
+        #expect(lines[0].contains(" \(effect.kindName) "), "\(lines[0])")
         #expect(lines[0].hasSuffix(effect.summary), "\(lines[0])")
         try #require(lines.count == 1 + effect.parameters.count, "\(block)")
         for (line, parameter) in zip(lines.dropFirst(), effect.parameters) {
