@@ -154,7 +154,15 @@ public enum Differential {
     cache: (PipelineCache, String)?, target: Target, floatMode: FloatMode = .strict, outputFormat: PixelFormat = .rgba32f
   ) -> Disagreement? {
     let graph: EffectGraph
-    do { graph = try EffectGraph(output: img) } catch {
+    do {
+      let sized = try PipelineGraph(output: img)
+      if sized.changesSize {
+        return checkSized(
+          img, sized, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, target: target, floatMode: floatMode,
+          outputFormat: outputFormat)
+      }
+      graph = try EffectGraph(output: img)
+    } catch {
       return Disagreement(evaluation: .error, message: "the graph does not check: \(error)")
     }
     let inputs = Array(all.prefix(Swift.max(1, graph.inputs.count)))
@@ -217,6 +225,56 @@ public enum Differential {
       if let m = ImageComparison.compare(expected: reference, actual: out) {
         return Disagreement(evaluation: e, message: "\(m)")
       }
+    }
+    return nil
+  }
+
+  /// ``check(_:inputs:evaluations:jitSchedule:target:floatMode:outputFormat:)``
+  /// for a graph with geometry stages: the staged pipeline (each geometry
+  /// stage as its definition, in Double) against the pipeline compiled with
+  /// the interpreter's backend (lowered kernels, the reference geometry) for
+  /// the `lowered` evaluations and with the JIT (kernels in bands, the fast
+  /// geometry). A geometry stage that cannot take its input's size must be
+  /// an error in every evaluation.
+  static func checkSized(
+    _ img: Image, _ sized: PipelineGraph, inputs all: [ImageBuffer], evaluations: [Evaluation], jitSchedule: Int,
+    target: Target, floatMode: FloatMode, outputFormat: PixelFormat
+  ) -> Disagreement? {
+    let inputs = Array(all.prefix(Swift.max(1, sized.head.inputs.count)))
+    let reference: ImageBuffer?
+    do { reference = try Interpreter.runStaged(sized, inputs: inputs) } catch is GeometryError {
+      reference = nil
+    } catch {
+      return Disagreement(evaluation: .error, message: "staged evaluation threw \(error)")
+    }
+    for e in evaluations where e != .error {
+      var options = LoweringOptions()
+      switch e {
+      case .loweredInline: options.forceInline = true
+      case .loweredMaterialise: options.forceMaterialise = true
+      case .loweredUnsimplified: options.simplify = false
+      case .jit: if jitSchedule == 2 { options.forceMaterialise = true }
+      default: break
+      }
+      let out: ImageBuffer
+      do {
+        var pipeline = try Pipeline(output: img)
+        pipeline.floatMode = floatMode
+        let compiled = try pipeline.compile(
+          inputFormats: inputs.map(\.format), outputFormat: e == .jit ? outputFormat : .rgba32f, backend: e == .jit ? .jit : .interpreter,
+          options: options, cache: nil, target: target)
+        out = try compiled.run(inputs, threads: 2)
+      } catch {
+        if reference == nil { continue }  // both refuse the size
+        return Disagreement(evaluation: e == .jit ? .jit : .error, message: "\(e.rawValue) threw \(error)")
+      }
+      guard let reference else {
+        return Disagreement(evaluation: e, message: "\(e.rawValue) ran where the staged pipeline refused a geometry stage's size")
+      }
+      let m =
+        e == .jit && outputFormat != .rgba32f
+        ? ImageComparison.compareStored(expected: reference, actual: out) : ImageComparison.compare(expected: reference, actual: out)
+      if let m { return Disagreement(evaluation: e, message: "\(m)") }
     }
     return nil
   }

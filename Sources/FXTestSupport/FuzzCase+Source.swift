@@ -50,11 +50,15 @@ extension FuzzCase {
     }
     for (i, st) in stages.enumerated() {
       let sampler = "sampler: \(Self.source(of: st.sampler))"
+      if let g = st.geometry {
+        s += "let s\(i) = \(src(st.sources[0])).geometry(\(Self.source(of: g)))\n"
+        continue
+      }
       switch st.kind {
       case .color: s += "let s\(i) = Effect.color(\"s\(i)\") { position, color in\n"
       case .distortion: s += "let s\(i) = Effect.distortion(\"s\(i)\", \(sampler)) { position in\n"
       case .layer: s += "let s\(i) = Effect.layer(\"s\(i)\", \(sampler)) { position, layer in\n"
-      case .combine:
+      case .combine, .geometry:
         s += "let s\(i) = Image.combine(\"s\(i)\", [\(st.sources.map(src).joined(separator: ", "))], \(sampler)) { position, layers in\n"
       }
       let printer = Printer(kind: st.kind)
@@ -72,6 +76,30 @@ extension FuzzCase {
   var graphKey: String { graphSource + inputs.map { "\($0.format)" }.joined(separator: ",") + "→\(outputFormat)" }
 
   static func source(of s: Sampler) -> String { "Sampler(filter: .\(s.filter), address: .\(s.address))" }
+
+  /// The geometries ``RandomGraph`` makes, as Swift source.
+  static func source(of g: Geometry) -> String {
+    func background(_ b: Background) -> String {
+      switch b {
+      case .color(let c): return ".color(SIMD4(\(literal(c.x)), \(literal(c.y)), \(literal(c.z)), \(literal(c.w))))"
+      case .edge: return ".edge"
+      case .mirror: return ".mirror"
+      }
+    }
+    switch g {
+    case .resize(let r):
+      return ".resize(Resize(width: \(r.width.map(String.init) ?? "nil"), height: \(r.height.map(String.init) ?? "nil"), "
+        + "fit: .\(r.fit), filter: .\(r.filter)))"
+    case .crop(.rectangle(let x, let y, let w, let h)): return ".crop(.rectangle(x: \(x), y: \(y), width: \(w), height: \(h)))"
+    case .crop(let c): return "/* \(c) */ .crop(.rectangle(x: 0, y: 0, width: 0, height: 0))"
+    case .orient(let o): return ".orient(.\(o))"
+    case .extend(let e):
+      let m = e.margins(width: 0, height: 0)
+      return ".extend(Extend(.margins(top: \(m.top), right: \(m.right), bottom: \(m.bottom), left: \(m.left)), background: \(background(e.background))))"
+    case .affine(let a):
+      return ".affine(Affine(a: \(a.a), b: \(a.b), c: \(a.c), d: \(a.d), interpolation: .\(a.interpolation), background: \(background(a.background))))"
+    }
+  }
 
   /// A float as Swift source that reads back to the same bits.
   static func literal(_ v: Float) -> String {

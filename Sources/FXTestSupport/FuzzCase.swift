@@ -119,7 +119,7 @@ public struct FuzzExpr: Sendable {
 /// One generated test case: inputs, parameters and a DAG of 1…5 stages.
 /// ``description`` prints it as Swift source over the FX API.
 public struct FuzzCase: Sendable, CustomStringConvertible {
-  public enum Kind: String, Sendable { case color, distortion, layer, combine }
+  public enum Kind: String, Sendable { case color, distortion, layer, combine, geometry }
 
   public enum Source: Sendable, Equatable {
     case input(Int)
@@ -149,6 +149,8 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
     public var locals: [FuzzExpr]
     /// The float4 color, or the float2 sample position of a distortion.
     public var body: FuzzExpr
+    /// A geometry stage's map (docs/design.md §4): its one source through it; the body is unused.
+    public var geometry: Geometry? = nil
   }
 
   /// The seed that generated the case (shrunk cases keep it).
@@ -186,6 +188,8 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
         img = Effect.layer(name, sampler: st.sampler) { p, layer in Self.build(st, params, p, nil, [layer]) }(sources[0])
       case .combine:
         img = Image.combine(name, sources, sampler: st.sampler) { p, layers in Self.build(st, params, p, nil, layers) }
+      case .geometry:
+        img = sources[0].geometry(st.geometry!)
       }
       images.append(img)
     }

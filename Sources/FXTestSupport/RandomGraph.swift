@@ -153,7 +153,57 @@ struct Generator {
       seed: config.seed, inputs: inputs, params: params, stages: stages, output: .stage(stageCount - 1),
       jitSchedule: below(4) == 0 ? 1 + below(2) : 0)
     storedOutput(&c)
+    geometryCut(&c)
     return c
+  }
+
+  /// Sometimes a geometry stage (docs/design.md §4) in the chain: resizes
+  /// with every filter, crops, the eight orientations, margins, affine maps.
+  /// It reads the stage before it (or input 0); later stages that read
+  /// input 0 or anything before it read it instead (a stage may not read
+  /// both sides of a change of size). Drawn from a stream of its own, so
+  /// every seed keeps the graph it had before.
+  mutating func geometryCut(_ c: inout FuzzCase) {
+    var r = SplitMix64(seed: SplitMix64.derive(config.seed, -2))
+    guard r.chance(0.3), !c.stages.isEmpty else { return }
+    let at = r.below(c.stages.count + 1)  // the new stage's index
+    let source: FuzzCase.Source = at == 0 ? .input(0) : .stage(at - 1)
+    let geometry: Geometry
+    switch r.below(5) {
+    case 0:
+      geometry = .resize(Resize(width: 1 + r.below(24), height: 1 + r.below(24), fit: .fill, filter: r.pick(ResampleFilter.allCases)))
+    case 1: geometry = .crop(.rectangle(x: r.below(2), y: r.below(2), width: -r.below(2), height: -r.below(2)))
+    case 2: geometry = .orient(r.pick(Orientation.allCases))
+    case 3:
+      let backgrounds: [Background] = [.edge, .mirror, .color(SIMD4(0.25, 0.5, 0, 0.5)), .color(SIMD4(0, 0, 0, 0))]
+      geometry = .extend(Extend(.margins(top: r.below(4), right: r.below(4), bottom: r.below(4), left: r.below(4)), background: r.pick(backgrounds)))
+    default:
+      let t = Double(r.below(360)) * Double.pi / 180, s = 0.5 + Double(r.below(4)) * 0.25
+      geometry = .affine(
+        Affine(a: s * Foundation.cos(t), b: -s * Foundation.sin(t), c: s * Foundation.sin(t), d: s * Foundation.cos(t),
+          interpolation: r.pick(Sampler.Filter.allCases), background: r.pick([.color(SIMD4(0, 0, 0, 0)), .edge])))
+    }
+    let cut = FuzzCase.Stage(
+      kind: .geometry, sampler: .nearest, sources: [source], locals: [], body: FuzzExpr(.vector(4), [.float(0)], .float4),
+      geometry: geometry)
+    func shifted(_ x: FuzzCase.Source) -> FuzzCase.Source {
+      if case .stage(let k) = x, k >= at { return .stage(k + 1) }
+      return x
+    }
+    var stages = Array(c.stages[..<at]) + [cut]
+    for var st in c.stages[at...] {
+      st.sources = st.sources.map { x in
+        switch x {
+        case .input(0): return .stage(at)
+        case .stage(let k) where k < at: return .stage(at)
+        default: return shifted(x)
+        }
+      }
+      stages.append(st)
+    }
+    let appended = at == c.stages.count
+    c.stages = stages
+    c.output = appended ? .stage(at) : shifted(c.output)
   }
 
   /// The output's format, and sometimes a last stage whose colour is proved

@@ -60,7 +60,7 @@ enum Shrinker {
       }
     }
     // Plainer samplers.
-    for s in 0...last where c.stages[s].sampler != .linear && c.stages[s].kind != .color {
+    for s in 0...last where c.stages[s].sampler != .linear && c.stages[s].kind != .color && c.stages[s].kind != .geometry {
       out.append(with(c) { $0.stages[s].sampler = .linear })
       if c.stages[s].sampler.filter != .linear {
         out.append(with(c) { $0.stages[s].sampler.filter = .linear })
