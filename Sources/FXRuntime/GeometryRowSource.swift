@@ -147,10 +147,9 @@ final class ResizeSource: RowSource {
   private func slot(_ y: Int) -> UnsafeMutableRawPointer { ring.pointer + (y % ringRows) * ringRowBytes }
 
   override func produce(into pointer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws {
-    var sources = [UnsafePointer<Float>](repeating: UnsafePointer(bitPattern: 16)!, count: ys.taps)
     for k in 0..<count {
-      let j = delivered + k, first = ys.first[j]
-      while arrived < first + ys.taps {
+      let j = delivered + k, first = ys.first[j], n = ys.count[j]
+      while arrived < first + n {
         if horizontalFirst {
           try upstream.read(into: scratch.pointer, rowBytes: upstream.rowBytes, count: 1)
           Resampler.horizontal(
@@ -161,7 +160,7 @@ final class ResizeSource: RowSource {
         }
         arrived += 1
       }
-      for t in 0..<ys.taps { sources[t] = UnsafeRawPointer(slot(first + t)).assumingMemoryBound(to: Float.self) }
+      let sources = (0..<n).map { t in UnsafeRawPointer(slot(first + t)).assumingMemoryBound(to: Float.self) }
       let out = pointer + k * rowBytes
       ys.weights.withUnsafeBufferPointer { w in
         let weights = w.baseAddress! + j * ys.taps

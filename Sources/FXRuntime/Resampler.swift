@@ -3,32 +3,32 @@ import FXIR
 import FXImage
 
 /// One axis of a separable resampling as tables: output `i` is
-/// `Σₖ weights[i·taps + k] · input[first[i] + k]` for `k < taps`. Every
-/// window is shifted inside `0..<inSize` (weights of 0 pad the short ones),
-/// so a pass reads no pixel outside its input, whatever the sizes.
+/// `Σₖ weights[i·taps + k] · input[first[i] + k]` for `k < count[i]`: exactly
+/// the window ``ResampleFilter/taps(_:inSize:outSize:)`` gives (its zero
+/// weights too, so a NaN or ∞ under the window reaches the output as the
+/// definition says), inside `0..<inSize`.
 struct ResampleAxis {
+  /// The widest window: the stride of ``weights``.
   let taps: Int
   let first: [Int]
+  let count: [Int]
   let weights: [Float]
 
-  /// The tables of `filter` for `inSize → outSize` (``ResampleFilter/taps(_:inSize:outSize:)``,
-  /// weights rounded once to fp32).
+  /// The tables of `filter` for `inSize → outSize` (weights rounded once to fp32).
   init(_ filter: ResampleFilter, inSize: Int, outSize: Int) {
     let rows = (0..<outSize).map { filter.taps($0, inSize: inSize, outSize: outSize) }
-    let taps = min(inSize, max(1, rows.map(\.weights.count).max() ?? 1))
-    var first = [Int](repeating: 0, count: outSize)
+    let taps = max(1, rows.map(\.weights.count).max() ?? 1)
     var weights = [Float](repeating: 0, count: outSize * taps)
     for (i, row) in rows.enumerated() {
-      let start = min(row.first, inSize - taps)
-      first[i] = start
-      for (k, w) in row.weights.enumerated() { weights[i * taps + row.first - start + k] = Float(w) }
+      for (k, w) in row.weights.enumerated() { weights[i * taps + k] = Float(w) }
     }
     self.taps = taps
-    self.first = first
+    self.first = rows.map(\.first)
+    self.count = rows.map(\.weights.count)
     self.weights = weights
   }
 
-  /// Multiply–adds per output pixel.
+  /// Multiply–adds per output pixel, at most.
   var cost: Int { taps }
 }
 
@@ -78,20 +78,22 @@ enum Resampler {
     }
   }
 
-  /// One row along x: `dst[x] = Σₖ w[x·taps + k]·src[first[x] + k]`, `axis.first.count` pixels.
+  /// One row along x: `dst[x] = Σₖ w[x·taps + k]·src[first[x] + k]` for `k < count[x]`.
   static func horizontal(_ s: UnsafePointer<SIMD4<Float>>, _ d: UnsafeMutablePointer<SIMD4<Float>>, _ axis: ResampleAxis) {
     let taps = axis.taps
     axis.weights.withUnsafeBufferPointer { w in
       axis.first.withUnsafeBufferPointer { first in
-        for x in 0..<first.count {
-          let p = s + first[x], k0 = x &* taps
-          var acc = p[0] * w[k0]
-          var k = 1
-          while k < taps {
-            acc = acc + p[k] * w[k0 &+ k]
-            k &+= 1
+        axis.count.withUnsafeBufferPointer { count in
+          for x in 0..<first.count {
+            let p = s + first[x], k0 = x &* taps, n = count[x]
+            var acc = SIMD4<Float>()
+            var k = 0
+            while k < n {
+              acc = acc + p[k] * w[k0 &+ k]
+              k &+= 1
+            }
+            d[x] = acc
           }
-          d[x] = acc
         }
       }
     }
@@ -99,10 +101,9 @@ enum Resampler {
 
   /// Output rows `rows` of `dst` from windows of `src`'s rows, along y.
   static func vertical(_ src: ImageBuffer, _ dst: ImageBuffer, _ axis: ResampleAxis, rows: Range<Int>) {
-    var sources = [UnsafePointer<Float>](repeating: UnsafePointer(bitPattern: 16)!, count: axis.taps)
     for y in rows {
-      for k in 0..<axis.taps {
-        sources[k] = UnsafeRawPointer(src.data + (axis.first[y] + k) * src.rowBytes).assumingMemoryBound(to: Float.self)
+      let sources = (0..<axis.count[y]).map { k in
+        UnsafeRawPointer(src.data + (axis.first[y] + k) * src.rowBytes).assumingMemoryBound(to: Float.self)
       }
       axis.weights.withUnsafeBufferPointer { w in
         vertical(sources, w.baseAddress! + y * axis.taps, (dst.data + y * dst.rowBytes).assumingMemoryBound(to: Float.self), floats: dst.width * 4)
@@ -111,9 +112,10 @@ enum Resampler {
   }
 
   /// One row along y: `dst[o] = Σₖ weights[k]·rows[k][o]` for `o < floats`,
-  /// vectorised along the row (8 floats at a time).
+  /// vectorised along the row (8 floats at a time); 0 for no rows.
   static func vertical(_ rows: [UnsafePointer<Float>], _ weights: UnsafePointer<Float>, _ d: UnsafeMutablePointer<Float>, floats: Int) {
     let taps = rows.count
+    guard taps > 0 else { return d.update(repeating: 0, count: floats) }
     let vectors = floats / 8
     rows.withUnsafeBufferPointer { r in
       let s0 = r[0]

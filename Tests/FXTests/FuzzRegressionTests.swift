@@ -247,4 +247,19 @@ struct FuzzRegressionTests {
     let d = Differential.check(out, inputs: [input], evaluations: [.jit], floatMode: .relaxed)
     #expect(d == nil, "\(d.map(\.description) ?? "")")
   }
+
+  // MARK: geometry: a resampler's window is exactly the definition's
+
+  /// The fast resampler padded every window to the widest one, shifting it
+  /// inside the image with weights of 0: `0 · −∞` is NaN, so an infinite
+  /// pixel just outside a window reached the output. Found by the fuzzer's
+  /// first geometry cases (seed 5, graph 4986769667109409684): 2 × 1 → 4 × 19,
+  /// linear; output column 3 reads only pixel 1 (alpha 0), not pixel 0 (−∞).
+  @Test func aResampledPixelReadsOnlyItsWindow() throws {
+    let input = ImageBuffer.pixels(2, 1, .rgba32f, [(0, 0, 0, -Float.infinity), (0, 0, 0, 0)])
+    let output = Image.input(0).geometry(.resize(Resize(width: 4, height: 19, fit: .fill, filter: .linear)))
+    let staged = try Interpreter.runStaged(PipelineGraph(output: output), inputs: [input])
+    #expect(staged[3, 0].w == 0 && staged[0, 0].w == -.infinity)
+    expectAgreement(output, [input])
+  }
 }
