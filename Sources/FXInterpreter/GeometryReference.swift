@@ -48,21 +48,21 @@ extension Interpreter {
     }
   }
 
-  /// Σₙ Σₘ wₙ·vₘ·P(n, m) over the taps of both axes, in Double.
+  /// The separable sum as docs/design.md §4 evaluates it: weights
+  /// normalised in Double and rounded to fp32; along x for every input row,
+  /// then along y; each sum in fp32, in window order from its first product.
   private static func resample(_ image: ImageBuffer, into out: ImageBuffer, filter: ResampleFilter) {
+    func sum(_ taps: (first: Int, weights: [Double]), _ pixel: (Int) -> SIMD4<Float>) -> SIMD4<Float> {
+      guard let w0 = taps.weights.first else { return SIMD4() }
+      var acc = pixel(taps.first) * Float(w0)
+      for (k, w) in taps.weights.enumerated().dropFirst() { acc = acc + pixel(taps.first + k) * Float(w) }
+      return acc
+    }
     let xs = (0..<out.width).map { filter.taps($0, inSize: image.width, outSize: out.width) }
+    let rows = (0..<image.height).map { y in xs.map { tx in sum(tx) { image[$0, y] } } }
     for j in 0..<out.height {
       let ty = filter.taps(j, inSize: image.height, outSize: out.height)
-      for i in 0..<out.width {
-        let tx = xs[i]
-        var sum = SIMD4<Double>()
-        for (dm, wy) in ty.weights.enumerated() {
-          for (dn, wx) in tx.weights.enumerated() {
-            sum += SIMD4<Double>(image[tx.first + dn, ty.first + dm]) * (wx * wy)
-          }
-        }
-        out[i, j] = SIMD4<Float>(sum)
-      }
+      for i in 0..<out.width { out[i, j] = sum(ty) { rows[$0][i] } }
     }
   }
 

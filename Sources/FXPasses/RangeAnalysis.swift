@@ -224,7 +224,9 @@ public enum RangeAnalysis {
     case .pow:
       // x ≥ 0 and finite operands: never NaN (Semantics.pow); monotone in x for a fixed exponent.
       // A NaN constant's facts are an empty interval, so x's NaN flag must be asked too.
-      let ordinary = !a[0].mayBeNaN && a[0].lo >= 0 && a[0].hi < .infinity && a[1].isFinite
+      // An x that may be 0 (facts do not tell −0 from +0) with an exponent that may be
+      // negative: pow(−0, −1) is −∞, below every bound here.
+      let ordinary = !a[0].mayBeNaN && a[0].lo >= 0 && (a[0].lo > 0 || a[1].lo >= 0) && a[0].hi < .infinity && a[1].isFinite
       guard ordinary else { return .unknown }
       if a[1].lo == a[1].hi {
         // Between the true values at the ends, give or take Transcendentals.pow's

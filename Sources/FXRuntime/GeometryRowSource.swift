@@ -110,16 +110,13 @@ final class ExtendSource: RowSource {
   override func finishUpstream() throws { try upstream.finish() }
 }
 
-/// Separable resampling in a band: each output row is the weighted sum of a
-/// window of rows resampled along x (or of input rows, resampled along x
-/// after the sum, when that does fewer multiply–adds), kept in a ring as
-/// tall as the filter's window. The same tables and sums as ``Resampler``:
-/// the pixels equal the whole-image resize.
+/// Separable resampling in a band: each input row is resampled along x as
+/// it arrives, into a ring as tall as the widest vertical window; each
+/// output row is the weighted sum of its window of those rows. The same
+/// tables and sums as ``Resampler``: the pixels equal the whole-image resize.
 final class ResizeSource: RowSource {
   let upstream: RowSource
   let xs: ResampleAxis, ys: ResampleAxis
-  /// Whether rows are resampled along x as they arrive (else after the vertical sum).
-  let horizontalFirst: Bool
   private let ring: BufferPool.Block
   private let ringRows: Int
   private let ringRowBytes: Int
@@ -130,11 +127,8 @@ final class ResizeSource: RowSource {
     self.upstream = upstream
     xs = ResampleAxis(filter, inSize: upstream.width, outSize: width)
     ys = ResampleAxis(filter, inSize: upstream.height, outSize: height)
-    let hFirst = upstream.height * width * xs.cost + height * width * ys.cost
-    let vFirst = height * upstream.width * ys.cost + height * width * xs.cost
-    horizontalFirst = hFirst <= vFirst
     ringRows = ys.taps
-    ringRowBytes = (horizontalFirst ? width : upstream.width) * 16
+    ringRowBytes = width * 16
     ring = try! BufferPool.shared.allocate(byteCount: ringRows * ringRowBytes)
     scratch = try! BufferPool.shared.allocate(byteCount: upstream.rowBytes)
     super.init(width: width, height: height, format: .rgba32f)
@@ -150,28 +144,15 @@ final class ResizeSource: RowSource {
     for k in 0..<count {
       let j = delivered + k, first = ys.first[j], n = ys.count[j]
       while arrived < first + n {
-        if horizontalFirst {
-          try upstream.read(into: scratch.pointer, rowBytes: upstream.rowBytes, count: 1)
-          Resampler.horizontal(
-            UnsafeRawPointer(scratch.pointer).assumingMemoryBound(to: SIMD4<Float>.self),
-            slot(arrived).assumingMemoryBound(to: SIMD4<Float>.self), xs)
-        } else {
-          try upstream.read(into: slot(arrived), rowBytes: ringRowBytes, count: 1)
-        }
+        try upstream.read(into: scratch.pointer, rowBytes: upstream.rowBytes, count: 1)
+        Resampler.horizontal(
+          UnsafeRawPointer(scratch.pointer).assumingMemoryBound(to: SIMD4<Float>.self),
+          slot(arrived).assumingMemoryBound(to: SIMD4<Float>.self), xs)
         arrived += 1
       }
       let sources = (0..<n).map { t in UnsafeRawPointer(slot(first + t)).assumingMemoryBound(to: Float.self) }
-      let out = pointer + k * rowBytes
       ys.weights.withUnsafeBufferPointer { w in
-        let weights = w.baseAddress! + j * ys.taps
-        if horizontalFirst {
-          Resampler.vertical(sources, weights, out.assumingMemoryBound(to: Float.self), floats: width * 4)
-        } else {
-          let sum = scratch.pointer.assumingMemoryBound(to: Float.self)
-          Resampler.vertical(sources, weights, sum, floats: upstream.width * 4)
-          Resampler.horizontal(
-            UnsafeRawPointer(sum).assumingMemoryBound(to: SIMD4<Float>.self), out.assumingMemoryBound(to: SIMD4<Float>.self), xs)
-        }
+        Resampler.vertical(sources, w.baseAddress! + j * ys.taps, (pointer + k * rowBytes).assumingMemoryBound(to: Float.self), floats: width * 4)
       }
     }
   }

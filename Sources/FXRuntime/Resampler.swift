@@ -33,29 +33,22 @@ struct ResampleAxis {
 }
 
 /// The fast separable resampler: two 1-D passes over premultiplied rgba32f
-/// images with fp32 weight tables (``ResampleAxis``), in the order that does
-/// fewer multiply–adds, rows split across threads. Within 1e-4 of the
-/// reference (``Interpreter/apply(_:to:)``, Double sums) for weights that
-/// sum to 1; nothing is clamped between the passes.
+/// images with fp32 weight tables (``ResampleAxis``), horizontal first, rows
+/// split across threads, vectorised; every sum in window order from its
+/// first product, as the definition's fp32 evaluation (``Interpreter/apply(_:to:)``)
+/// does it: the same bits. Nothing is clamped between the passes.
 enum Resampler {
-  /// `image` (rgba32f) resampled to `width × height` with `filter`.
+  /// `image` (rgba32f) resampled to `width × height` with `filter`: the
+  /// horizontal pass over every input row, then the vertical one.
   /// - Throws: ``ImageBufferError`` when memory runs out.
   static func resample(_ image: ImageBuffer, width: Int, height: Int, filter: ResampleFilter, threads: Int) throws -> ImageBuffer {
     precondition(image.format == .rgba32f)
     let out = try ImageBuffer(width: width, height: height, format: .rgba32f, zeroFilled: false)
     let xs = ResampleAxis(filter, inSize: image.width, outSize: width)
     let ys = ResampleAxis(filter, inSize: image.height, outSize: height)
-    let horizontalFirst = image.height * width * xs.cost + height * width * ys.cost
-    let verticalFirst = height * image.width * ys.cost + height * width * xs.cost
-    if horizontalFirst <= verticalFirst {
-      let mid = try ImageBuffer(width: width, height: image.height, format: .rgba32f, zeroFilled: false)
-      parallelRows(image.height, threads) { horizontal(image, mid, xs, rows: $0) }
-      parallelRows(height, threads) { vertical(mid, out, ys, rows: $0) }
-    } else {
-      let mid = try ImageBuffer(width: image.width, height: height, format: .rgba32f, zeroFilled: false)
-      parallelRows(height, threads) { vertical(image, mid, ys, rows: $0) }
-      parallelRows(height, threads) { horizontal(mid, out, xs, rows: $0) }
-    }
+    let mid = try ImageBuffer(width: width, height: image.height, format: .rgba32f, zeroFilled: false)
+    parallelRows(image.height, threads) { horizontal(image, mid, xs, rows: $0) }
+    parallelRows(height, threads) { vertical(mid, out, ys, rows: $0) }
     return out
   }
 
@@ -86,8 +79,12 @@ enum Resampler {
         axis.count.withUnsafeBufferPointer { count in
           for x in 0..<first.count {
             let p = s + first[x], k0 = x &* taps, n = count[x]
-            var acc = SIMD4<Float>()
-            var k = 0
+            guard n > 0 else {
+              d[x] = SIMD4()
+              continue
+            }
+            var acc = p[0] * w[k0]
+            var k = 1
             while k < n {
               acc = acc + p[k] * w[k0 &+ k]
               k &+= 1

@@ -262,4 +262,20 @@ struct FuzzRegressionTests {
     #expect(staged[3, 0].w == 0 && staged[0, 0].w == -.infinity)
     expectAgreement(output, [input])
   }
+
+  /// RangeAnalysis bounded `pow(x, y)` below by 0 for every x ≥ 0 — but the
+  /// facts do not tell −0 from +0, and `pow(−0, −1)` is −∞: a
+  /// `clamp(…, 0, 0)` after it was taken for a no-op, and the lowered kernel
+  /// gave −∞ where the staged interpreter gives 0. Found by `fxc fuzz -n 3000
+  /// --seed 11` (graph 1626800894084005123), whose geometry cases went past
+  /// the seeds run before.
+  @Test func powOfAZeroThatMayBeNegativeIsNotBoundedBelow() throws {
+    let input = ImageBuffer.pixels(2, 2, .rgba16, [(0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0)])
+    let zero = Effect.color("−0") { _, _ in float4(Expr(-0.0)) }(.input(0))
+    let output = Effect.layer("pow", sampler: Sampler(filter: .linear, address: .clampToEdge)) { _, layer in
+      float4(clamp(pow(layer.sample(float2(1.0), Sampler(filter: .linear, address: .transparent)), -1.0).xyz, float3(0.0), float3(0.0)), 0.0)
+    }(zero)
+    #expect(try staged(output, [input])[0, 0] == SIMD4(0, 0, 0, 0))
+    expectAgreement(output, [input])
+  }
 }
