@@ -37,10 +37,10 @@ extension Pipeline {
   /// How much a decoder may reduce an input of `width × height` first
   /// (``ImageRowReader/shrinkOnLoad(by:)``): 2, 4 or 8 when the pipeline
   /// starts with a resize that asks for it (``Resize/shrinkOnLoad``:
-  /// `thumbnail`) and nothing before it, the largest factor that leaves the
-  /// resize at least a 2× reduction on both axes (libvips' rule: the block
-  /// reduction stays well above the target, the resampler makes the rest);
-  /// else 1.
+  /// `thumbnail`) and nothing before it, the largest factor whose reduced
+  /// image is still at least the resize's result on both axes — a reduction
+  /// of at least 2× shrinks on load (sharp's default, `fastShrinkOnLoad`;
+  /// the resampler makes the rest); else 1.
   public func shrinkOnLoad(width: Int, height: Int) -> Int {
     guard graph.stages.isEmpty, graph.output == .input(0), case .resize(let r)? = steps.first?.geometry, r.shrinkOnLoad else {
       return 1
@@ -48,7 +48,7 @@ extension Pipeline {
     let target = r.outputSize(width: width, height: height)
     func reduced(_ n: Int, _ s: Int) -> Int { (n + s - 1) / s }
     return [8, 4, 2].first { s in
-      reduced(width, s) >= 2 * target.width && reduced(height, s) >= 2 * target.height
+      reduced(width, s) >= target.width && reduced(height, s) >= target.height
     } ?? 1
   }
 }
@@ -126,7 +126,12 @@ extension CompiledPipeline {
     }
     let values = { (p: CompiledPipeline) in p.graph.uniforms.map { uniforms[$0] ?? $0.value } }
     do {
-      var rows: RowSource = try KernelRowSource(compiled, upstream: source, uniforms: values(self), otherInputs: others)
+      // A chain that starts with a geometry stage needs no kernel before it: its rows are only premultiplied.
+      let identity = graph.stages.isEmpty && graph.output == .input(0)
+      var rows: RowSource =
+        identity && source.format.holdsStraightAlpha
+        ? PremultiplyingSource(source)
+        : identity ? source : try KernelRowSource(compiled, upstream: source, uniforms: values(self), otherInputs: others)
       for (i, (geometry, next)) in steps.enumerated() {
         rows = try rows.through(geometry)
         if i < steps.count - 1 {

@@ -175,6 +175,45 @@ import Testing
     }
   }
 
+  /// Shrink-on-load: the largest JPEG factor whose reduced image still
+  /// covers the thumbnail, only for a chain that starts with one.
+  @Test func shrinkOnLoadTakesTheLargestFactorThatStillCoversTheResult() throws {
+    let thumb = try Pipeline(thumbnail(size: 100))
+    #expect(thumb.shrinkOnLoad(width: 800, height: 600) == 8)  // 100×75 from 100×75
+    #expect(thumb.shrinkOnLoad(width: 799, height: 600) == 8)  // ⌈799/8⌉ = 100: still covers 100×75
+    #expect(thumb.shrinkOnLoad(width: 790, height: 600) == 4)  // ⌈790/8⌉ = 99 < 100
+    #expect(thumb.shrinkOnLoad(width: 300, height: 200) == 2)
+    #expect(thumb.shrinkOnLoad(width: 150, height: 100) == 1)
+    #expect(try Pipeline(sepia() | thumbnail(size: 100)).shrinkOnLoad(width: 800, height: 600) == 1)
+    #expect(try Pipeline(resize(width: 100)).shrinkOnLoad(width: 800, height: 600) == 1)
+  }
+
+  /// A JPEG thumbnailed from its file (decoded at 1/4, streamed) has the
+  /// thumbnail's size and stays within a few levels of the same thumbnail of
+  /// the whole decoded image: DCT scaling is a different input, not a different effect.
+  @Test func aThumbnailShrinksOnLoadAndLooksTheSame() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fxc-thumb-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let photo = try ImageBuffer(width: 640, height: 480, format: .rgba8)
+    for y in 0..<480 {
+      for x in 0..<640 {
+        photo[x, y] = SIMD4(0.5 + 0.4 * sin(Float(x) / 40), 0.5 + 0.4 * cos(Float(y) / 30), Float(x + y) / 1120, 1)
+      }
+    }
+    let input = dir.appendingPathComponent("in.jpg"), output = dir.appendingPathComponent("out.png")
+    try ImageFile.write(photo, to: input.path, jpegQuality: 95)
+    let pipeline = try Pipeline(thumbnail(size: 160))
+    #expect(pipeline.shrinkOnLoad(width: 640, height: 480) == 4)
+    let applied = try pipeline.apply(from: input, to: output)
+    #expect(applied.streamed)
+    let (small, _) = try ImageFile.read(output.path)
+    #expect(small.width == 160 && small.height == 120)
+    let (decoded, _) = try ImageFile.read(input.path)
+    let whole = try pipeline.apply(to: decoded, threads: 1)
+    #expect(maxDifference(small, whole) <= 6.0 / 255, "\(maxDifference(small, whole) * 255) levels")
+  }
+
   /// What the cut cannot express is an error naming it, never a wrong graph.
   @Test func aGraphReadingBothSidesOfAResizeIsRefused() throws {
     let both = Effect("both") { input in
