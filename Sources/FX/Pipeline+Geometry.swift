@@ -54,6 +54,9 @@ extension Pipeline {
 }
 
 extension CompiledPipeline {
+  /// Whether a geometry stage changes the size (``steps`` is not empty).
+  public var changesSize: Bool { !steps.isEmpty }
+
   /// The format of the pipeline's result: the last graph's output.
   public var outputFormat: PixelFormat { steps.last?.next.layout.output ?? layout.output }
 
@@ -88,8 +91,8 @@ extension CompiledPipeline {
       let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: nil, source: nil)
       var image = try head.run(inputs, uniforms: uniforms)
       for (geometry, next) in steps {
-        do { image = try next.run([try Interpreter.apply(geometry, to: image)] + inputs.dropFirst(), uniforms: uniforms) } catch
-          let e as GeometryError
+        do { image = try next.run([try Interpreter.apply(geometry, to: image)] + inputs.dropFirst(), uniforms: uniforms) } catch let e
+          as GeometryError
         { throw RunError(e.message) }
       }
       return image

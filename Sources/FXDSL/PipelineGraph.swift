@@ -35,11 +35,13 @@ extension PipelineGraph {
     for step in steps where step.graph.inputs.count > names.count { names += step.graph.inputs[names.count...] }
     var padded = head
     padded.inputs = names
-    self.init(head: padded, steps: steps.map { step in
-      var step = step
-      step.graph.inputs = [step.graph.inputs[0]] + names.dropFirst()
-      return step
-    })
+    self.init(
+      head: padded,
+      steps: steps.map { step in
+        var step = step
+        step.graph.inputs = [step.graph.inputs[0]] + names.dropFirst()
+        return step
+      })
   }
 }
 

@@ -1,6 +1,6 @@
-import Foundation
 import FXDSL
 import FXIR
+import Foundation
 
 // Effects that change the image's size or move its pixels exactly: geometry
 // stages (docs/design.md §4), cut out of the fused graph and run between

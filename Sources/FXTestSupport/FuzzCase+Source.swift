@@ -95,9 +95,11 @@ extension FuzzCase {
     case .orient(let o): return ".orient(.\(o))"
     case .extend(let e):
       let m = e.margins(width: 0, height: 0)
-      return ".extend(Extend(.margins(top: \(m.top), right: \(m.right), bottom: \(m.bottom), left: \(m.left)), background: \(background(e.background))))"
+      return
+        ".extend(Extend(.margins(top: \(m.top), right: \(m.right), bottom: \(m.bottom), left: \(m.left)), background: \(background(e.background))))"
     case .affine(let a):
-      return ".affine(Affine(a: \(a.a), b: \(a.b), c: \(a.c), d: \(a.d), interpolation: .\(a.interpolation), background: \(background(a.background))))"
+      return
+        ".affine(Affine(a: \(a.a), b: \(a.b), c: \(a.c), d: \(a.d), interpolation: .\(a.interpolation), background: \(background(a.background))))"
     }
   }
 

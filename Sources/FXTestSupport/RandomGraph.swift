@@ -180,7 +180,8 @@ struct Generator {
     default:
       let t = Double(r.below(360)) * Double.pi / 180, s = 0.5 + Double(r.below(4)) * 0.25
       geometry = .affine(
-        Affine(a: s * Foundation.cos(t), b: -s * Foundation.sin(t), c: s * Foundation.sin(t), d: s * Foundation.cos(t),
+        Affine(
+          a: s * Foundation.cos(t), b: -s * Foundation.sin(t), c: s * Foundation.sin(t), d: s * Foundation.cos(t),
           interpolation: r.pick(Sampler.Filter.allCases), background: r.pick([.color(SIMD4(0, 0, 0, 0)), .edge])))
     }
     let cut = FuzzCase.Stage(

@@ -90,11 +90,13 @@ struct BenchCommand: Command {
     var rows = 1
     while true {
       let band = try crop(input, rows: rows)
-      let t = try seconds { _ = try Interpreter.runStaged(pipeline.graph, inputs: [band] + inputs.dropFirst()) }
+      let t = try seconds { _ = try Interpreter.runStaged(pipeline.pipelineGraph, inputs: [band] + inputs.dropFirst()) }
       if rows == input.height || t >= budget / 10 {
         return (
           band.width * band.height,
-          min(t, try bestTime(budget: budget, clock: clock) { _ = try Interpreter.runStaged(pipeline.graph, inputs: [band] + inputs.dropFirst()) })
+          min(
+            t,
+            try bestTime(budget: budget, clock: clock) { _ = try Interpreter.runStaged(pipeline.pipelineGraph, inputs: [band] + inputs.dropFirst()) })
         )
       }
       rows = min(input.height, rows * 2)
@@ -180,7 +182,9 @@ struct BenchCommand: Command {
         throw CommandFailure(description: "error: the kernel cache did not return '\(chain)' (\(cached.kernelSource.map(\.rawValue) ?? "none"))")
       }
       let (interpPixels, interp) = try timeInterpreter(pipeline, inputs)
-      let output = try ImageBuffer(width: input.width, height: input.height, format: input.format)
+      // A geometry stage's result has a size of its own (Mpix/s counts the input's pixels).
+      let size = try compiled.outputSize(width: input.width, height: input.height)
+      let output = try ImageBuffer(width: size.width, height: size.height, format: compiled.outputFormat)
       // A warm-up run first: the first run maps its intermediates, and a slow
       // kernel fits one run in the budget.
       try compiled.run(inputs, into: output, threads: threads)

@@ -70,7 +70,10 @@ import Testing
     let input = Self.labelled(6, 5)
     #expect(Self.labels(try Self.run(crop(x: 2, y: 1, width: 3, height: 2), input)) == [["21", "31", "41"], ["22", "32", "42"]])
     // Widths ≤ 0 reach to that many pixels before the far edge: 1 px off every side.
-    #expect(Self.labels(try Self.run(crop(x: 1, y: 1, width: -1, height: -1), input)) == [["11", "21", "31", "41"], ["12", "22", "32", "42"], ["13", "23", "33", "43"]])
+    #expect(
+      Self.labels(try Self.run(crop(x: 1, y: 1, width: -1, height: -1), input)) == [
+        ["11", "21", "31", "41"], ["12", "22", "32", "42"], ["13", "23", "33", "43"],
+      ])
     #expect(Self.labels(try Self.run(crop(width: 2, height: 1, gravity: .bottomRight), input)) == [["44", "54"]])
     #expect(Self.labels(try Self.run(crop(aspect: 1, gravity: .center), input)) == (0..<5).map { y in (0..<5).map { "\($0)\(y)" } })
     #expect {
