@@ -14,7 +14,10 @@
 #               2725×2225 JPEG to 720×588 with Lanczos 3, JPEG quality 80,
 #               over a batch of COUNT files. Peers: vipsthumbnail
 #               (shrink-on-load), Pillow (draft mode, then LANCZOS),
-#               ImageMagick's mogrify -resize.
+#               ImageMagick's mogrify -resize. fxc's thumbnail decodes these
+#               at 1/2 (shrink-on-load, sharp's rule: a 2× reduction or more);
+#               vipsthumbnail 8.14 and Pillow's draft choose for themselves
+#               (vipsthumbnail leaves a 2× reduction, so it decodes them whole).
 #
 #   Benchmarks/geometry.sh                       # 1 and 2 threads, best of 3
 #   THREADS="1 2" REPEAT=5 COUNT=50 Benchmarks/geometry.sh
@@ -107,25 +110,28 @@ EOF
 
 now() { date +%s.%N; }
 # measure NAME CHECK COMMAND…: best wall time of REPEAT runs (each after removing
-# the outputs), and the peak RSS in MiB of that run; CHECK is a command that must pass after.
+# the outputs), with that run's peak RSS in MiB and CPU seconds (user + system,
+# children included: a tool that says "1 thread" may still use more cores);
+# CHECK is a command that must pass after.
 measure() {
-  local name=$1 check=$2 best="" rss=""
+  local name=$1 check=$2 best="" rss="" cpu=""
   shift 2
   for ((r = 0; r < REPEAT; r++)); do
     rm -rf "$work/out" && mkdir -p "$work/out"
     local t0 t1
     t0=$(now)
-    /usr/bin/time -f "%M" -o "$work/rss" "$@" >"$work/$name.log" 2>&1 || { echo "$name failed:"; tail -5 "$work/$name.log"; exit 1; }
+    /usr/bin/time -f "%M %U %S" -o "$work/rss" "$@" >"$work/$name.log" 2>&1 || { echo "$name failed:"; tail -5 "$work/$name.log"; exit 1; }
     t1=$(now)
     eval "$check" || { echo "$name: output check failed"; exit 1; }
     local t
-    t=$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$t0" "$t1")
+    t=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$t0" "$t1")
     if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$t" "$best"; then
       best=$t
       rss=$(awk '{ printf "%.0f", $1 / 1024 }' "$work/rss")
+      cpu=$(awk '{ printf "%.2f", $2 + $3 }' "$work/rss")
     fi
   done
-  echo "$best $rss"
+  echo "$best $rss $cpu"
 }
 
 one_tif='[ -s "$work/out/x.tif" ] && vipsheader "$work/out/x.tif" | grep -q "4320x4320"'
@@ -161,27 +167,27 @@ report=Benchmarks/geometry-results.md
   echo
   echo "## libvips' benchmark (5000×5000 tiled TIFF → crop, reduce 1/0.9 linear, 3×3 convolve → TIFF)"
   echo
-  echo "| tool | threads | seconds | peak MiB | fxc's time ÷ its time |"
-  echo "| --- | ---: | ---: | ---: | ---: |"
+  echo "| tool | threads | seconds | CPU seconds | peak MiB | fxc's time ÷ its time |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |"
   for t in $THREADS; do
     for tool in fxc pyvips opencv magick; do
-      read -r s m <<<"${result[vb,$tool,$t]}"
+      read -r s m c <<<"${result[vb,$tool,$t]}"
       read -r f _ <<<"${result[vb,fxc,$t]}"
-      echo "| $tool | $t | $s | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$f" "$s") |"
+      echo "| $tool | $t | $s | $c | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$f" "$s") |"
     done
   done
-  read -r s m <<<"$pillow_once"
-  echo "| Pillow | 1 | $s | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$(cut -d' ' -f1 <<<"${result[vb,fxc,1]:-${result[vb,fxc,$t]}}")" "$s") |"
+  read -r s m c <<<"$pillow_once"
+  echo "| Pillow | 1 | $s | $c | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$(cut -d' ' -f1 <<<"${result[vb,fxc,1]:-${result[vb,fxc,$t]}}")" "$s") |"
   echo
   echo "## sharp's benchmark ($COUNT JPEGs 2725×2225 → 720×588 Lanczos 3, quality 80)"
   echo
-  echo "| tool | threads | files/s | peak MiB | fxc's speed ÷ its speed |"
-  echo "| --- | ---: | ---: | ---: | ---: |"
+  echo "| tool | threads | files/s | CPU seconds | peak MiB | fxc's speed ÷ its speed |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |"
   for t in $THREADS; do
     for tool in fxc vipsthumbnail pillow mogrify; do
-      read -r s m <<<"${result[sh,$tool,$t]}"
+      read -r s m c <<<"${result[sh,$tool,$t]}"
       read -r f _ <<<"${result[sh,fxc,$t]}"
-      echo "| $tool | $t | $(python3 -c "import sys; print(f'{int(sys.argv[1]) / float(sys.argv[2]):.1f}')" "$COUNT" "$s") | $m | $(python3 -c "import sys; print(f'{float(sys.argv[2]) / float(sys.argv[1]):.2f}')" "$f" "$s") |"
+      echo "| $tool | $t | $(python3 -c "import sys; print(f'{int(sys.argv[1]) / float(sys.argv[2]):.1f}')" "$COUNT" "$s") | $c | $m | $(python3 -c "import sys; print(f'{float(sys.argv[2]) / float(sys.argv[1]):.2f}')" "$f" "$s") |"
     done
   done
 } >"$report"

@@ -83,10 +83,10 @@ struct DifferentialTests {
   /// every filter and address mode, both inputs, dense and data-dependent taps.
   @Test func generatedGraphsCoverTheLanguage() throws {
     var text = ""
-    var stages = 0, combines = 0, twoInputs = 0
+    var stages = 0, combines = 0, twoInputs = 0, cuts = 0
     for i in 0..<200 {
       let c = Self.make(i)
-      _ = try EffectGraph(output: c.image)
+      if try PipelineGraph(output: c.image).changesSize { cuts += 1 }
       text += c.description
       stages += c.stages.count
       combines += c.stages.filter { $0.kind == .combine }.count
@@ -99,12 +99,14 @@ struct DifferentialTests {
       "floor(", "ceil(", "abs(", "sqrt(", "sin(", "cos(", "exp(", "log(", "pow(", "atan2(", "dot(", "length(",
       "normalize(", "int(", "float(", "isnan(", ".size", "Float.nan", "Float.infinity", "-0.0", "1e+30", "1e-30",
       "float4(", "float3(", "float2(", ".rgb", ".xy", "Param.uniform", ".rgba8", ".rgba16", ".rgba32f",
+      ".geometry(.resize(", ".geometry(.crop(", ".geometry(.orient(", ".geometry(.extend(", ".geometry(.affine(",
     ] {
       #expect(text.contains(needle), "no generated graph contains '\(needle)'")
     }
     #expect(stages > 200 * 2)
     #expect(combines > 20)
     #expect(twoInputs > 10)
+    #expect(cuts > 20, "graphs with a geometry stage: \(cuts)")
   }
 
   /// NaN agrees with NaN only; ±∞ only with itself; otherwise 1e-4 relative above 1, absolute below.
@@ -132,7 +134,7 @@ struct DifferentialTests {
     #expect(small.stages[0].locals.count <= 1)  // `sin` may stay in an unused local
     #expect(small.inputs.allSatisfy { $0.width * $0.height == 1 })
     #expect(small.graphSource.count < 300, "\(small)")
-    _ = try EffectGraph(output: small.image)
+    _ = try PipelineGraph(output: small.image)
   }
 }
 
