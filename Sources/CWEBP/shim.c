@@ -139,14 +139,18 @@ fx_webp_status fx_webp_encode(const void *pixels, uint32_t width, uint32_t heigh
   picture.use_argb = lossless;
   picture.width = (int)width;
   picture.height = (int)height;
-  uint8_t *rgba = to_rgba(pixels, width, height, row_bytes, channels);
+  // RGB rows go to libwebp as they are: no alpha plane to build and scan.
+  int rgb = channels == 3;
+  uint8_t *rgba = rgb ? (uint8_t *)pixels : to_rgba(pixels, width, height, row_bytes, channels);
   WebPMemoryWriter writer;
   WebPMemoryWriterInit(&writer);
   picture.writer = WebPMemoryWrite;
   picture.custom_ptr = &writer;
-  int ok = rgba != NULL && WebPPictureImportRGBA(&picture, rgba, (int)width * 4) && WebPEncode(&config, &picture);
+  int imported = rgb ? WebPPictureImportRGB(&picture, rgba, (int)row_bytes)
+                     : rgba != NULL && WebPPictureImportRGBA(&picture, rgba, (int)width * 4);
+  int ok = rgba != NULL && imported && WebPEncode(&config, &picture);
   if (!ok) put_msg(msg, msg_cap, rgba == NULL ? "out of memory" : "libwebp could not encode the image");
-  free(rgba);
+  if (!rgb) free(rgba);
   WebPPictureFree(&picture);
   if (!ok) {
     WebPMemoryWriterClear(&writer);
