@@ -104,4 +104,13 @@ import Testing
     }
     #expect(throws: GraphError.self) { try Pipeline(convolve(kernel: [1, 2, 3, 4])) }
   }
+
+  /// A separable kernel is cut into two passes by the optimiser; vips-bench's mask is not separable.
+  @Test func aSeparableKernelIsSplit() throws {
+    func split(_ kernel: [Float]) throws -> String? {
+      try Pipeline(convolve(kernel: kernel)).lower().1.entries.first { $0.pass == "separable split" }?.summary
+    }
+    #expect(try split([1, 2, 1, 2, 4, 2, 1, 2, 1]) == "split 1 convolution")
+    #expect(try split([-1, -1, -1, -1, 16, -1, -1, -1, -1]) == "split 0 convolutions")
+  }
 }
