@@ -128,8 +128,13 @@ extension Catalogue {
     // naming the parameter (docs/design.md §5), not the identity.
     let checked: @Sendable ([ParameterValue]) -> Effect = { values in
       for (p, v) in zip(parameters, values) {
-        if case .number(let e) = v, let c = e.constantValue, !c.isFinite {
-          return invalidGeometry(name, "\(p.name) must be a finite number, got \(c)")
+        guard case .number(let e) = v, let c = e.constantValue else { continue }
+        if !c.isFinite { return invalidGeometry(name, "\(p.name) must be a finite number, got \(c)") }
+        // A size or position in pixels is whole: resize(0.25) is not a scale.
+        if p.unit == "px" && c != c.rounded() {
+          return invalidGeometry(
+            name,
+            "\(p.name) is a whole number of pixels, got \(c)\(p.name == "width" && name == "resize" ? " (for a scale: resize(scale: \(c)))" : "")")
         }
       }
       return build(values)

@@ -70,8 +70,10 @@ public func composite(
 /// (`n` odd: 1, 3, 5, …, up to 31), divided by `divisor` (0: the weights'
 /// sum, or 1 where it is 0; a magnitude below 1e-6 acts as 1e-6), plus `offset` (0…1 units, added to straight
 /// colour: libvips' `conv` offset / 255 for 8-bit images), on premultiplied
-/// RGBA with edges clamped — libvips `conv`, ImageMagick `-convolve`,
-/// Pillow's `ImageFilter.Kernel`. A separable kernel is split into two
+/// colour, alpha kept (as those tools convolve an RGB photo: an edge kernel,
+/// whose weights sum to 0, must not make the image transparent), with edges
+/// clamped — libvips `conv`, ImageMagick `-convolve`, Pillow's
+/// `ImageFilter.Kernel` (which leaves a border of n/2 px unchanged instead). A separable kernel is split into two
 /// passes by the optimiser (SeparableSplit), like any effect's taps.
 /// Non-finite weights, divisor or offset leave the image unchanged (DESIGN §5);
 /// a kernel that is not n × n with n odd, at most 31, is an error.
@@ -86,13 +88,21 @@ public func convolve(kernel: [Float], divisor: Float = 0, offset: Float = 0) -> 
   let sum = kernel.reduce(0, +)
   let d = divisor != 0 ? divisor : sum != 0 ? sum : 1
   let scale = 1 / (d < 0 ? Swift.min(d, -1e-6) : Swift.max(d, 1e-6))
-  return Effect.layer(name, sampler: .nearest) { p, layer in
+  let taps = Effect.layer(name, sampler: .nearest) { p, layer in
     var total: Expr? = nil
     for (k, w) in kernel.enumerated() where w != 0 {
       let tap = layer.sample(p + float2(Expr(Float(k % n - n / 2)), Expr(Float(k / n - n / 2)))) * Expr(w * scale)
       total = total.map { $0 + tap } ?? tap
     }
-    let out = total ?? float4(0)
-    return offset == 0 ? out : float4(out.rgb + Expr(offset) * out.a, out.a)
+    return total ?? float4(0)
+  }
+  // The sum of whole taps is a stage of its own (SeparableSplit recognises it); the
+  // input's alpha is put back after it, in a stage the schedule fuses.
+  return Effect(name) { input in
+    Image.combine(name + " alpha", [taps(input), input], sampler: .nearest) { p, layers in
+      let alpha = layers[1].sample(p).a
+      let rgb = layers[0].sample(p).rgb
+      return float4(offset == 0 ? rgb : rgb + Expr(offset) * alpha, alpha)
+    }
   }
 }

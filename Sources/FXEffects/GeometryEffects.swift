@@ -25,7 +25,7 @@ public enum ResizeFit: String, Sendable, CaseIterable {
 /// An effect that is an error when built: for arguments no geometry can take.
 func invalidGeometry(_ name: String, _ message: String) -> Effect {
   Effect(name) { input in
-    Image.combine(name, [input]) { _, _ in Expr.failure(GeometryError("\(name): \(message)"), type: .float4) }
+    Image.combine(name, [input]) { _, _ in Expr.failure(GeometryError(message), type: .float4) }
   }
 }
 
@@ -133,7 +133,10 @@ public func transverse() -> Effect { geometry("transverse", [.orient(.transverse
 /// sampled with `interpolation` (§3's bilinear by default, or nearest),
 /// `background` (default transparent) where there is no image.
 public func rotate(degrees: Double, interpolation: Sampler.Filter = .linear, background: Color = Color(0, 0, 0, 0)) -> Effect {
-  let name = "rotate(\(degrees))"
+  var name = "rotate(\(degrees)"
+  if interpolation != .linear { name += ", interpolation: \(interpolation)" }
+  if background != Color(0, 0, 0, 0) { name += ", background: \(background)" }
+  name += ")"
   guard degrees.isFinite else { return invalidGeometry(name, "the angle must be finite") }
   let folded = degrees - 360 * (degrees / 360).rounded(.down)
   switch folded {
@@ -183,10 +186,11 @@ public func extend(
     case .mirror: .mirror
     }
   let e = Extend(.margins(top: top, right: right, bottom: bottom, left: left), background: background)
+  let name = "extend(top: \(top), right: \(right), bottom: \(bottom), left: \(left), with: \(mode)\(mode == .color ? ", color: \(color)" : ""))"
   guard [top, right, bottom, left].allSatisfy({ (0...65_535).contains($0) }) else {
-    return invalidGeometry("\(e)", "margins must be 0…65535 px")
+    return invalidGeometry(name, "margins must be 0…65535 px")
   }
-  return geometry("\(e)", [.extend(e)])
+  return geometry(name, [.extend(e)])
 }
 
 extension Color {

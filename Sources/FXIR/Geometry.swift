@@ -201,7 +201,7 @@ public struct Extend: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// An affine map `q = A·p` (`A = [a b; c d]`, no translation: the output is
-/// the bounding box of the mapped input, so a translation would not show).
+/// the box of the mapped input's extent, centred on it, so a translation would not show).
 /// Output centre `p` reads the input at `A⁻¹·(p + origin)`, where `origin`
 /// is the box's top-left corner, with ``interpolation`` (§3's bilinear or
 /// nearest) and ``background`` for texels outside the input.
@@ -219,15 +219,17 @@ public struct Affine: Hashable, Sendable, CustomStringConvertible {
   /// The determinant; an affine stage needs it non-zero and finite.
   public var determinant: Double { a * d - b * c }
 
-  /// The output box: the mapped input rectangle's corners, rounded outward
-  /// after a 1e-6 px tolerance (so that a quarter turn keeps its size).
+  /// The output box: as wide and tall as the mapped input rectangle's
+  /// extent, rounded up after a 1e-6 px tolerance (a quarter turn keeps its
+  /// size), centred on the mapped centre (so ±θ give one size, as libvips'
+  /// `rotate`); `origin` is its top-left corner in mapped coordinates.
   public func bounds(width: Int, height: Int) -> (originX: Double, originY: Double, size: (width: Int, height: Int)) {
     let corners = [(0.0, 0.0), (Double(width), 0), (0, Double(height)), (Double(width), Double(height))]
     let xs = corners.map { a * $0.0 + b * $0.1 }, ys = corners.map { c * $0.0 + d * $0.1 }
-    let x0 = (xs.min()! + 1e-6).rounded(.down), x1 = (xs.max()! - 1e-6).rounded(.up)
-    let y0 = (ys.min()! + 1e-6).rounded(.down), y1 = (ys.max()! - 1e-6).rounded(.up)
-    guard determinant.isFinite, determinant != 0, x1 - x0 < 1e7, y1 - y0 < 1e7 else { return (0, 0, (0, 0)) }
-    return (x0, y0, (Int(x1 - x0), Int(y1 - y0)))
+    let w = (xs.max()! - xs.min()! - 1e-6).rounded(.up), h = (ys.max()! - ys.min()! - 1e-6).rounded(.up)
+    guard determinant.isFinite, determinant != 0, w < 1e7, h < 1e7 else { return (0, 0, (0, 0)) }
+    let cx = (xs.max()! + xs.min()!) / 2, cy = (ys.max()! + ys.min()!) / 2
+    return (cx - w / 2, cy - h / 2, (Int(w), Int(h)))
   }
 
   public var description: String {

@@ -294,6 +294,14 @@ struct CatalogueTests {
     }
   }
 
+  /// A size in pixels is whole: `resize(0.25)` (meant as a scale) is an error saying so, not a silent halving.
+  @Test func fractionalPixelsAreErrors() throws {
+    let chain = try resolve("resize(0.25)")
+    #expect {
+      try Pipeline(chain.effect)
+    } throws: { "\($0)".contains("width is a whole number of pixels, got 0.25 (for a scale: resize(scale: 0.25))") }
+  }
+
   /// A size past the function's limits is an error naming the effect, not a clamped size.
   @Test func geometryRangesAreErrors() throws {
     #expect(throws: GraphError.self) { try Pipeline(resize(width: 65_536)) }

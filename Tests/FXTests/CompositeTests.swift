@@ -95,6 +95,7 @@ import Testing
             sum += SIMD4<Double>(input[sx, sy]) * Double(kernel[k])
           }
           sum *= scale
+          sum.w = Double(input[x, y].w)  // alpha is kept
           for c in 0..<3 { sum[c] += Double(offset) * sum.w }
           let d = SIMD4<Double>(out[x, y]) - sum
           worst = max(worst, [d.x, d.y, d.z, d.w].map(abs).max()!)
@@ -103,6 +104,16 @@ import Testing
       #expect(worst <= 1e-5, "\(kernel): \(worst)")
     }
     #expect(throws: GraphError.self) { try Pipeline(convolve(kernel: [1, 2, 3, 4])) }
+  }
+
+  /// An edge kernel (weights summing to 0) on an opaque photo keeps it
+  /// opaque: a new user's emboss came out fully transparent when alpha was
+  /// convolved too.
+  @Test func aZeroSumKernelKeepsAlpha() throws {
+    let photo = opaqueImage(9, 6, seed: 3, format: .rgba8)
+    let out = try Pipeline(convolve(kernel: [-1, 0, 0, 0, 1, 0, 0, 0, 0], offset: 0.5)).apply(to: photo, threads: 1)
+    #expect((0..<54).allSatisfy { out[$0 % 9, $0 / 9].w == 1 })
+    #expect((0..<54).contains { out[$0 % 9, $0 / 9].x > 0.1 })
   }
 
   /// A separable kernel is cut into two passes by the optimiser; vips-bench's mask is not separable.

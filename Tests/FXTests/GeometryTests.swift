@@ -66,6 +66,13 @@ import Testing
     #expect(turned.width == Int((7 * c + 4 * s - 2e-6).rounded(.up)) && turned.height == Int((7 * s + 4 * c - 2e-6).rounded(.up)))
   }
 
+  /// ±θ give one size (the box of the turned extent, centred), as libvips' rotate.
+  @Test func oppositeAnglesGiveOneSize() throws {
+    let input = randomImage(64, 43, seed: 2, format: .rgba32f)
+    let (a, b) = (try Self.run(rotate(degrees: 12), input), try Self.run(rotate(degrees: -12), input))
+    #expect(a.width == b.width && a.height == b.height && a.width == 72 && a.height == 56)
+  }
+
   @Test func cropTakesTheRectangleAndRefusesOneOutside() throws {
     let input = Self.labelled(6, 5)
     #expect(Self.labels(try Self.run(crop(x: 2, y: 1, width: 3, height: 2), input)) == [["21", "31", "41"], ["22", "32", "42"]])
