@@ -1,6 +1,9 @@
 import FXDSL
 import FXIR
 
+/// An on/off choice.
+enum Switch: String, CaseIterable { case off, on }
+
 extension Array where Element == ParameterValue {
   /// The whole number at `index` (a constant; 0 when it is not one).
   func int(_ index: Int) -> Int { Int(number(index).constantValue ?? 0) }
@@ -18,6 +21,7 @@ extension Catalogue {
         .choice("filter", ResampleFilter.allCases.map(\.rawValue), "lanczos3", "the resampling kernel"),
         .choice("gravity", Gravity.allCases.map(\.rawValue), "center", "where cover crops and contain places"),
         .color("background", Color(0, 0, 0, 0), "contain's margins"),
+        .choice("shrinkOnLoad", ["off", "on"], "off", "on: a JPEG file may be decoded at 1/2, 1/4 or 1/8 first"),
       ],
       example: "resize(width: 320)"
     ) { a in
@@ -25,7 +29,7 @@ extension Catalogue {
       if a.int(0) <= 0 && a.int(1) <= 0 { return resize(scale: Double(a.number(2).constantValue ?? 0), filter: filter) }
       return resize(
         width: a.int(0) > 0 ? a.int(0) : nil, height: a.int(1) > 0 ? a.int(1) : nil, fit: a.choice(3, as: ResizeFit.self),
-        filter: filter, gravity: a.choice(5, as: Gravity.self), background: a.color(6))
+        filter: filter, gravity: a.choice(5, as: Gravity.self), background: a.color(6), shrinkOnLoad: a.choice(7, as: Switch.self) == .on)
     },
     geometryEntry(
       name: "thumbnail", summary: "Fits inside a box, never enlarging; JPEGs decode reduced first (shrink-on-load).",

@@ -40,38 +40,42 @@ func geometry(_ name: String, _ stages: [Geometry]) -> Effect {
 /// colour; a reduction widens the filter (antialiasing), as Pillow's and
 /// libvips' resamplers do (docs/design.md §4 gives the formula). `gravity`
 /// places the crop of `cover` and the image in `contain`'s canvas;
-/// `background` fills `contain`'s margins. Sides are 1…65,535 px.
+/// `background` fills `contain`'s margins. Sides are 1…65,535 px. With
+/// `shrinkOnLoad`, a JPEG read from a file may be decoded reduced first, as
+/// ``thumbnail(size:height:filter:)`` does (off by default: it changes the
+/// pixels slightly).
 public func resize(
   width: Int? = nil, height: Int? = nil, fit: ResizeFit = .cover, filter: ResampleFilter = .lanczos3,
-  gravity: Gravity = .center, background: Color = Color(0, 0, 0, 0)
+  gravity: Gravity = .center, background: Color = Color(0, 0, 0, 0), shrinkOnLoad: Bool = false
 ) -> Effect {
   var args: [String] = []
   if let width { args.append("width: \(width)") }
   if let height { args.append("height: \(height)") }
   if width != nil && height != nil { args.append("fit: \(fit.rawValue)") }
   args.append("filter: \(filter.rawValue)")
+  if shrinkOnLoad { args.append("shrinkOnLoad: on") }
   let name = "resize(\(args.joined(separator: ", ")))"
   let sides = [width, height].compactMap { $0 }
   guard !sides.isEmpty, sides.allSatisfy({ (1...65_535).contains($0) }) else {
     return invalidGeometry(name, "give a width and/or a height of 1…65535 px")
   }
   guard let width, let height else {
-    return geometry(name, [.resize(Resize(width: width, height: height, filter: filter))])
+    return geometry(name, [.resize(Resize(width: width, height: height, filter: filter, shrinkOnLoad: shrinkOnLoad))])
   }
   switch fit {
   case .fill, .inside, .outside:
     let mode = Resize.Fit(rawValue: fit.rawValue)!
-    return geometry(name, [.resize(Resize(width: width, height: height, fit: mode, filter: filter))])
+    return geometry(name, [.resize(Resize(width: width, height: height, fit: mode, filter: filter, shrinkOnLoad: shrinkOnLoad))])
   case .cover:
     return geometry(
       name,
       [
-        .resize(Resize(width: width, height: height, fit: .outside, filter: filter)),
+        .resize(Resize(width: width, height: height, fit: .outside, filter: filter, shrinkOnLoad: shrinkOnLoad)),
         .crop(.size(width: width, height: height, gravity: gravity)),
       ])
   case .contain:
     let canvas = Extend(.canvas(width: width, height: height, gravity: gravity), background: .color(background.premultipliedRGBA))
-    return geometry(name, [.resize(Resize(width: width, height: height, fit: .inside, filter: filter)), .extend(canvas)])
+    return geometry(name, [.resize(Resize(width: width, height: height, fit: .inside, filter: filter, shrinkOnLoad: shrinkOnLoad)), .extend(canvas)])
   }
 }
 

@@ -196,6 +196,7 @@ import Testing
     #expect(thumb.shrinkOnLoad(width: 150, height: 100) == 1)
     #expect(try Pipeline(sepia() | thumbnail(size: 100)).shrinkOnLoad(width: 800, height: 600) == 1)
     #expect(try Pipeline(resize(width: 100)).shrinkOnLoad(width: 800, height: 600) == 1)
+    #expect(try Pipeline(resize(width: 100, shrinkOnLoad: true)).shrinkOnLoad(width: 800, height: 600) == 8)
   }
 
   /// A JPEG thumbnailed from its file (decoded at 1/4, streamed) has the
