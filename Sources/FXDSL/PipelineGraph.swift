@@ -16,7 +16,7 @@ extension PipelineGraph {
         return nil
       }
       guard let (geometry, node, input) = cuts.first else {
-        head = try EffectGraph(output: Image(node: root), constants: constants)
+        head = try EffectGraph(GraphLowering(constants: constants), order: order, output: root)
         break
       }
       if cuts.count > 1 {

@@ -27,9 +27,6 @@ struct ResampleAxis {
     self.count = rows.map(\.weights.count)
     self.weights = weights
   }
-
-  /// Multiply–adds per output pixel, at most.
-  var cost: Int { taps }
 }
 
 /// The fast separable resampler: two 1-D passes over premultiplied rgba32f

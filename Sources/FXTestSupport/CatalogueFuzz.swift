@@ -112,8 +112,9 @@ public enum CatalogueFuzz {
     let output = c.make()(Image.input(0))
     // A geometry stage's sizes are validated, not clamped: refusing one (a
     // fraction of a pixel) with a GraphError is a clear outcome.
-    if c.effect.changesSize, (try? PipelineGraph(output: output)) == nil { return nil }
-    if let sized = try? PipelineGraph(output: output), sized.changesSize {
+    let sized = try? PipelineGraph(output: output)
+    if c.effect.changesSize && sized == nil { return nil }
+    if let sized, sized.changesSize {
       return checkSized(sized, output: output, inputs: inputs, jit: !evaluations.isEmpty, target: target)
     }
     if !evaluations.isEmpty, let d = Differential.check(output, inputs: inputs, evaluations: evaluations, target: target) {

@@ -161,7 +161,7 @@ public enum Differential {
           img, sized, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, target: target, floatMode: floatMode,
           outputFormat: outputFormat)
       }
-      graph = try EffectGraph(output: img)
+      graph = sized.head  // one size: the head is the whole graph, lowered once
     } catch {
       return Disagreement(evaluation: .error, message: "the graph does not check: \(error)")
     }
