@@ -25,6 +25,17 @@ static cmsHPROFILE open_profile(const void *icc, size_t size) {
 static const cmsUInt32Number rel = INTENT_RELATIVE_COLORIMETRIC;
 static const cmsUInt32Number flags = cmsFLAGS_BLACKPOINTCOMPENSATION;
 
+size_t fx_icc_description(const void *icc, size_t size, char *out, size_t cap) {
+  if (cap == 0) return 0;
+  out[0] = 0;
+  cmsHPROFILE profile = open_profile(icc, size);
+  if (profile == NULL) return 0;
+  cmsUInt32Number n = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", out, (cmsUInt32Number)cap);
+  cmsCloseProfile(profile);
+  out[cap - 1] = 0;
+  return n == 0 ? 0 : strlen(out);
+}
+
 fx_icc_space fx_icc_color_space(const void *icc, size_t size) {
   cmsHPROFILE profile = open_profile(icc, size);
   if (profile == NULL) return FX_ICC_INVALID;

@@ -70,12 +70,13 @@ public struct Pipeline: Sendable {
   /// Lowers and compiles for inputs stored as `inputFormats`, writing
   /// `outputFormat` (the kernel premultiplies 8- and 16-bit inputs after
   /// loading and un-premultiplies before storing such an output: DESIGN §1).
-  /// With `.jit`, an LLVM failure falls back to the interpreter (reported by
-  /// ``CompiledPipeline/backend`` and ``CompiledPipeline/fallbackReason``).
-  /// - Throws: ``RunError`` when `inputFormats` does not name one format per input.
+  /// With `.jit` the kernel is native code or nothing: an LLVM failure is an
+  /// error, never a silent switch to the interpreter (ask for `.interpreter`
+  /// to run without LLVM).
   /// - Throws: ``RunError`` when `inputFormats` does not name one format per
-  ///   input, or `target` is one this machine cannot run (``Target/named(_:)``
-  ///   gives only runnable ones).
+  ///   input, `target` is one this machine cannot run (``Target/named(_:)``
+  ///   gives only runnable ones), or LLVM cannot compile the kernel (the
+  ///   message names LLVM's error).
   /// - Parameter cache: where compiled kernels are looked up and stored
   ///   (``KernelCache/standard``: memory and `~/.cache/fxc`); nil compiles afresh.
   /// - Parameter target: the CPU to compile for: the host, or an x86-64 level
@@ -110,7 +111,7 @@ public struct Pipeline: Sendable {
           result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: .compiled)
         }
       } catch {
-        result.fallbackReason = "\(error)"
+        throw RunError("LLVM could not compile the kernel for \(target.name): \(error) (the interpreter runs it: backend .interpreter, --backend interp)")
       }
     }
     result.compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
@@ -187,8 +188,6 @@ public final class CompiledPipeline: @unchecked Sendable {
   public var compiledKernel: CompiledKernel? { compiled }
   /// Where the machine code came from (nil for the interpreter).
   public let kernelSource: KernelSource?
-  /// Why the JIT was asked for but the interpreter is used (an LLVM error), if so.
-  public internal(set) var fallbackReason: String?
   /// For a pipeline that changes size, each geometry stage and the pipeline
   /// compiled for the graph after it; this pipeline's own kernel then writes
   /// rgba32f for the first (docs/design.md §4).

@@ -49,6 +49,15 @@ public struct ICCProfile: Sendable, Equatable {
     }
   }
 
+  /// The profile's description tag (e.g. "Adobe RGB (1998)"), or nil when
+  /// it has none.
+  public var name: String? {
+    var buffer = [CChar](repeating: 0, count: 256)
+    let length = data.withUnsafeBytes { fx_icc_description($0.baseAddress, $0.count, &buffer, buffer.count) }
+    guard length > 0 else { return nil }
+    return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   static let unreadable = "the ICC profile is corrupt or not a gray, RGB or CMYK profile LittleCMS can use"
 
   /// The profile's colour space, or nil when it cannot be used.
@@ -131,5 +140,13 @@ public struct ICCProfile: Sendable, Equatable {
     try makeRGB(
       white: [0.3127, 0.3290], red: [0.680, 0.320], green: [0.265, 0.690], blue: [0.150, 0.060], curveType: 4,
       curve: [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045])
+  }
+}
+
+extension ICCProfile: CustomStringConvertible {
+  /// "ICC "Adobe RGB (1998)" (rgb, 560 bytes)": the name, not the bytes.
+  public var description: String {
+    let title = name.map { "\"\($0)\" " } ?? ""
+    return "ICC \(title)(\(colorSpace.rawValue), \(data.count) bytes)"
   }
 }

@@ -199,6 +199,19 @@ public struct ImageReadOptions: Sendable, Equatable {
 
 /// The one error ``ImageFile`` throws: which file, and what went wrong with
 /// it in plain words (for example `"photo.png: truncated PNG file: …"`).
+extension ImageFileInfo: CustomStringConvertible {
+  /// One line: "jpeg 1024×768 rgb 8-bit, ICC "Adobe RGB (1998)" (rgb, 560
+  /// bytes), orientation 6", then the warnings, if any.
+  public var description: String {
+    var parts = ["\(format.rawValue) \(width)×\(height) \(layout.rawValue) \(bitDepth)-bit"]
+    if let iccProfile { parts.append("\(iccProfile)") }
+    if orientation != 1 { parts.append("orientation \(orientation)") }
+    if pageCount != 1 { parts.append("\(pageCount) pages") }
+    parts += warnings.map { "warning: \($0)" }
+    return parts.joined(separator: ", ")
+  }
+}
+
 public struct ImageFileError: Error, CustomStringConvertible, Equatable {
   /// The path as the caller passed it (a ``PathBytes`` string: a name that is
   /// not UTF-8 keeps its bytes, escaped).

@@ -173,9 +173,6 @@ struct BenchCommand: Command {
       let diskOnly = KernelCache(directory: scratch, useMemory: false)
       let compiled = try pipeline.compile(
         inputFormats: inputs.map(\.format), outputFormat: input.format, options: options, cache: diskOnly, target: target)
-      guard compiled.backend == .jit else {
-        throw CommandFailure(description: "error: LLVM could not compile '\(chain)': \(compiled.fallbackReason ?? "")")
-      }
       let cached = try pipeline.compile(
         inputFormats: inputs.map(\.format), outputFormat: input.format, options: options, cache: diskOnly, target: target)
       guard cached.kernelSource == .diskCache else {

@@ -59,4 +59,21 @@ struct PictureTests {
     let adobe = try ICCProfile.adobeRGB()
     #expect(info.bitDepth == 16 && info.layout == .rgb && info.iccProfile == adobe)
   }
+
+  /// A file's description is one readable line: the profile by its name and
+  /// size, never its bytes (issue 37).
+  @Test func aFileInfoDescribesItsProfileByName() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fxc-picture-info-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("adobe.png").path
+    let adobe = try ICCProfile.adobeRGB()
+    try ImageFile.write(randomImage(5, 3, seed: 1, format: .rgba8), to: path, layout: .rgb, iccProfile: adobe)
+    let (_, info) = try ImageFile.read(path)
+    let text = "\(info)"
+    #expect(text.hasPrefix("png 5×3 rgb 8-bit, ICC "), "\(text)")
+    #expect(text.contains("(rgb, \(adobe.data.count) bytes)"), "\(text)")
+    #expect(adobe.name != nil && text.contains(adobe.name!), "\(text)")
+    #expect(text.count < 120, "\(text)")
+  }
 }

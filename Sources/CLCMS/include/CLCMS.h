@@ -20,6 +20,11 @@ typedef enum {
 /// LittleCMS can transform from.
 fx_icc_space fx_icc_color_space(const void *icc, size_t size);
 
+/// The profile's description tag (ICC `desc`, e.g. "Adobe RGB (1998)") in
+/// English as LittleCMS reads it, NUL-terminated in `out[0..<cap]`; returns
+/// its length, or 0 when the profile cannot be opened or has none.
+size_t fx_icc_description(const void *icc, size_t size, char *out, size_t cap);
+
 /// Converts `height` rows of `width` pixels, `row_bytes` apart, in place from
 /// the profile `icc` to sRGB (LittleCMS's built-in sRGB profile), with the
 /// relative colorimetric intent and black-point compensation.
