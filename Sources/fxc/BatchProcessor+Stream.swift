@@ -27,7 +27,7 @@ extension BatchProcessor {
     }
     guard try prepareDestination(&r) else { return }
     let sixteen = job.format == .png || job.format == .tiff
-    let layout: ChannelLayout = info.layout.hasAlpha || options.keepAlpha ? .rgba : .rgb
+    let layout = Self.outputLayout(hasAlpha: info.layout.hasAlpha, keepAlpha: options.keepAlpha, format: job.format)
     let profile = outputProfile(info, layout: layout, format: job.format, warnings: &r.warnings)
     var write = ImageWriteOptions(
       format: job.format, layout: layout, bitDepth: sixteen ? options.depth ?? info.bitDepth : 8, quality: options.quality,
@@ -41,9 +41,7 @@ extension BatchProcessor {
     var streamed: StreamTimes?
     try claimingDestination(&r) { streamed = try kernel.stream(from: reader, to: writer, uniforms: job.uniforms, threads: threads) }
     guard let times = streamed else { return }
-    if writer.droppedTransparency && job.format != .jpeg {
-      r.warnings.append(Self.droppedAlphaWarning)
-    }
+    if writer.droppedTransparency { r.warnings.append(Self.droppedAlphaWarning(job.format)) }
     // With threads, reading and writing overlap the kernel; the kernel's share is what the wall time leaves.
     (r.decodeSeconds, r.encodeSeconds) = (times.read, times.write)
     r.kernelSeconds = threads > 1 ? times.total : max(times.total - times.read - times.write, 1e-9)

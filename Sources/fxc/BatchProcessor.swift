@@ -214,10 +214,10 @@ final class BatchProcessor: @unchecked Sendable {
     guard try prepareDestination(&r) else { return }
     let sixteen = job.format == .png || job.format == .tiff
     let depth = sixteen ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
-    let layout: ChannelLayout = hasAlpha || options.keepAlpha ? .rgba : .rgb
-    if layout == .rgb, job.format != .jpeg, !result.isOpaque {
-      // Never silently: an effect that made pixels transparent on an opaque input.
-      r.warnings.append(Self.droppedAlphaWarning)
+    let layout = Self.outputLayout(hasAlpha: hasAlpha, keepAlpha: options.keepAlpha, format: job.format)
+    if layout == .rgb, !result.isOpaque {
+      // Never silently: transparency the output drops (JPEG, or an RGB output of an opaque input).
+      r.warnings.append(Self.droppedAlphaWarning(job.format))
     }
     let profile = outputProfile(loaded.info, layout: layout, format: job.format, warnings: &r.warnings)
     writing(true)
@@ -286,8 +286,19 @@ final class BatchProcessor: @unchecked Sendable {
 
   /// Whether the kernel's output alpha is the constant 1 (an opaque input's
   /// kernel folds it so unless an effect computes alpha).
-  static let droppedAlphaWarning =
-    "the result has transparent pixels, which the RGB output (the input has no alpha) drops; --keep-alpha keeps them"
+  /// What a result's transparent pixels become in an output of `format`
+  /// without alpha (composited over black).
+  static func droppedAlphaWarning(_ format: ImageFileFormat) -> String {
+    format == .jpeg
+      ? "the result has transparent pixels, which JPEG cannot store: they are composited over black (PNG, WebP and TIFF keep them)"
+      : "the result has transparent pixels, which the RGB output (the input has no alpha) drops; --keep-alpha keeps them"
+  }
+
+  /// The output's channels: JPEG has no alpha; the others keep the input's
+  /// alpha, or add one with `--keep-alpha`.
+  static func outputLayout(hasAlpha: Bool, keepAlpha: Bool, format: ImageFileFormat) -> ChannelLayout {
+    format != .jpeg && (hasAlpha || keepAlpha) ? .rgba : .rgb
+  }
 
   static func isOpaque(_ kernel: CompiledPipeline) -> Bool {
     guard let p = (kernel.steps.last?.next ?? kernel).kernel.passes.last?.program, p.outputs.count == 4,

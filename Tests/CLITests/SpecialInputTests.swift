@@ -198,6 +198,22 @@ struct KeepAlphaTests {
     let sepia = try BatchFXC.run(["run", "-c", "sepia", "photo.jpg", "-o", "sepia.png", "-v"], in: dir.path)
     #expect(sepia.stdout.contains("streamed in bands") && !sepia.stderr.contains("transparent"), "\(sepia)")
   }
+
+  /// JPEG has no alpha: transparent pixels written to it are composited over
+  /// black with a warning, streamed or not, with or without `--keep-alpha`.
+  @Test func aJPEGOutputWarnsOfTheTransparencyItDrops() throws {
+    let dir = try BatchScratch()
+    let clear = try ImageBuffer(width: 8, height: 4, format: .rgba8)
+    for y in 0..<4 { for x in 0..<8 { clear[x, y] = SIMD4(0.25, 0.5, 1, x < 4 ? 0.5 : 1) } }
+    try ImageFile.write(clear, to: dir.file("clear.png"), layout: .rgba)
+    for extra in [[], ["--keep-alpha"], ["--no-stream"]] {
+      let out = try BatchFXC.run(["run", "-c", "sepia(amount: 0)", "clear.png", "-o", "out.jpg"] + extra + ["--overwrite"], in: dir.path)
+      #expect(out.status == 0 && out.stderr.contains("JPEG cannot store"), "\(extra): \(out)")
+    }
+    let (written, info) = try ImageFile.read(dir.file("out.jpg"))
+    #expect(info.layout == .rgb)
+    #expect(abs(written[1, 1].z - 0.5) < 0.03 && abs(written[6, 1].z - 1) < 0.03, "\(written[1, 1]) \(written[6, 1])")
+  }
 }
 
 /// `-` as vips, ImageMagick and sharp read it (issue 37): image bytes on
