@@ -111,7 +111,9 @@ public struct Pipeline: Sendable {
           result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: .compiled)
         }
       } catch {
-        throw RunError("LLVM could not compile the kernel for \(target.name): \(error) (the interpreter runs it: backend .interpreter, --backend interp)")
+        throw RunError(
+          "LLVM could not compile the kernel for \(target.name): \(error) (the interpreter runs it: backend .interpreter, --backend interp)"
+        )
       }
     }
     result.compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
