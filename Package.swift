@@ -25,6 +25,8 @@ let package = Package(
     .target(name: "CHEIF"),
     .target(name: "CLCMS"),
     .target(name: "CEXIF"),
+    // The scan executors' inner loops, one copy per instruction set (see CScan.h).
+    .target(name: "CScan"),
 
     .target(name: "FXIR", linkerSettings: [.linkedLibrary("m")]),
     // The Swift front end: Expr, Effect, Image and the shader built-ins,
@@ -41,7 +43,8 @@ let package = Package(
     .target(name: "FXCodegen", dependencies: ["FXIR", "FXPasses", "FXImage", "FXLLVM"]),
     // The executor (line buffers, tiles, threads) and the kernel cache; it
     // runs what a code generator made and does not import LLVM.
-    .target(name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXInterpreter", "FXLLVM", "FXCodegen"]),
+    .target(
+      name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXInterpreter", "FXLLVM", "FXCodegen", "CScan"]),
     .target(name: "FXEffects", dependencies: ["FXIR", "FXDSL"]),
     // The Metal Shading Language front end: SwiftUI `[[ stitchable ]]`
     // functions, preprocessed, parsed, checked and lowered to FXDSL effects.

@@ -27,7 +27,7 @@ extension Pipeline {
           options: i == 0 ? options : later, cache: cache, target: target))
     }
     let head = compiled[0]
-    head.steps = zip(steps, compiled.dropFirst()).map { ($0.geometry, $1) }
+    head.steps = zip(steps, compiled.dropFirst()).map { ($0.cut, $1) }
     head.compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     return head
   }
@@ -42,7 +42,7 @@ extension Pipeline {
   /// of at least 2× shrinks on load (sharp's default, `fastShrinkOnLoad`;
   /// the resampler makes the rest); else 1.
   public func shrinkOnLoad(width: Int, height: Int) -> Int {
-    guard graph.stages.isEmpty, graph.output == .input(0), case .resize(let r)? = steps.first?.geometry, r.shrinkOnLoad else {
+    guard graph.stages.isEmpty, graph.output == .input(0), case .geometry(.resize(let r))? = steps.first?.cut, r.shrinkOnLoad else {
       return 1
     }
     let target = r.outputSize(width: width, height: height)
@@ -54,8 +54,8 @@ extension Pipeline {
 }
 
 extension CompiledPipeline {
-  /// Whether a geometry stage changes the size (``steps`` is not empty).
-  public var changesSize: Bool { !steps.isEmpty }
+  /// Whether the pipeline is cut (``steps`` is not empty).
+  public var hasCuts: Bool { !steps.isEmpty }
 
   /// The format of the pipeline's result: the last graph's output.
   public var outputFormat: PixelFormat { steps.last?.next.layout.output ?? layout.output }
@@ -66,8 +66,8 @@ extension CompiledPipeline {
   package func runStepsWhole(_ inputs: [ImageBuffer], uniforms: [Param: Float], threads: Int) throws -> ImageBuffer {
     let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: kernelSource)
     var image = try head.run(inputs, uniforms: uniforms, threads: threads)
-    for (geometry, next) in steps {
-      let moved = try GeometryExecutor.apply(geometry, to: image, threads: threads)
+    for (cut, next) in steps {
+      let moved = try CutExecutor.apply(cut, to: image, threads: threads)
       image = try next.run([moved] + inputs.dropFirst(), uniforms: uniforms, threads: threads)
     }
     return image
@@ -77,7 +77,7 @@ extension CompiledPipeline {
   /// - Throws: ``RunError`` when a geometry stage cannot apply to its input's size.
   public func outputSize(width: Int, height: Int) throws -> (width: Int, height: Int) {
     do {
-      return try steps.reduce((width, height)) { size, step in try step.geometry.outputSize(width: size.0, height: size.1) }
+      return try steps.reduce((width, height)) { size, step in try step.cut.outputSize(width: size.0, height: size.1) }
     } catch let e as GeometryError {
       throw RunError(e.message)
     }
@@ -90,8 +90,8 @@ extension CompiledPipeline {
     guard compiled != nil else {
       let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: nil, source: nil)
       var image = try head.run(inputs, uniforms: uniforms)
-      for (geometry, next) in steps {
-        do { image = try next.run([try Interpreter.apply(geometry, to: image)] + inputs.dropFirst(), uniforms: uniforms) } catch let e
+      for (cut, next) in steps {
+        do { image = try next.run([try Interpreter.apply(cut, to: image)] + inputs.dropFirst(), uniforms: uniforms) } catch let e
           as GeometryError
         { throw RunError(e.message) }
       }
@@ -135,9 +135,10 @@ extension CompiledPipeline {
         identity && source.format.holdsStraightAlpha
         ? PremultiplyingSource(source)
         : identity ? source : try KernelRowSource(compiled, upstream: source, uniforms: values(self), otherInputs: others)
-      for (i, (geometry, next)) in steps.enumerated() {
-        rows = try rows.through(geometry)
-        if i < steps.count - 1 {
+      for (i, (cut, next)) in steps.enumerated() {
+        rows = try rows.through(cut, threads: threads, target: target)
+        // A graph between two cuts that only passes its input on (a blur's two scans) is no kernel.
+        if i < steps.count - 1 && !(next.graph.stages.isEmpty && next.graph.output == .input(0)) {
           rows = try KernelRowSource(next.compiled!, upstream: rows, uniforms: values(next), otherInputs: others)
         }
       }

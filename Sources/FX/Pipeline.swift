@@ -57,8 +57,8 @@ public struct Pipeline: Sendable {
 
   /// The whole graph, cut at its geometry stages.
   public var pipelineGraph: PipelineGraph { PipelineGraph(head: graph, steps: steps) }
-  /// Whether a stage changes the image's size (a resize, crop, …: ``steps``).
-  public var changesSize: Bool { !steps.isEmpty }
+  /// Whether the graph is cut (a resize, crop, scan, …: ``steps``).
+  public var hasCuts: Bool { !steps.isEmpty }
 
   /// The kernel the passes produce, with the log of every pass.
   ///
@@ -94,7 +94,7 @@ public struct Pipeline: Sendable {
     guard formats.count == inputCount else {
       throw RunError("the pipeline reads \(inputCount) image(s); \(formats.count) input format(s) given")
     }
-    if changesSize {
+    if hasCuts {
       return try compileSteps(
         inputFormats: formats, outputFormat: outputFormat, backend: backend, options: options, cache: cache, target: target)
     }
@@ -193,7 +193,7 @@ public final class CompiledPipeline: @unchecked Sendable {
   /// For a pipeline that changes size, each geometry stage and the pipeline
   /// compiled for the graph after it; this pipeline's own kernel then writes
   /// rgba32f for the first (docs/design.md §4).
-  public internal(set) var steps: [(geometry: Geometry, next: CompiledPipeline)] = []
+  public internal(set) var steps: [(cut: Cut, next: CompiledPipeline)] = []
   /// Wall time of ``Pipeline/compile(inputFormats:outputFormat:backend:options:cache:)``
   /// in milliseconds: lowering plus LLVM, or plus a cache load.
   public internal(set) var compileMilliseconds: Double = 0

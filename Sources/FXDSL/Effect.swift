@@ -5,8 +5,8 @@ final class ImageNode {
   enum Source {
     case input(index: Int, name: String)
     case stage(name: String, kind: EffectKind, body: ExprNode)
-    /// A stage of another size (docs/design.md §4): its input through a geometry map.
-    case geometry(Geometry, input: ImageNode)
+    /// A cut stage (docs/design.md §4): its input through a geometry map or a scan.
+    case cut(Cut, input: ImageNode)
   }
   let source: Source
   init(_ source: Source) { self.source = source }
@@ -38,7 +38,11 @@ public struct Image {
 
   /// This image through a geometry stage: an image of another size
   /// (``Geometry/outputSize(width:height:)``), computed when the pipeline runs.
-  public func geometry(_ g: Geometry) -> Image { Image(node: ImageNode(.geometry(g, input: node))) }
+  public func geometry(_ g: Geometry) -> Image { Image(node: ImageNode(.cut(.geometry(g), input: node))) }
+
+  /// This image through a scan (``Scan``): the same size, each pixel from
+  /// its predecessors along a row or column, computed when the pipeline runs.
+  public func scan(_ s: Scan) -> Image { Image(node: ImageNode(.cut(.scan(s), input: node))) }
 
   static func stage(_ name: String, _ kind: EffectKind, _ body: Expr) -> Image {
     Image(node: ImageNode(.stage(name: name, kind: kind, body: body.node)))

@@ -22,9 +22,9 @@ struct GraphLowering {
   var inputNames: [Int: String] = [:]
   var uniforms: [Param] = []
   var done: [ObjectIdentifier: ImageRef] = [:]
-  /// The geometry stage whose result is this graph's input 0, when the graph
-  /// is one segment of a pipeline that changes size (``PipelineGraph``).
-  var cut: Geometry?
+  /// The cut stage whose result is this graph's input 0, when the graph is
+  /// one segment of a cut pipeline (``PipelineGraph``).
+  var cut: Cut?
 
   init(constants: Set<Param>) { self.constants = constants }
 
@@ -38,8 +38,10 @@ struct GraphLowering {
       }
       inputNames[index] = inputNames[index] ?? name
       ref = .input(index)
-    case .geometry(let g, _):
+    case .cut(.geometry(let g), _):
       throw GraphError("'\(g)' changes the image's size: only a Pipeline runs it (an EffectGraph keeps one size)")
+    case .cut(.scan(let s), _):
+      throw GraphError("'\(s)' is a scan: only a Pipeline runs it (an EffectGraph is one fused kernel)")
     case .stage(let name, let kind, let body):
       // The graph moves into the stage's lowering and back, never copied: two
       // live copies would make every `stages.append` copy the array (quadratic

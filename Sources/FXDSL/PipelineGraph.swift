@@ -1,7 +1,7 @@
 import FXIR
 
 extension PipelineGraph {
-  /// Lowers the graph that computes `output`, cutting it at geometry stages.
+  /// Lowers the graph that computes `output`, cutting it at geometry stages and scans.
   /// - Throws: ``GraphError`` for an ill-typed expression, or a graph this
   ///   cut cannot express: a stage that reads the results of two geometry
   ///   stages, or reads input 0 as well as a geometry stage's result.
@@ -11,22 +11,22 @@ extension PipelineGraph {
     let head: EffectGraph
     while true {
       let order = GraphLowering.completionOrder(root)
-      let cuts = order.compactMap { node -> (Geometry, ImageNode, ImageNode)? in
-        if case .geometry(let g, let input) = node.source { return (g, node, input) }
+      let cuts = order.compactMap { node -> (Cut, ImageNode, ImageNode)? in
+        if case .cut(let c, let input) = node.source { return (c, node, input) }
         return nil
       }
-      guard let (geometry, node, input) = cuts.first else {
+      guard let (cut, node, input) = cuts.first else {
         head = try EffectGraph(GraphLowering(constants: constants), order: order, output: root)
         break
       }
       if cuts.count > 1 {
-        throw GraphError("a stage reads the results of both '\(geometry)' and '\(cuts[1].0)' (not supported yet)")
+        throw GraphError("a stage reads the results of both '\(cut)' and '\(cuts[1].0)' (not supported yet)")
       }
       var lowering = GraphLowering(constants: constants)
-      lowering.cut = geometry
+      lowering.cut = cut
       lowering.done[ObjectIdentifier(node)] = .input(0)
-      lowering.inputNames[0] = "\(geometry)"
-      steps.insert(Step(geometry: geometry, graph: try EffectGraph(lowering, order: order, output: root)), at: 0)
+      lowering.inputNames[0] = "\(cut)"
+      steps.insert(Step(cut: cut, graph: try EffectGraph(lowering, order: order, output: root)), at: 0)
       root = input
     }
     // Every graph reads the pipeline's inputs 1… (a composite's overlay after a

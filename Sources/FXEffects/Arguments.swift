@@ -124,3 +124,11 @@ enum Argument {
     "\(effect)(\(args.map { "\($0.0): \($0.1)" }.joined(separator: ", ")))"
   }
 }
+
+/// An effect that is an error when built: for arguments it cannot take
+/// (never the identity in their place).
+func invalidEffect(_ name: String, _ message: String) -> Effect {
+  Effect(name) { input in
+    Image.combine(name, [input]) { _, _ in Expr.failure(GraphError(message), type: .float4) }
+  }
+}

@@ -1,22 +1,45 @@
-/// A graph whose stages may change the image's size, cut at its geometry
-/// stages (docs/design.md §4): a first ``EffectGraph`` from the inputs, then
-/// for each geometry stage, in order, the stage and the graph after it, whose
-/// input 0 is the geometry stage's result (inputs 1… stay the pipeline's own).
-/// Each graph keeps one size and is fused and compiled as before; the
-/// geometry stages run between them.
+/// A stage that is not a function of the pixel's position alone, at which
+/// a fused graph is cut (docs/design.md §4): a geometry stage (another size)
+/// or a scan (a recurrence along rows or columns).
+public enum Cut: Hashable, Sendable, CustomStringConvertible {
+  case geometry(Geometry)
+  case scan(Scan)
+
+  /// The output's size for an input of `width × height` (a scan keeps it).
+  /// - Throws: ``GeometryError`` as ``Geometry/outputSize(width:height:)``.
+  public func outputSize(width: Int, height: Int) throws -> (width: Int, height: Int) {
+    switch self {
+    case .geometry(let g): try g.outputSize(width: width, height: height)
+    case .scan: (width, height)
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .geometry(let g): "geometry: \(g)"
+    case .scan(let s): "\(s)"
+    }
+  }
+}
+
+/// A graph cut at its geometry stages and scans (docs/design.md §4): a first
+/// ``EffectGraph`` from the inputs, then for each cut, in order, the cut's
+/// stage and the graph after it, whose input 0 is that stage's result
+/// (inputs 1… stay the pipeline's own). Each graph keeps one size and is
+/// fused and compiled as before; the cut stages run between them.
 public struct PipelineGraph: Sendable {
-  /// One geometry stage and the graph that reads its result as input 0.
+  /// One cut stage and the graph that reads its result as input 0.
   public struct Step: Sendable {
-    public var geometry: Geometry
+    public var cut: Cut
     public var graph: EffectGraph
 
-    public init(geometry: Geometry, graph: EffectGraph) {
-      self.geometry = geometry
+    public init(cut: Cut, graph: EffectGraph) {
+      self.cut = cut
       self.graph = graph
     }
   }
 
-  /// The graph up to the first geometry stage (all of it, when there is none).
+  /// The graph up to the first cut (all of it, when there is none).
   public var head: EffectGraph
   public var steps: [Step]
 
@@ -25,8 +48,13 @@ public struct PipelineGraph: Sendable {
     self.steps = steps
   }
 
+  /// Whether the graph is cut at all (a geometry stage or a scan).
+  public var hasCuts: Bool { !steps.isEmpty }
+
   /// Whether some stage changes the size.
-  public var changesSize: Bool { !steps.isEmpty }
+  public var changesSize: Bool {
+    steps.contains { if case .geometry = $0.cut { true } else { false } }
+  }
 
   /// Every graph, first to last.
   public var graphs: [EffectGraph] { [head] + steps.map(\.graph) }
@@ -35,7 +63,7 @@ public struct PipelineGraph: Sendable {
   public var description: String {
     var s = "segment 0 (the input's size):\n\(head)"
     for (i, step) in steps.enumerated() {
-      s += "\n\ngeometry: \(step.geometry)\nsegment \(i + 1) (its size):\n\(step.graph)"
+      s += "\n\n\(step.cut)\nsegment \(i + 1):\n\(step.graph)"
     }
     return s
   }

@@ -109,7 +109,7 @@ extension Interpreter {
     let values = { (g: EffectGraph) in g.uniforms.map { uniforms[$0] ?? $0.value } }
     var image = try runStaged(pipeline.head, inputs: inputs, uniforms: values(pipeline.head))
     for step in pipeline.steps {
-      let moved = try apply(step.geometry, to: image)
+      let moved = try apply(step.cut, to: image)
       image = try runStaged(step.graph, inputs: [moved] + inputs.dropFirst(), uniforms: values(step.graph))
     }
     return image

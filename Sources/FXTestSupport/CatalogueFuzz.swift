@@ -114,7 +114,7 @@ public enum CatalogueFuzz {
     // fraction of a pixel) with a GraphError is a clear outcome.
     let sized = try? PipelineGraph(output: output)
     if c.effect.changesSize && sized == nil { return nil }
-    if let sized, sized.changesSize {
+    if let sized, sized.hasCuts {
       return checkSized(sized, output: output, inputs: inputs, jit: !evaluations.isEmpty, target: target)
     }
     if !evaluations.isEmpty, let d = Differential.check(output, inputs: inputs, evaluations: evaluations, target: target) {
@@ -141,7 +141,7 @@ public enum CatalogueFuzz {
   static func checkSized(_ sized: PipelineGraph, output: Image, inputs: [ImageBuffer], jit: Bool, target: Target) -> String? {
     var size = (width: inputs[0].width, height: inputs[0].height)
     for step in sized.steps {
-      do { size = try step.geometry.outputSize(width: size.width, height: size.height) } catch { return nil }
+      do { size = try step.cut.outputSize(width: size.width, height: size.height) } catch { return nil }
     }
     guard size.width * size.height <= 1 << 20 else { return nil }
     let inputs = Array(inputs.prefix(Swift.max(sized.head.inputs.count, 1)))

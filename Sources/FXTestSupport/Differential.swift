@@ -156,7 +156,7 @@ public enum Differential {
     let graph: EffectGraph
     do {
       let sized = try PipelineGraph(output: img)
-      if sized.changesSize {
+      if sized.hasCuts {
         return checkSized(
           img, sized, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, target: target, floatMode: floatMode,
           outputFormat: outputFormat)

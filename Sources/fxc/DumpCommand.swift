@@ -55,27 +55,31 @@ struct DumpCommand: Command {
     if !rest.isEmpty { throw UsageError("fxc dump takes no files (got \(rest.joined(separator: " ")))") }
   }
 
-  /// A pipeline that changes size: its cut into segments (the kernel above
-  /// is the first), each geometry stage with how it runs, the sizes for a
-  /// sample input, and each later segment's kernel and plan.
+  /// A cut pipeline: its segments (the kernel above is the first), each cut
+  /// stage (geometry or scan) with how it runs, the sizes for a sample
+  /// input, and each later segment's kernel and plan.
   func printSegments(_ compiled: CompiledPipeline) {
-    print("\n## geometry (docs/design.md §4): \(compiled.steps.count + 1) segments; the kernel above is segment 0")
+    print("\n## cuts (docs/design.md §4): \(compiled.steps.count + 1) segments; the kernel above is segment 0")
     var size = (width: 4000, height: 3000)
     var sizes = "\(size.width)×\(size.height)"
     for (i, step) in compiled.steps.enumerated() {
       let how: String
-      switch step.geometry {
-      case .crop, .orient(.identity), .orient(.flop): how = "streamed: row by row"
-      case .resize: how = "streamed: a ring of the vertical window's rows, each resampled along x as it arrives"
-      case .extend(let e): how = e.background.description.hasPrefix("color") ? "streamed: row by row" : "on the whole image"
-      case .orient, .affine: how = "on the whole image (reads rows out of order)"
+      switch step.cut {
+      case .geometry(.crop), .geometry(.orient(.identity)), .geometry(.orient(.flop)): how = "streamed: row by row"
+      case .geometry(.resize): how = "streamed: a ring of the vertical window's rows, each resampled along x as it arrives"
+      case .geometry(.extend(let e)):
+        how = e.background.description.hasPrefix("color") ? "streamed: row by row" : "on the whole image"
+      case .geometry(.orient), .geometry(.affine): how = "on the whole image (reads rows out of order)"
+      case .scan(let s):
+        let plan = ScanPlan(s, width: size.width, height: size.height, threads: 2)
+        how = (s.axis == .x ? "streamed: each band along its rows; " : "on the whole image, in place; ") + "\(plan)"
       }
-      print("\n### geometry \(i + 1): \(step.geometry) — \(how)")
-      if let next = try? step.geometry.outputSize(width: size.width, height: size.height) {
+      print("\n### cut \(i + 1): \(step.cut) — \(how)")
+      if let next = try? step.cut.outputSize(width: size.width, height: size.height) {
         size = next
         sizes += " → \(size.width)×\(size.height)"
       }
-      print("\n### segment \(i + 1): its input 0 is geometry \(i + 1)'s result\n\(step.next.kernel)")
+      print("\n### segment \(i + 1): its input 0 is cut \(i + 1)'s result\n\(step.next.kernel)")
       print("\n### segment \(i + 1) loop plan\n\(step.next.plan)")
     }
     print("\n## sizes for a 4000×3000 input: \(sizes)")
@@ -108,7 +112,7 @@ struct DumpCommand: Command {
     )
     print("\n## loop plan\n\(compiled.plan)")
     print("\n## run-time schedule\n\(compiled.runtimeSchedule)")
-    if compiled.changesSize { printSegments(compiled) }
+    if compiled.hasCuts { printSegments(compiled) }
     if ir || asm || showAll {
       let native = try compiled.dumpNative()
       print("\n## target: \(compiled.target.summary), buffers RGBA8 → RGBA8")
