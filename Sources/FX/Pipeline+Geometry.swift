@@ -86,7 +86,8 @@ extension CompiledPipeline {
   /// Runs a pipeline that changes size: this kernel, then each geometry stage
   /// and the pipeline after it. With the JIT, in bands (``streamSteps(from:others:uniforms:threads:write:)``);
   /// with the interpreter, on whole images through the reference ``Interpreter/apply(_:to:)``.
-  func runSteps(_ inputs: [ImageBuffer], uniforms: [Param: Float], threads: Int) throws -> ImageBuffer {
+  /// Into `output`, of ``outputSize(width:height:)`` and ``outputFormat``.
+  func runSteps(_ inputs: [ImageBuffer], into output: ImageBuffer, uniforms: [Param: Float], threads: Int) throws {
     guard compiled != nil else {
       let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: nil, source: nil)
       var image = try head.run(inputs, uniforms: uniforms)
@@ -95,19 +96,18 @@ extension CompiledPipeline {
           as GeometryError
         { throw RunError(e.message) }
       }
-      return image
+      output.data.copyMemory(from: image.data, byteCount: image.byteCount)
+      return
     }
-    let size = try outputSize(width: inputs[0].width, height: inputs[0].height)
-    let output = try ImageBuffer(width: size.width, height: size.height, format: outputFormat, zeroFilled: false)
     var y = 0
-    try streamSteps(from: ClosureRowSource(inputs[0]), others: Array(inputs.dropFirst()), uniforms: uniforms, threads: threads) {
-      pointer, rowBytes, count in
+    try streamSteps(
+      from: ClosureRowSource(inputs[0]), others: Array(inputs.dropFirst()), uniforms: uniforms, threads: threads, output: output
+    ) { pointer, rowBytes, count in
       for k in 0..<count {
         (output.data + (y + k) * output.rowBytes).copyMemory(from: pointer + k * rowBytes, byteCount: output.rowBytes)
       }
       y += count
     }
-    return output
   }
 
   /// Runs a pipeline that changes size (JIT only) from `source`'s rows
@@ -120,8 +120,11 @@ extension CompiledPipeline {
   /// of their own. Then `source` is finished (a decoder checks the file's end).
   /// - Throws: ``RunError`` when a geometry stage cannot apply to its input's
   ///   size; what `source` or `write` throw.
+  /// With `output` (of the result's size and format), a last kernel whose
+  /// input is a whole image (after a scan along y, a quarter turn) runs on
+  /// it in place and writes `output` itself, instead of rows through `write`.
   public func streamSteps(
-    from source: RowSource, others: [ImageBuffer], uniforms: [Param: Float], threads: Int,
+    from source: RowSource, others: [ImageBuffer], uniforms: [Param: Float], threads: Int, output: ImageBuffer? = nil,
     write: @escaping (UnsafeRawPointer, Int, Int) throws -> Void
   ) throws {
     guard let compiled, let last = steps.last?.next.compiled else {
@@ -143,7 +146,9 @@ extension CompiledPipeline {
         }
       }
       let lastValues = values(steps.last!.next)
-      if last.streamingRefusal == nil && rows.width >= last.target.lanes {
+      if let output, let whole = rows as? WholeImageSource, whole.delivered == 0 {
+        try last.run(inputs: [whole.image] + others, output: output, uniforms: lastValues, threads: threads)
+      } else if last.streamingRefusal == nil && rows.width >= last.target.lanes {
         let upstream = rows
         try last.stream(
           width: rows.width, height: rows.height, uniforms: lastValues, threads: threads, otherInputs: others,

@@ -228,7 +228,12 @@ public final class CompiledPipeline: @unchecked Sendable {
     for (p, v) in uniforms where !v.isFinite {
       throw RunError("uniform '\(p.name)' must be finite, got \(v)")
     }
-    if !steps.isEmpty { return try runSteps(inputs, uniforms: uniforms, threads: threads) }
+    if !steps.isEmpty {
+      let size = try outputSize(width: inputs[0].width, height: inputs[0].height)
+      let output = try ImageBuffer(width: size.width, height: size.height, format: outputFormat, zeroFilled: false)
+      try runSteps(inputs, into: output, uniforms: uniforms, threads: threads)
+      return output
+    }
     if compiled == nil {
       let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
       return try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)
@@ -246,12 +251,11 @@ public final class CompiledPipeline: @unchecked Sendable {
     }
     let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
     if !steps.isEmpty {
-      let result = try run(inputs, uniforms: uniforms, threads: threads)
-      guard result.width == output.width, result.height == output.height, result.format == output.format else {
-        throw RunError("the output must be \(result.width)×\(result.height) \(result.format)")
+      let size = try outputSize(width: inputs[0].width, height: inputs[0].height)
+      guard size.width == output.width, size.height == output.height, output.format == outputFormat else {
+        throw RunError("the output must be \(size.width)×\(size.height) \(outputFormat)")
       }
-      output.data.copyMemory(from: result.data, byteCount: result.byteCount)
-      return
+      return try runSteps(inputs, into: output, uniforms: uniforms, threads: threads)
     }
     guard let compiled else {
       let result = try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)

@@ -200,8 +200,13 @@ extension Catalogue {
     ) { a in pixelate(amount: a.number(0), blockSize: a.number(1)) },
     EffectSpec(
       name: "gaussianBlur", kind: .layer, summary: "Gaussian blur; edges are clamped, so no dark border.",
-      parameters: [.number("sigma", 3, 0...200, unit: "px", "standard deviation; 0 = unchanged")]
-    ) { a in gaussianBlur(sigma: a.number(0)) },
+      parameters: [
+        .number("sigma", 3, 0...200, unit: "px", "standard deviation; 0 = unchanged"),
+        .choice(
+          "method", BlurMethod.allCases.map(\.rawValue), "auto",
+          "exact: a loop over 2⌈3σ⌉+1 taps; recursive: Deriche's, a cost independent of σ; auto: recursive from σ 4 on"),
+      ]
+    ) { a in gaussianBlur(sigma: a.number(0), method: a.choice(1, as: BlurMethod.self)) },
     EffectSpec(
       name: "blur", kind: .layer, summary: "SwiftUI's .blur(radius:): a Gaussian blur with σ = radius; edges clamped.",
       parameters: [.number("radius", 10, 0...200, unit: "px", "standard deviation (Core Image's radius); 0 = unchanged")],
@@ -209,9 +214,14 @@ extension Catalogue {
     ) { a in blur(radius: a.number(0)) },
     EffectSpec(
       name: "boxBlur", kind: .layer, summary: "Mean of a square around each pixel; edges clamped.",
-      parameters: [.number("radius", 2, 0...200, unit: "px", "half the side, rounded; 0 = unchanged")],
+      parameters: [
+        .number("radius", 2, 0...5000, unit: "px", "half the side, rounded; 0 = unchanged (a uniform: 0…200)"),
+        .choice(
+          "method", BlurMethod.allCases.map(\.rawValue), "auto",
+          "exact: a loop over 2r+1 taps; recursive: running sums, a cost independent of r; auto: running sums from r 4 on"),
+      ],
       example: "boxBlur(3)"
-    ) { a in boxBlur(radius: a.number(0)) },
+    ) { a in boxBlur(radius: a.number(0), method: a.choice(1, as: BlurMethod.self)) },
     EffectSpec(
       name: "motionBlur", kind: .layer, summary: "Mean of 24 samples along a line through each pixel.",
       parameters: [

@@ -13,7 +13,7 @@ public class RowSource {
   /// (premultiplied) for everything after the first kernel.
   public let format: PixelFormat
   /// Rows handed out so far.
-  public private(set) var delivered = 0
+  public internal(set) var delivered = 0
   private var finished = false
 
   init(width: Int, height: Int, format: PixelFormat) {
@@ -40,10 +40,16 @@ public class RowSource {
   public func finish() throws {
     guard !finished else { return }
     finished = true
+    if delivered < height { try discard(count: height - delivered) }
+    try finishUpstream()
+  }
+
+  /// Produces and drops the next `count` rows (subclasses whose rows cost
+  /// nothing to skip skip them).
+  func discard(count: Int) throws {
     let scratch = try BufferPool.shared.allocate(byteCount: rowBytes)
     defer { BufferPool.shared.release(scratch) }
-    while delivered < height { try read(into: scratch.pointer, rowBytes: rowBytes, count: 1) }
-    try finishUpstream()
+    for _ in 0..<count { try read(into: scratch.pointer, rowBytes: rowBytes, count: 1) }
   }
 
   /// The rows themselves (subclasses).
@@ -102,8 +108,10 @@ public final class ClosureRowSource: RowSource {
 /// A whole image made from its upstream's rows, then handed out row by row:
 /// for a stage that reads rows out of order (a quarter turn, an affine map,
 /// a distortion).
-final class WholeImageSource: RowSource {
-  private let image: ImageBuffer
+public final class WholeImageSource: RowSource {
+  /// The image, for a consumer that can read it in place (rows not yet
+  /// delivered are its rows `delivered…`).
+  public let image: ImageBuffer
 
   init(_ image: ImageBuffer) {
     self.image = image
@@ -115,6 +123,7 @@ final class WholeImageSource: RowSource {
       (pointer + k * rowBytes).copyMemory(from: image.data + (delivered + k) * image.rowBytes, byteCount: image.rowBytes)
     }
   }
+  override func discard(count: Int) throws { delivered += count }
 }
 
 /// An upstream's rows of a straight-alpha format (rgba8, rgba16) as
