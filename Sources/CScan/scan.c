@@ -46,7 +46,7 @@ typedef double d16 __attribute__((vector_size(128), aligned(8)));
 // LOAD(i) reads element i (widened from fp32), STORE(i, v) writes it
 // (rounded to fp32; in place: element i is read before it is written), TEMP
 // holds N elements (the causal half).
-#define GAUSSIAN(V, SPLAT, N, LOAD, STORE, TEMP)                                              \
+#define GAUSSIAN(V, SPLAT, N, LOAD, STORE, TEMP, AHEAD, BEHIND)                               \
   do {                                                                                        \
     const V n0 = SPLAT(g->n[0]), n1 = SPLAT(g->n[1]), n2 = SPLAT(g->n[2]), n3 = SPLAT(g->n[3]); \
     const V m1 = SPLAT(g->m[0]), m2 = SPLAT(g->m[1]), m3 = SPLAT(g->m[2]), m4 = SPLAT(g->m[3]); \
@@ -55,6 +55,7 @@ typedef double d16 __attribute__((vector_size(128), aligned(8)));
     V y1 = x0 * SPLAT(g->causal_gain), y2 = y1, y3 = y1, y4 = y1;                             \
     V xa = x0, xb = x0, xc = x0; /* x(i−1), x(i−2), x(i−3) */                                 \
     for (int64_t i = 0; i < (N); i++) {                                                       \
+      AHEAD(i);                                                                               \
       V xi = LOAD(i);                                                                         \
       V f = ((xi * n0 + xa * n1) + xb * n2) + xc * n3;                                        \
       V b = (y4 * d4_ + y3 * d3) + y2 * d2;                                                   \
@@ -67,6 +68,7 @@ typedef double d16 __attribute__((vector_size(128), aligned(8)));
     y1 = xe * SPLAT(g->anticausal_gain); y2 = y1; y3 = y1; y4 = y1;                           \
     V xp1 = xe, xp2 = xe, xp3 = xe, xp4 = xe; /* x(i+1) … x(i+4) */                           \
     for (int64_t i = (N) - 1; i >= 0; i--) {                                                  \
+      BEHIND(i);                                                                              \
       V f = ((xp1 * m1 + xp2 * m2) + xp3 * m3) + xp4 * m4;                                    \
       V b = (y4 * d4_ + y3 * d3) + y2 * d2;                                                   \
       V y = (f - b) - y1 * d1;                                                                \
@@ -79,9 +81,12 @@ typedef double d16 __attribute__((vector_size(128), aligned(8)));
 
 // The box over one line: TEMP takes a copy of the line first (the running
 // sum reads pixels already overwritten in place).
-#define BOX(V, SPLAT, N, LOAD, STORE, TEMP)                                                   \
+#define BOX(V, SPLAT, N, LOAD, STORE, TEMP, AHEAD)                                            \
   do {                                                                                        \
-    for (int64_t i = 0; i < (N); i++) TEMP[i] = LOAD(i);                                      \
+    for (int64_t i = 0; i < (N); i++) {                                                       \
+      AHEAD(i);                                                                               \
+      TEMP[i] = LOAD(i);                                                                      \
+    }                                                                                         \
     const int64_t last = (N) - 1;                                                             \
     const V scale = SPLAT(1.0f / (float)(2 * radius + 1));                                    \
     V sum = TEMP[clampi(-radius, last)];                                                      \
@@ -103,6 +108,12 @@ INLINE int64_t clampi(int64_t i, int64_t last) { return i < 0 ? 0 : i > last ? l
 #define COL1_STORE(i, v) STORE4(col + (i) * row_floats, v)
 #define COL4(i) LOAD16(col + (i) * row_floats)
 #define COL4_STORE(i, v) STORE16(col + (i) * row_floats, v)
+// Columns are rows apart: no hardware prefetcher follows them across pages,
+// so the loops ask for the pixel 16 rows ahead (causal) or behind, never
+// past the image's first or last row.
+#define NO_PREFETCH(i) ((void)0)
+#define COL_AHEAD(i) __builtin_prefetch(col + ((i) + 16 < height ? (i) + 16 : (i)) * row_floats)
+#define COL_BEHIND(i) __builtin_prefetch(col + ((i) >= 16 ? (i) - 16 : (i)) * row_floats)
 #define WIDE4(v) __builtin_convertvector((v), d4)
 #define WIDE16(v) __builtin_convertvector((v), d16)
 #define NARROW4(v) __builtin_convertvector((v), v4)
@@ -126,12 +137,12 @@ INLINE int64_t clampi(int64_t i, int64_t last) { return i < 0 ? 0 : i > last ? l
       float *const rows[4] = {base + y * row_floats, base + (y + 1) * row_floats, base + (y + 2) * row_floats, \
                               base + (y + 3) * row_floats};                                                 \
       d16 *t = (d16 *)temp;                                                                                 \
-      GAUSSIAN(d16, SPLATD16, width, DROWS4, DROWS4_STORE, t);                                              \
+      GAUSSIAN(d16, SPLATD16, width, DROWS4, DROWS4_STORE, t, NO_PREFETCH, NO_PREFETCH);                                           \
     }                                                                                                       \
     for (; y < y1; y++) {                                                                                   \
       float *row = base + y * row_floats;                                                                   \
       d4 *t = (d4 *)temp;                                                                                   \
-      GAUSSIAN(d4, SPLATD4, width, DROW1, DROW1_STORE, t);                                                  \
+      GAUSSIAN(d4, SPLATD4, width, DROW1, DROW1_STORE, t, NO_PREFETCH, NO_PREFETCH);                                               \
     }                                                                                                       \
   }                                                                                                         \
   ATTR static void gaussian_y_##SUFFIX(float *base, ptrdiff_t row_floats, int64_t height, int64_t x0,       \
@@ -140,12 +151,12 @@ INLINE int64_t clampi(int64_t i, int64_t last) { return i < 0 ? 0 : i > last ? l
     for (; x + 4 <= x1; x += 4) {                                                                           \
       float *col = base + 4 * x;                                                                            \
       d16 *t = (d16 *)temp;                                                                                 \
-      GAUSSIAN(d16, SPLATD16, height, DCOL4, DCOL4_STORE, t);                                               \
+      GAUSSIAN(d16, SPLATD16, height, DCOL4, DCOL4_STORE, t, COL_AHEAD, COL_BEHIND);                                            \
     }                                                                                                       \
     for (; x < x1; x++) {                                                                                   \
       float *col = base + 4 * x;                                                                            \
       d4 *t = (d4 *)temp;                                                                                   \
-      GAUSSIAN(d4, SPLATD4, height, DCOL1, DCOL1_STORE, t);                                                 \
+      GAUSSIAN(d4, SPLATD4, height, DCOL1, DCOL1_STORE, t, COL_AHEAD, COL_BEHIND);                                              \
     }                                                                                                       \
   }                                                                                                         \
   ATTR static void box_x_##SUFFIX(float *base, ptrdiff_t row_floats, int64_t width, int64_t y0, int64_t y1, \
@@ -155,12 +166,12 @@ INLINE int64_t clampi(int64_t i, int64_t last) { return i < 0 ? 0 : i > last ? l
       float *const rows[4] = {base + y * row_floats, base + (y + 1) * row_floats, base + (y + 2) * row_floats, \
                               base + (y + 3) * row_floats};                                                 \
       v16 *t = (v16 *)temp;                                                                                 \
-      BOX(v16, SPLAT16, width, ROWS4, ROWS4_STORE, t);                                                      \
+      BOX(v16, SPLAT16, width, ROWS4, ROWS4_STORE, t, NO_PREFETCH);                                                      \
     }                                                                                                       \
     for (; y < y1; y++) {                                                                                   \
       float *row = base + y * row_floats;                                                                   \
       v4 *t = (v4 *)temp;                                                                                   \
-      BOX(v4, SPLAT4, width, ROW1, ROW1_STORE, t);                                                          \
+      BOX(v4, SPLAT4, width, ROW1, ROW1_STORE, t, NO_PREFETCH);                                                          \
     }                                                                                                       \
   }                                                                                                         \
   ATTR static void box_y_##SUFFIX(float *base, ptrdiff_t row_floats, int64_t height, int64_t x0, int64_t x1, \
@@ -169,12 +180,12 @@ INLINE int64_t clampi(int64_t i, int64_t last) { return i < 0 ? 0 : i > last ? l
     for (; x + 4 <= x1; x += 4) {                                                                           \
       float *col = base + 4 * x;                                                                            \
       v16 *t = (v16 *)temp;                                                                                 \
-      BOX(v16, SPLAT16, height, COL4, COL4_STORE, t);                                                       \
+      BOX(v16, SPLAT16, height, COL4, COL4_STORE, t, COL_AHEAD);                                                       \
     }                                                                                                       \
     for (; x < x1; x++) {                                                                                   \
       float *col = base + 4 * x;                                                                            \
       v4 *t = (v4 *)temp;                                                                                   \
-      BOX(v4, SPLAT4, height, COL1, COL1_STORE, t);                                                         \
+      BOX(v4, SPLAT4, height, COL1, COL1_STORE, t, COL_AHEAD);                                                         \
     }                                                                                                       \
   }
 

@@ -39,7 +39,7 @@ public let boxBlurMaxConstantRadius: Float = 5000
 /// each as a running sum (a scan: ``Scan/Filter/box(radius:)``, a cost that
 /// does not grow with `r`; its fp32 rounding moves a result by at most
 /// 2ε·(n + 1) for a line of n pixels: 0.17 of an 8-bit level at 5,640 px);
-/// `.auto` (the default) takes running sums from r = 4 on (measured:
+/// `.auto` (the default) takes running sums from r = 16 on (measured:
 /// Benchmarks/scan-results.md), the loop below. A constant radius may be
 /// 0…5000 px; a uniform radius always takes the loop, one kernel for every
 /// radius (clamped to 0…200; a non-finite radius leaves the image unchanged).
@@ -72,7 +72,7 @@ public func boxBlur(radius: Expr = 2, method: BlurMethod = .auto) -> Effect {
 }
 
 /// The radius from which ``boxBlur(radius:method:)``'s `.auto` takes running sums.
-let boxBlurCrossoverRadius = 4
+let boxBlurCrossoverRadius = 16
 
 /// Number of taps of ``motionBlur(distance:angle:)``.
 let motionBlurTaps = 16

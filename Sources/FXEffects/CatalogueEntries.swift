@@ -204,7 +204,7 @@ extension Catalogue {
         .number("sigma", 3, 0...200, unit: "px", "standard deviation; 0 = unchanged"),
         .choice(
           "method", BlurMethod.allCases.map(\.rawValue), "auto",
-          "exact: a loop over 2⌈3σ⌉+1 taps; recursive: Deriche's, a cost independent of σ; auto: recursive from σ 4 on"),
+          "exact: a loop over 2⌈3σ⌉+1 taps; recursive: Deriche's, a cost independent of σ; auto: recursive above σ 9"),
       ]
     ) { a in gaussianBlur(sigma: a.number(0), method: a.choice(1, as: BlurMethod.self)) },
     EffectSpec(
@@ -218,7 +218,7 @@ extension Catalogue {
         .number("radius", 2, 0...5000, unit: "px", "half the side, rounded; 0 = unchanged (a uniform: 0…200)"),
         .choice(
           "method", BlurMethod.allCases.map(\.rawValue), "auto",
-          "exact: a loop over 2r+1 taps; recursive: running sums, a cost independent of r; auto: running sums from r 4 on"),
+          "exact: a loop over 2r+1 taps; recursive: running sums, a cost independent of r; auto: running sums from r 16 on"),
       ],
       example: "boxBlur(3)"
     ) { a in boxBlur(radius: a.number(0), method: a.choice(1, as: BlurMethod.self)) },

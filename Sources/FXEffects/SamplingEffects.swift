@@ -78,8 +78,8 @@ public let gaussianMaxSigma: Float = 200
 /// `.recursive` is Deriche's fourth-order recursive Gaussian
 /// (``RecursiveGaussian``: two scans a pass, a cost that does not grow with
 /// σ; for σ ≥ 0.5 and a constant σ); `.auto` (the default) takes the
-/// recursive form where the loop would be slower (more than 25 taps a pass:
-/// σ > 4) and its proved bound from the sampled Gaussian is below half an
+/// recursive form where the loop would be slower (more than 55 taps a pass:
+/// σ > 9) and its proved bound from the sampled Gaussian is below half an
 /// 8-bit level (about 0.14 level from σ 1 on: closer to the Gaussian than
 /// the loop, whose cut at 3σ drops 0.27 % of its weight), the loop otherwise.
 /// A uniform σ always takes the loop.
@@ -157,7 +157,7 @@ public func unsharpMask(sigma: Expr = 2, amount: Expr = 1) -> Effect {
   guard let k = Argument.checked(amount, 0...10), sigma.constantValue.map({ $0.isFinite && $0 > 0 }) ?? true else {
     return Effect(name) { $0 }
   }
-  let blur = gaussianBlur(sigma: sigma)
+  let blur = gaussianBlur(sigma: sigma, method: .exact)  // it reads the image before the blur too: no cut (a scan) between them
   return Effect(name) { input in
     Image.combine(name, [input, blur(input)], sampler: .nearest) { p, layers in
       let c = layers[0].sample(p), b = layers[1].sample(p)

@@ -199,7 +199,7 @@ extension RecursiveGaussian {
 
   /// The loop's taps a pass (2⌈3σ⌉ + 1) above which the recursive form is
   /// the cheaper (measured: Benchmarks/scan-results.md).
-  public static let crossoverTaps = 25
+  public static let crossoverTaps = 55
 
   /// The form the planner picks for a Gaussian of `sigma` asked for with
   /// ``BlurMethod/auto``: the recursive one when the loop would take more

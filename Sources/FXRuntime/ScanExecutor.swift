@@ -1,4 +1,4 @@
-import CScan
+internal import CScan
 import Dispatch
 import FXIR
 import FXImage

@@ -262,7 +262,9 @@ struct CatalogueTests {
     try withLargeStack {
       var values = spec.parameters.map { Expr($0.defaultValue) }
       values[parameter] = Expr(value)
-      return try EffectGraph(output: spec.make(values)(Image.input())).stages.map(\.program.description)
+      // A cut pipeline (a blur's scans past the loop's crossover): its graphs' programs and its cuts.
+      let pipeline = try PipelineGraph(output: spec.make(values)(Image.input()))
+      return pipeline.graphs.flatMap { $0.stages.map(\.program.description) } + pipeline.steps.map { "\($0.cut)" }
     }
   }
 
@@ -315,8 +317,14 @@ struct CatalogueTests {
   func everyEntryBuildsAGraph(_ name: String) throws {
     let spec = try #require(Catalogue.spec(named: name))
     let defaults = spec.parameters.map { Expr($0.defaultValue) }
+    let pipeline = try PipelineGraph(output: spec.make(defaults)(Image.input()))
     if spec.changesSize {
-      #expect(try PipelineGraph(output: spec.make(defaults)(Image.input())).changesSize, "\(name)")
+      #expect(pipeline.changesSize, "\(name)")
+      return
+    }
+    if pipeline.hasCuts {
+      // A blur whose example takes scans (docs/design.md §4): a cut, never a change of size.
+      #expect(!pipeline.changesSize && pipeline.steps.allSatisfy { if case .scan = $0.cut { true } else { false } }, "\(name)")
       return
     }
     let graph = try EffectGraph(output: spec.make(defaults)(Image.input()))

@@ -250,7 +250,7 @@ import Testing
   func impulseResponseIsTheGaussian(sigma: Float) throws {
     let r = Int((3 * sigma).rounded(.up))
     let width = 2 * r + 11
-    let row = try Self.impulseRow(gaussianBlur(sigma: Expr(sigma)), width: width)
+    let row = try Self.impulseRow(gaussianBlur(sigma: Expr(sigma), method: .exact), width: width)
     // g(i) / Σ g, g(i) = exp(−i²/(2σ²)), in double precision.
     let g = (-r...r).map { Foundation.exp(-Double($0 * $0) / (2 * Double(sigma) * Double(sigma))) }
     let total = g.reduce(0, +)
@@ -265,7 +265,7 @@ import Testing
   func jitAgreesWithTheInterpreter(sigma: Float) {
     // 23 × 9: from σ 3 on the kernel (2·ceil(3σ) + 1 taps) is wider than the image.
     let input = randomImage(23, 9, seed: UInt64(sigma * 10), format: .rgba8)
-    let out = gaussianBlur(sigma: Expr(sigma))(Image.input())
+    let out = gaussianBlur(sigma: Expr(sigma), method: .exact)(Image.input())
     let evaluations: [Differential.Evaluation] = sigma < 10 ? Differential.Evaluation.interpreted + [.jit] : [.lowered, .loweredMaterialise, .jit]
     #expect(Differential.check(out, inputs: [input], evaluations: evaluations) == nil)
     for target in Target.runnableLevels {
@@ -282,7 +282,7 @@ import Testing
   func tapWindowGivesTheInterpretersBits(sigma: Float, reach: Int) throws {
     guard let avx512 = Target.runnableLevels.first(where: { $0.name == "x86-64-v4" }) else { return }
     #expect(gaussianWeights(sigma: sigma).count == 2 * reach + 1)
-    let out = gaussianBlur(sigma: Expr(sigma))(Image.input())
+    let out = gaussianBlur(sigma: Expr(sigma), method: .exact)(Image.input())
     let compiled = try Pipeline(output: out).compile(inputFormats: [.rgba8], outputFormat: .rgba32f, cache: nil, target: avx512)
     #expect(try compiled.dumpNative().ir.contains("fold.window") == (reach <= 16), "σ \(sigma)")
     for width in [47, 48, 49, 64, 81, 131] {
@@ -294,7 +294,7 @@ import Testing
 
   @Test func oneKernelServesEverySigma() throws {
     let sigma = Param.uniform("sigma", 1)
-    let out = gaussianBlur(sigma: Expr(sigma))(Image.input())
+    let out = gaussianBlur(sigma: Expr(sigma), method: .exact)(Image.input())
     let graph = try EffectGraph(output: out)
     let compiled = try Pipeline(output: out).compile(inputFormats: [.rgba8], outputFormat: .rgba32f, options: LoweringOptions())
     #expect(compiled.backend == .jit)
@@ -447,7 +447,7 @@ struct TinySigmaTests {
   @Test(arguments: [Float(0.35), 0.5, 0.66, 1])
   func tapsOfATinyGaussianAreDense(sigma: Float) throws {
     let image = randomImage(37, 9, seed: 4, format: .rgba8)
-    try expectInterpreterBitsAtEveryLevel(gaussianBlur(sigma: Expr(sigma)), image) { compiled, target in
+    try expectInterpreterBitsAtEveryLevel(gaussianBlur(sigma: Expr(sigma), method: .exact), image) { compiled, target in
       let gathers = compiled.plan.passes.flatMap {
         $0.loads.values.filter { $0.strategy == .gather || $0.strategy == .gatherOrDense }
       }
