@@ -54,11 +54,20 @@ extension FuzzCase {
         s += "let s\(i) = \(src(st.sources[0])).geometry(\(Self.source(of: g)))\n"
         continue
       }
+      if let scan = st.scan {
+        let filter =
+          switch scan.filter {
+          case .box(let r): ".box(radius: \(r))"
+          case .gaussian(let g): ".gaussian(RecursiveGaussian(sigma: \(Self.literal(g.sigma))))"
+          }
+        s += "let s\(i) = \(src(st.sources[0])).scan(Scan(\(filter), axis: .\(scan.axis.rawValue)))\n"
+        continue
+      }
       switch st.kind {
       case .color: s += "let s\(i) = Effect.color(\"s\(i)\") { position, color in\n"
       case .distortion: s += "let s\(i) = Effect.distortion(\"s\(i)\", \(sampler)) { position in\n"
       case .layer: s += "let s\(i) = Effect.layer(\"s\(i)\", \(sampler)) { position, layer in\n"
-      case .combine, .geometry:
+      case .combine, .geometry, .scan:
         s += "let s\(i) = Image.combine(\"s\(i)\", [\(st.sources.map(src).joined(separator: ", "))], \(sampler)) { position, layers in\n"
       }
       let printer = Printer(kind: st.kind)

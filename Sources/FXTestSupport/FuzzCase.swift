@@ -119,7 +119,7 @@ public struct FuzzExpr: Sendable {
 /// One generated test case: inputs, parameters and a DAG of 1…5 stages.
 /// ``description`` prints it as Swift source over the FX API.
 public struct FuzzCase: Sendable, CustomStringConvertible {
-  public enum Kind: String, Sendable { case color, distortion, layer, combine, geometry }
+  public enum Kind: String, Sendable { case color, distortion, layer, combine, geometry, scan }
 
   public enum Source: Sendable, Equatable {
     case input(Int)
@@ -151,6 +151,8 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
     public var body: FuzzExpr
     /// A geometry stage's map (docs/design.md §4): its one source through it; the body is unused.
     public var geometry: Geometry? = nil
+    /// A scan (docs/design.md §4): its one source through it; the body is unused.
+    public var scan: Scan? = nil
   }
 
   /// The seed that generated the case (shrunk cases keep it).
@@ -190,6 +192,8 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
         img = Image.combine(name, sources, sampler: st.sampler) { p, layers in Self.build(st, params, p, nil, layers) }
       case .geometry:
         img = sources[0].geometry(st.geometry!)
+      case .scan:
+        img = sources[0].scan(st.scan!)
       }
       images.append(img)
     }

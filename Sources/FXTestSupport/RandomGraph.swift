@@ -154,7 +154,26 @@ struct Generator {
       jitSchedule: below(4) == 0 ? 1 + below(2) : 0)
     storedOutput(&c)
     geometryCut(&c)
+    scanCut(&c)
     return c
+  }
+
+  /// Sometimes a scan (docs/design.md §4) in the chain: a recursive
+  /// Gaussian or a running-sum box along x or y, its reach from a pixel to
+  /// past the image. From a stream of its own, so every seed keeps the
+  /// graph it had before scans were generated.
+  mutating func scanCut(_ c: inout FuzzCase) {
+    var r = SplitMix64(seed: SplitMix64.derive(config.seed, -3))
+    guard r.chance(0.2), !c.stages.isEmpty else { return }
+    let at = r.below(c.stages.count + 1)
+    let filter: Scan.Filter =
+      r.chance(0.5)
+      ? .gaussian(RecursiveGaussian(sigma: r.pick([0.5, 1.3, 4, 17, 60] as [Float])))
+      : .box(radius: r.pick([1, 2, 7, 40]))
+    let stage = FuzzCase.Stage(
+      kind: .scan, sampler: .nearest, sources: [at == 0 ? .input(0) : .stage(at - 1)], locals: [],
+      body: FuzzExpr(.vector(4), [.float(0)], .float4), scan: Scan(filter, axis: r.chance(0.5) ? .x : .y))
+    insert(stage, at: at, into: &c)
   }
 
   /// Sometimes a geometry stage (docs/design.md §4) in the chain: resizes
@@ -187,6 +206,13 @@ struct Generator {
     let cut = FuzzCase.Stage(
       kind: .geometry, sampler: .nearest, sources: [source], locals: [], body: FuzzExpr(.vector(4), [.float(0)], .float4),
       geometry: geometry)
+    insert(cut, at: at, into: &c)
+  }
+
+  /// `cut` (a stage reading the stage before `at`, or input 0) made stage
+  /// `at`; later stages that read input 0 or anything before it read it
+  /// instead (a stage may not read both sides of a cut).
+  func insert(_ cut: FuzzCase.Stage, at: Int, into c: inout FuzzCase) {
     func shifted(_ x: FuzzCase.Source) -> FuzzCase.Source {
       if case .stage(let k) = x, k >= at { return .stage(k + 1) }
       return x

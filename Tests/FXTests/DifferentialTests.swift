@@ -100,13 +100,14 @@ struct DifferentialTests {
       "normalize(", "int(", "float(", "isnan(", ".size", "Float.nan", "Float.infinity", "-0.0", "1e+30", "1e-30",
       "float4(", "float3(", "float2(", ".rgb", ".xy", "Param.uniform", ".rgba8", ".rgba16", ".rgba32f",
       ".geometry(.resize(", ".geometry(.crop(", ".geometry(.orient(", ".geometry(.extend(", ".geometry(.affine(",
+      ".scan(Scan(.box(", ".scan(Scan(.gaussian(", "axis: .x", "axis: .y",
     ] {
       #expect(text.contains(needle), "no generated graph contains '\(needle)'")
     }
     #expect(stages > 200 * 2)
     #expect(combines > 20)
     #expect(twoInputs > 10)
-    #expect(cuts > 20, "graphs with a geometry stage: \(cuts)")
+    #expect(cuts > 20, "graphs with a geometry stage or a scan: \(cuts)")
   }
 
   /// NaN agrees with NaN only; ±∞ only with itself; otherwise 1e-4 relative above 1, absolute below.
