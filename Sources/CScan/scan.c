@@ -93,7 +93,7 @@ typedef double d16 __attribute__((vector_size(128), aligned(8)));
     for (int64_t k = -radius + 1; k <= radius; k++) sum = sum + TEMP[clampi(k, last)];        \
     STORE(0, sum * scale);                                                                    \
     for (int64_t i = 1; i < (N); i++) {                                                       \
-      sum = (sum + TEMP[clampi(i + radius, last)]) - TEMP[clampi(i - radius - 1, last)];      \
+      sum = sum + (TEMP[clampi(i + radius, last)] - TEMP[clampi(i - radius - 1, last)]);      \
       STORE(i, sum * scale);                                                                  \
     }                                                                                         \
   } while (0)

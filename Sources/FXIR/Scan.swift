@@ -18,7 +18,8 @@ public struct Scan: Hashable, Sendable, CustomStringConvertible {
   public enum Filter: Hashable, Sendable {
     /// The mean of the `2·radius + 1` pixels around each, by a running sum:
     /// `S(0) = Σ_{k=−r}^{r} x(k)` summed from `k = −r` up; then
-    /// `S(n) = (S(n−1) + x(n+r)) − x(n−r−1)`; the output is `S(n)·(1/(2r+1))`,
+    /// `S(n) = S(n−1) + (x(n+r) − x(n−r−1))` (one addition on the chain from
+    /// step to step); the output is `S(n)·(1/(2r+1))`,
     /// the reciprocal rounded to fp32 (Pillow's `BoxBlur`, libvips' `box`,
     /// by the same running sum).
     case box(radius: Int)

@@ -42,7 +42,7 @@ extension Interpreter {
       for k in (-r + 1)...r { sum = sum + at(k) }
       var out = [sum * scale]
       for i in 1..<max(n, 1) {
-        sum = (sum + at(i + r)) - at(i - r - 1)
+        sum = sum + (at(i + r) - at(i - r - 1))
         out.append(sum * scale)
       }
       return Array(out.prefix(n))

@@ -60,9 +60,7 @@ enum Shrinker {
       }
     }
     // Plainer samplers.
-    for s in 0...last where c.stages[s].sampler != .linear && c.stages[s].kind != .color && c.stages[s].kind != .geometry
-      && c.stages[s].kind != .scan
-    {
+    for s in 0...last where c.stages[s].sampler != .linear && ![.color, .geometry, .scan].contains(c.stages[s].kind) {
       out.append(with(c) { $0.stages[s].sampler = .linear })
       if c.stages[s].sampler.filter != .linear {
         out.append(with(c) { $0.stages[s].sampler.filter = .linear })
