@@ -44,6 +44,10 @@ public struct Image {
   /// its predecessors along a row or column, computed when the pipeline runs.
   public func scan(_ s: Scan) -> Image { Image(node: ImageNode(.cut(.scan(s), input: node))) }
 
+  /// This image through a reduction (``Reduction``): the same size, every
+  /// pixel mapped by what the whole image's histograms decide.
+  public func reduce(_ r: Reduction) -> Image { Image(node: ImageNode(.cut(.reduction(r), input: node))) }
+
   static func stage(_ name: String, _ kind: EffectKind, _ body: Expr) -> Image {
     Image(node: ImageNode(.stage(name: name, kind: kind, body: body.node)))
   }

@@ -42,6 +42,8 @@ struct GraphLowering {
       throw GraphError("'\(g)' changes the image's size: only a Pipeline runs it (an EffectGraph keeps one size)")
     case .cut(.scan(let s), _):
       throw GraphError("'\(s)' is a scan: only a Pipeline runs it (an EffectGraph is one fused kernel)")
+    case .cut(.reduction(let r), _):
+      throw GraphError("'\(r)' reads the whole image first: only a Pipeline runs it (an EffectGraph is one fused kernel)")
     case .stage(let name, let kind, let body):
       // The graph moves into the stage's lowering and back, never copied: two
       // live copies would make every `stages.append` copy the array (quadratic

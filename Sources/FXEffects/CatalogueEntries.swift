@@ -8,6 +8,22 @@ import FXIR
 extension Catalogue {
   static let colorEntries: [EffectSpec] = [
     EffectSpec(
+      name: "autoLevels", kind: .color, summary: "Each channel stretched from its darkest to its brightest level (whole image).",
+      parameters: []
+    ) { _ in autoLevels() },
+    EffectSpec(
+      name: "normalize", kind: .color,
+      summary: "autoLevels after clipping a share of each channel's darkest and brightest samples (whole image).",
+      parameters: [
+        .number("black", 2, 0...50, unit: "%", "samples clipped at the dark end", uniform: false),
+        .number("white", 1, 0...50, unit: "%", "samples clipped at the bright end", uniform: false),
+      ]
+    ) { a in normalize(black: a.number(0).constantValue ?? 2, white: a.number(1).constantValue ?? 1) },
+    EffectSpec(
+      name: "equalize", kind: .color, summary: "Histogram equalisation of each channel, as Pillow's (whole image).",
+      parameters: []
+    ) { _ in equalize() },
+    EffectSpec(
       name: "sepia", kind: .color, summary: "Sepia tone: the W3C sepia matrix, mixed with the original.",
       parameters: [.number("amount", 1, 0...1, "how much tone; 0 leaves the image unchanged")]
     ) { a in sepia(amount: a.number(0)) },

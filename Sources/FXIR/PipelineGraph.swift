@@ -1,16 +1,18 @@
 /// A stage that is not a function of the pixel's position alone, at which
-/// a fused graph is cut (docs/design.md §4): a geometry stage (another size)
-/// or a scan (a recurrence along rows or columns).
+/// a fused graph is cut (docs/design.md §4): a geometry stage (another size),
+/// a scan (a recurrence along rows or columns) or a reduction (the whole
+/// image read before a pixel is written).
 public enum Cut: Hashable, Sendable, CustomStringConvertible {
   case geometry(Geometry)
   case scan(Scan)
+  case reduction(Reduction)
 
   /// The output's size for an input of `width × height` (a scan keeps it).
   /// - Throws: ``GeometryError`` as ``Geometry/outputSize(width:height:)``.
   public func outputSize(width: Int, height: Int) throws -> (width: Int, height: Int) {
     switch self {
     case .geometry(let g): try g.outputSize(width: width, height: height)
-    case .scan: (width, height)
+    case .scan, .reduction: (width, height)
     }
   }
 
@@ -18,6 +20,7 @@ public enum Cut: Hashable, Sendable, CustomStringConvertible {
     switch self {
     case .geometry(let g): "geometry: \(g)"
     case .scan(let s): "\(s)"
+    case .reduction(let r): "\(r)"
     }
   }
 }

@@ -13,6 +13,7 @@ extension Interpreter {
     switch cut {
     case .geometry(let g): return try apply(g, to: image)
     case .scan(let s): return try apply(s, to: image)
+    case .reduction(let r): return try apply(r, to: image)
     }
   }
 
@@ -74,5 +75,32 @@ extension Interpreter {
       }
       return out
     }
+  }
+}
+
+/// The meaning of a reduction (docs/design.md §4, "Reductions"): the
+/// histograms, the maps they decide, each pixel through them.
+extension Interpreter {
+  /// Applies `reduction` to `image` as its definition states.
+  /// - Returns: an rgba32f (premultiplied) image of the same size.
+  public static func apply(_ reduction: Reduction, to image: ImageBuffer) throws -> ImageBuffer {
+    let out = try ImageBuffer(width: image.width, height: image.height, format: .rgba32f, zeroFilled: false)
+    func straight(_ p: SIMD4<Float>, _ c: Int) -> Float { p.w > 0 ? p[c] / p.w : 0 }
+    var histograms = [[Int]](repeating: [Int](repeating: 0, count: 256), count: 3)
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        let p = image[x, y]
+        for c in 0..<3 { histograms[c][Reduction.bin(straight(p, c))] += 1 }
+      }
+    }
+    let maps = histograms.map { reduction.map(histogram: $0) }
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        var p = image[x, y]
+        for c in 0..<3 { if let m = maps[c], p.w > 0 { p[c] = m.apply(straight(p, c)) * p.w } }
+        out[x, y] = p
+      }
+    }
+    return out
   }
 }

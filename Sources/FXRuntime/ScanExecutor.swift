@@ -51,11 +51,17 @@ public enum ScanExecutor {
 
   /// `scan` applied to a copy of `image`.
   public static func apply(_ scan: Scan, to image: ImageBuffer, threads: Int = 1, target: Target = .host) throws -> ImageBuffer {
+    let out = try copy(image)
+    apply(scan, inPlace: out, threads: threads, target: target)
+    return out
+  }
+
+  /// A copy of an rgba32f image.
+  static func copy(_ image: ImageBuffer) throws -> ImageBuffer {
     let out = try ImageBuffer(width: image.width, height: image.height, format: .rgba32f, zeroFilled: false)
     for y in 0..<image.height {
       (out.data + y * out.rowBytes).copyMemory(from: image.data + y * image.rowBytes, byteCount: image.width * 16)
     }
-    apply(scan, inPlace: out, threads: threads, target: target)
     return out
   }
 
@@ -113,6 +119,7 @@ public enum CutExecutor {
     switch cut {
     case .geometry(let g): try GeometryExecutor.apply(g, to: image, threads: threads)
     case .scan(let s): try ScanExecutor.apply(s, to: image, threads: threads)
+    case .reduction(let r): try ReductionExecutor.apply(r, inPlace: ScanExecutor.copy(image))
     }
   }
 }
@@ -131,6 +138,8 @@ extension RowSource {
       let image = try materialise()
       ScanExecutor.apply(s, inPlace: image, threads: threads, target: target)
       return WholeImageSource(image)
+    case .reduction(let r):
+      return WholeImageSource(ReductionExecutor.apply(r, inPlace: try materialise()))
     }
   }
 }
@@ -163,4 +172,36 @@ final class ScanRowSource: RowSource {
     }
   }
   override func finishUpstream() throws { try upstream.finish() }
+}
+
+/// Runs reductions (docs/design.md §4, "Reductions") on premultiplied
+/// rgba32f images in place: one pass for the histograms, one for the maps,
+/// with the interpreter's arithmetic.
+public enum ReductionExecutor {
+  /// `reduction` applied to `image` (rgba32f, premultiplied) in place; returns `image`.
+  @discardableResult
+  public static func apply(_ reduction: Reduction, inPlace image: ImageBuffer) -> ImageBuffer {
+    precondition(image.format == .rgba32f, "reductions run on premultiplied rgba32f images")
+    let rows = { (y: Int) in (image.data + y * image.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self) }
+    var histograms = [[Int]](repeating: [Int](repeating: 0, count: 256), count: 3)
+    for y in 0..<image.height {
+      let row = rows(y)
+      for x in 0..<image.width {
+        let p = row[x]
+        for c in 0..<3 { histograms[c][Reduction.bin(p.w > 0 ? p[c] / p.w : 0)] += 1 }
+      }
+    }
+    let maps = histograms.map { reduction.map(histogram: $0) }
+    guard maps.contains(where: { $0 != nil }) else { return image }
+    for y in 0..<image.height {
+      let row = rows(y)
+      for x in 0..<image.width {
+        var p = row[x]
+        guard p.w > 0 else { continue }
+        for c in 0..<3 { if let m = maps[c] { p[c] = m.apply(p[c] / p.w) * p.w } }
+        row[x] = p
+      }
+    }
+    return image
+  }
 }

@@ -63,6 +63,15 @@ extension FuzzCase {
         s += "let s\(i) = \(src(st.sources[0])).scan(Scan(\(filter), axis: .\(scan.axis.rawValue)))\n"
         continue
       }
+      if let reduction = st.reduction {
+        let source =
+          switch reduction {
+          case .levels(let low, let high): ".levels(low: \(Self.literal(low)), high: \(Self.literal(high)))"
+          case .equalize: ".equalize"
+          }
+        s += "let s\(i) = \(src(st.sources[0])).reduce(\(source))\n"
+        continue
+      }
       switch st.kind {
       case .color: s += "let s\(i) = Effect.color(\"s\(i)\") { position, color in\n"
       case .distortion: s += "let s\(i) = Effect.distortion(\"s\(i)\", \(sampler)) { position in\n"

@@ -153,6 +153,8 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
     public var geometry: Geometry? = nil
     /// A scan (docs/design.md §4): its one source through it; the body is unused.
     public var scan: Scan? = nil
+    /// A reduction (kind `.scan` too): its one source through it.
+    public var reduction: Reduction? = nil
   }
 
   /// The seed that generated the case (shrunk cases keep it).
@@ -193,7 +195,7 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
       case .geometry:
         img = sources[0].geometry(st.geometry!)
       case .scan:
-        img = sources[0].scan(st.scan!)
+        img = st.reduction.map { sources[0].reduce($0) } ?? sources[0].scan(st.scan!)
       }
       images.append(img)
     }

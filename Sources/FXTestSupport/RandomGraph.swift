@@ -170,9 +170,14 @@ struct Generator {
       r.chance(0.5)
       ? .gaussian(RecursiveGaussian(sigma: r.pick([0.5, 1.3, 4, 17, 60] as [Float])))
       : .box(radius: r.pick([1, 2, 7, 40]))
-    let stage = FuzzCase.Stage(
+    var stage = FuzzCase.Stage(
       kind: .scan, sampler: .nearest, sources: [at == 0 ? .input(0) : .stage(at - 1)], locals: [],
       body: FuzzExpr(.vector(4), [.float(0)], .float4), scan: Scan(filter, axis: r.chance(0.5) ? .x : .y))
+    // A reduction (docs/design.md §4) in one case in four, drawn after the scan so that scans stay as they were.
+    if r.chance(0.25) {
+      stage.scan = nil
+      stage.reduction = r.pick([.levels(low: 0, high: 0), .levels(low: 3, high: 1), .equalize] as [Reduction])
+    }
     insert(stage, at: at, into: &c)
   }
 

@@ -71,8 +71,11 @@ struct DumpCommand: Command {
         how = e.background.description.hasPrefix("color") ? "streamed: row by row" : "on the whole image"
       case .geometry(.orient), .geometry(.affine): how = "on the whole image (reads rows out of order)"
       case .scan(let s):
-        let plan = ScanPlan(s, width: size.width, height: size.height, threads: 2)
-        how = (s.axis == .x ? "streamed: each band along its rows; " : "on the whole image, in place; ") + "\(plan)"
+        how =
+          s.axis == .x
+          ? "streamed: each band along its rows as it passes, 4 rows a vector"
+          : "on the whole image, in place; \(ScanPlan(s, width: size.width, height: size.height, threads: 2))"
+      case .reduction: how = "on the whole image, in place: one pass for the histograms, one for the maps"
       }
       print("\n### cut \(i + 1): \(step.cut) — \(how)")
       if let next = try? step.cut.outputSize(width: size.width, height: size.height) {

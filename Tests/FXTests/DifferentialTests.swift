@@ -100,7 +100,7 @@ struct DifferentialTests {
       "normalize(", "int(", "float(", "isnan(", ".size", "Float.nan", "Float.infinity", "-0.0", "1e+30", "1e-30",
       "float4(", "float3(", "float2(", ".rgb", ".xy", "Param.uniform", ".rgba8", ".rgba16", ".rgba32f",
       ".geometry(.resize(", ".geometry(.crop(", ".geometry(.orient(", ".geometry(.extend(", ".geometry(.affine(",
-      ".scan(Scan(.box(", ".scan(Scan(.gaussian(", "axis: .x", "axis: .y",
+      ".scan(Scan(.box(", ".scan(Scan(.gaussian(", "axis: .x", "axis: .y", ".reduce(",
     ] {
       #expect(text.contains(needle), "no generated graph contains '\(needle)'")
     }

@@ -15,6 +15,16 @@ import Testing
 func effectOutputs(
   _ effect: Effect, _ inputs: [ImageBuffer], uniforms: [Float] = [], jit: Bool = false, inline: Bool = true
 ) throws -> [(String, ImageBuffer)] {
+  let cut = try PipelineGraph(output: effect(.input()))
+  if cut.hasCuts {
+    // A scan or a reduction (docs/design.md §4): staged, and the compiled pipeline.
+    let compiled = try Pipeline(effect).compile(inputFormats: inputs.map { _ in .rgba32f }, outputFormat: .rgba32f)
+    let values = Dictionary(uniqueKeysWithValues: zip(cut.head.uniforms, uniforms))
+    return [
+      ("staged", try Interpreter.runStaged(cut, inputs: inputs, uniforms: values)),
+      ("pipeline", try compiled.run(inputs, uniforms: values)),
+    ]
+  }
   let graph = try EffectGraph(output: effect(.input()))
   var result = [("staged", try Interpreter.runStaged(graph, inputs: inputs, uniforms: uniforms))]
   for (label, allInline, materialise) in [
