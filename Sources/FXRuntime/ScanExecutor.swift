@@ -183,22 +183,53 @@ public enum ReductionExecutor {
   public static func apply(_ reduction: Reduction, inPlace image: ImageBuffer) -> ImageBuffer {
     precondition(image.format == .rgba32f, "reductions run on premultiplied rgba32f images")
     let rows = { (y: Int) in (image.data + y * image.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self) }
-    var histograms = [[Int]](repeating: [Int](repeating: 0, count: 256), count: 3)
+    let counts = UnsafeMutablePointer<Int>.allocate(capacity: 3 * 256)
+    defer { counts.deallocate() }
+    counts.initialize(repeating: 0, count: 3 * 256)
     for y in 0..<image.height {
       let row = rows(y)
       for x in 0..<image.width {
         let p = row[x]
-        for c in 0..<3 { histograms[c][Reduction.bin(p.w > 0 ? p[c] / p.w : 0)] += 1 }
+        if p.w == 1 {  // x / 1 is x: the same bins without the divisions
+          counts[Reduction.bin(p.x)] += 1
+          counts[256 + Reduction.bin(p.y)] += 1
+          counts[512 + Reduction.bin(p.z)] += 1
+        } else if p.w > 0 {
+          counts[Reduction.bin(p.x / p.w)] += 1
+          counts[256 + Reduction.bin(p.y / p.w)] += 1
+          counts[512 + Reduction.bin(p.z / p.w)] += 1
+        } else {
+          counts[0] += 1
+          counts[256] += 1
+          counts[512] += 1
+        }
       }
     }
-    let maps = histograms.map { reduction.map(histogram: $0) }
+    let maps = (0..<3).map { c in reduction.map(histogram: Array(UnsafeBufferPointer(start: counts + 256 * c, count: 256))) }
     guard maps.contains(where: { $0 != nil }) else { return image }
+    // Each channel's map as flat data: a table of 256, or a line (scale, offset); nil keeps the channel.
+    let tables = maps.map { m -> [Float]? in if case .table(let t) = m { t } else { nil } }
+    let lines = maps.map { m -> (Float, Float)? in if case .linear(let a, let b) = m { (a, b) } else { nil } }
+    func mapped(_ c: Int, _ v: Float) -> Float {
+      if let (a, b) = lines[c] { return Swift.min(Swift.max(v * a + b, 0), 1) }
+      return tables[c]![Reduction.bin(v)]
+    }
+    let active = maps.map { $0 != nil }
     for y in 0..<image.height {
       let row = rows(y)
       for x in 0..<image.width {
         var p = row[x]
         guard p.w > 0 else { continue }
-        for c in 0..<3 { if let m = maps[c] { p[c] = m.apply(p[c] / p.w) * p.w } }
+        if p.w == 1 {  // an opaque pixel: v = c and v·1 = v, the same bits
+          if active[0] { p.x = mapped(0, p.x) }
+          if active[1] { p.y = mapped(1, p.y) }
+          if active[2] { p.z = mapped(2, p.z) }
+          row[x] = p
+          continue
+        }
+        if active[0] { p.x = mapped(0, p.x / p.w) * p.w }
+        if active[1] { p.y = mapped(1, p.y / p.w) * p.w }
+        if active[2] { p.z = mapped(2, p.z / p.w) * p.w }
         row[x] = p
       }
     }
