@@ -47,13 +47,35 @@ public struct Pipeline: Sendable {
     let cut = try PipelineGraph(output: output)
     graph = cut.head
     steps = cut.steps
+    // A blur that takes scans for 8-bit outputs keeps its loop for deeper ones (docs/design.md §4).
+    precise = cut.hasAlternatives ? try PipelineGraph(output: output, precise: true) : nil
+  }
+
+  /// The pipeline of `cut`'s graphs.
+  init(_ cut: PipelineGraph, floatMode: FloatMode) {
+    graph = cut.head
+    steps = cut.steps
+    precise = nil
+    self.floatMode = floatMode
+  }
+
+  /// The graph compiled for an output of `format`: ``pipelineGraph`` for
+  /// 8 bits; for 16-bit and float outputs the loops that a blur's scans
+  /// stand in for at 8 bits (their error is proved below half a level of 8
+  /// bits, not of 16).
+  public func pipelineGraph(for format: PixelFormat) -> PipelineGraph {
+    format == .rgba8 ? pipelineGraph : precise ?? pipelineGraph
   }
 
   /// A pipeline of one graph that keeps its input's size.
   public init(graph: EffectGraph) {
     self.graph = graph
     steps = []
+    precise = nil
   }
+
+  /// The graphs without scans in place of loops, when the front end offered both.
+  let precise: PipelineGraph?
 
   /// The whole graph, cut at its geometry stages.
   public var pipelineGraph: PipelineGraph { PipelineGraph(head: graph, steps: steps) }
@@ -85,6 +107,10 @@ public struct Pipeline: Sendable {
     inputFormats: [PixelFormat]? = nil, outputFormat: PixelFormat = .rgba8, backend: Backend = .jit,
     options: LoweringOptions = LoweringOptions(), cache: KernelCache? = .standard, target: Target = .host
   ) throws -> CompiledPipeline {
+    if let precise, outputFormat != .rgba8 {
+      return try Pipeline(precise, floatMode: floatMode).compile(
+        inputFormats: inputFormats, outputFormat: outputFormat, backend: backend, options: options, cache: cache, target: target)
+    }
     if let reason = target.cannotRun(on: .host) {
       throw RunError("this machine (\(Target.host.summary)) cannot run code for target '\(target.name)': it \(reason)")
     }

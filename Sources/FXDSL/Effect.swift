@@ -7,6 +7,9 @@ final class ImageNode {
     case stage(name: String, kind: EffectKind, body: ExprNode)
     /// A cut stage (docs/design.md §4): its input through a geometry map or a scan.
     case cut(Cut, input: ImageNode)
+    /// Two ways to the same image: `fast` for outputs of 8 bits, `precise`
+    /// (a loop, no cut) for deeper outputs and for an ``EffectGraph``.
+    case alternatives(fast: ImageNode, precise: ImageNode)
   }
   let source: Source
   init(_ source: Source) { self.source = source }
@@ -43,6 +46,14 @@ public struct Image {
   /// This image through a scan (``Scan``): the same size, each pixel from
   /// its predecessors along a row or column, computed when the pipeline runs.
   public func scan(_ s: Scan) -> Image { Image(node: ImageNode(.cut(.scan(s), input: node))) }
+
+  /// `fast` where the result is stored in 8 bits (its error proved below
+  /// half a level of them: a recursive blur), `precise` otherwise — for a
+  /// 16-bit or float output, and in an ``EffectGraph`` (which holds no cuts).
+  /// ``PipelineGraph/init(output:constants:precise:)`` picks one.
+  public static func either(fast: Image, precise: Image) -> Image {
+    Image(node: ImageNode(.alternatives(fast: fast.node, precise: precise.node)))
+  }
 
   /// This image through a reduction (``Reduction``): the same size, every
   /// pixel mapped by what the whole image's histograms decide.

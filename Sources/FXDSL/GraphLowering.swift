@@ -10,8 +10,10 @@ extension EffectGraph {
     // image it reads), found without recursion, then lowered in that order:
     // a stage's lowering never recurses into the stages it samples, so a
     // chain of 10,000 effects needs no deeper stack than one effect.
-    try self.init(
-      GraphLowering(constants: constants), order: GraphLowering.completionOrder(output.node), output: output.node)
+    // An EffectGraph holds no cuts: of two alternatives it takes the precise one (a loop).
+    var lowering = GraphLowering(constants: constants)
+    lowering.precise = true
+    try self.init(lowering, order: GraphLowering.completionOrder(output.node, precise: true).order, output: output.node)
   }
 }
 
@@ -25,6 +27,8 @@ struct GraphLowering {
   /// The cut stage whose result is this graph's input 0, when the graph is
   /// one segment of a cut pipeline (``PipelineGraph``).
   var cut: Cut?
+  /// Which of two alternatives (``Image/either(fast:precise:)``) this lowering takes.
+  var precise = false
 
   init(constants: Set<Param>) { self.constants = constants }
 
@@ -38,6 +42,8 @@ struct GraphLowering {
       }
       inputNames[index] = inputNames[index] ?? name
       ref = .input(index)
+    case .alternatives(let fast, let precise):
+      ref = try image(self.precise ? precise : fast)
     case .cut(.geometry(let g), _):
       throw GraphError("'\(g)' changes the image's size: only a Pipeline runs it (an EffectGraph keeps one size)")
     case .cut(.scan(let s), _):
@@ -72,13 +78,16 @@ struct GraphLowering {
   /// The images reachable from `root`, each after the images its expression
   /// reads, in the order a depth-first lowering of `root` would finish them
   /// (operands in order; a sample's image before its position), iteratively.
-  static func completionOrder(_ root: ImageNode) -> [ImageNode] {
+  /// The images `root` needs, each after every image it reads; of two
+  /// alternatives only the one `precise` picks (and whether there were any).
+  static func completionOrder(_ root: ImageNode, precise: Bool) -> (order: [ImageNode], hasAlternatives: Bool) {
     enum Item {
       case image(ImageNode)
       case expr(ExprNode)
       case finish(ImageNode)
     }
     var order: [ImageNode] = []
+    var hasAlternatives = false
     var seenImages = Set<ObjectIdentifier>(), seenExprs = Set<ObjectIdentifier>()
     var stack: [Item] = [.image(root)]
     while let item = stack.popLast() {
@@ -87,7 +96,13 @@ struct GraphLowering {
       case .image(let node):
         guard seenImages.insert(ObjectIdentifier(node)).inserted else { continue }
         stack.append(.finish(node))
-        if case .stage(_, _, let body) = node.source { stack.append(.expr(body)) }
+        switch node.source {
+        case .stage(_, _, let body): stack.append(.expr(body))
+        case .alternatives(let fast, let slow):
+          hasAlternatives = true
+          stack.append(.image(precise ? slow : fast))
+        case .cut, .input: break  // a cut's input belongs to the segment before it (PipelineGraph)
+        }
       case .expr(let e):
         guard seenExprs.insert(ObjectIdentifier(e)).inserted else { continue }
         let children: [Item]
@@ -103,7 +118,7 @@ struct GraphLowering {
         stack += children.reversed()
       }
     }
-    return order
+    return (order, hasAlternatives)
   }
 
   mutating func uniformIndex(_ p: Param) -> Int {

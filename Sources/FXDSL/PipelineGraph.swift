@@ -5,24 +5,31 @@ extension PipelineGraph {
   /// - Throws: ``GraphError`` for an ill-typed expression, or a graph this
   ///   cut cannot express: a stage that reads the results of two geometry
   ///   stages, or reads input 0 as well as a geometry stage's result.
-  public init(output: Image, constants: Set<Param> = []) throws {
+  /// - Parameter precise: of two alternatives (``Image/either(fast:precise:)``)
+  ///   take the precise one — for an output deeper than 8 bits.
+  public init(output: Image, constants: Set<Param> = [], precise: Bool = false) throws {
     var steps: [Step] = []
     var root = output.node
     let head: EffectGraph
+    var alternatives = false
     while true {
-      let order = GraphLowering.completionOrder(root)
+      let (order, found) = GraphLowering.completionOrder(root, precise: precise)
+      alternatives = alternatives || found
       let cuts = order.compactMap { node -> (Cut, ImageNode, ImageNode)? in
         if case .cut(let c, let input) = node.source { return (c, node, input) }
         return nil
       }
       guard let (cut, node, input) = cuts.first else {
-        head = try EffectGraph(GraphLowering(constants: constants), order: order, output: root)
+        var lowering = GraphLowering(constants: constants)
+        lowering.precise = precise
+        head = try EffectGraph(lowering, order: order, output: root)
         break
       }
       if cuts.count > 1 {
         throw GraphError("a stage reads the results of both '\(cut)' and '\(cuts[1].0)' (not supported yet)")
       }
       var lowering = GraphLowering(constants: constants)
+      lowering.precise = precise
       lowering.cut = cut
       lowering.done[ObjectIdentifier(node)] = .input(0)
       lowering.inputNames[0] = "\(cut)"
@@ -42,6 +49,7 @@ extension PipelineGraph {
         step.graph.inputs = [step.graph.inputs[0]] + names.dropFirst()
         return step
       })
+    hasAlternatives = alternatives
   }
 }
 

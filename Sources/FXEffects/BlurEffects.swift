@@ -40,17 +40,12 @@ public let boxBlurMaxConstantRadius: Float = 5000
 /// does not grow with `r`; its fp32 rounding moves a result by at most
 /// 2ε·(n + 1) for a line of n pixels: 0.17 of an 8-bit level at 5,640 px);
 /// `.auto` (the default) takes running sums from r = 16 on (measured:
-/// Benchmarks/scan-results.md), the loop below. A constant radius may be
+/// Benchmarks/scan-results.md) for an 8-bit output, the loop below and for
+/// deeper outputs. A constant radius may be
 /// 0…5000 px; a uniform radius always takes the loop, one kernel for every
 /// radius (clamped to 0…200; a non-finite radius leaves the image unchanged).
 public func boxBlur(radius: Expr = 2, method: BlurMethod = .auto) -> Effect {
   let name = "boxBlur(radius: \(Argument.text(radius))\(method == .auto ? "" : ", method: \(method.rawValue)"))"
-  if let c = radius.constantValue, c.isFinite, c > 0, method != .exact {
-    let r = Int((Swift.min(c, boxBlurMaxConstantRadius) + 0.5).rounded(.down))
-    if r >= 1 && (method == .recursive || r >= boxBlurCrossoverRadius) {
-      return Effect(name) { $0.scan(Scan(.box(radius: r), axis: .x)).scan(Scan(.box(radius: r), axis: .y)) }
-    }
-  }
   if method == .recursive && radius.constantValue == nil {
     return invalidEffect(name, "method: recursive needs a constant radius")
   }
@@ -68,6 +63,14 @@ public func boxBlur(radius: Expr = 2, method: BlurMethod = .auto) -> Effect {
     }
   }
   let h = pass(true), v = pass(false)
+  if let c = radius.constantValue, c.isFinite, c > 0, method != .exact {
+    let r = Int((Swift.min(c, boxBlurMaxConstantRadius) + 0.5).rounded(.down))
+    if r >= 1 && (method == .recursive || r >= boxBlurCrossoverRadius) {
+      let scans = { (i: Image) in i.scan(Scan(.box(radius: r), axis: .x)).scan(Scan(.box(radius: r), axis: .y)) }
+      // auto: running sums where the output has 8 bits, the loop deeper (docs/design.md §4).
+      return Effect(name) { method == .recursive ? scans($0) : Image.either(fast: scans($0), precise: v(h($0))) }
+    }
+  }
   return Effect(name) { v(h($0)) }
 }
 

@@ -81,8 +81,10 @@ public let gaussianMaxSigma: Float = 200
 /// recursive form where the loop would be slower (more than 55 taps a pass:
 /// σ > 9) and its proved bound from the sampled Gaussian is below half an
 /// 8-bit level (about 0.14 level from σ 1 on: closer to the Gaussian than
-/// the loop, whose cut at 3σ drops 0.27 % of its weight), the loop otherwise.
-/// A uniform σ always takes the loop.
+/// the loop, whose cut at 3σ drops 0.27 % of its weight), for an 8-bit
+/// output; the loop otherwise — for 16-bit and float outputs, and in an
+/// `EffectGraph` (``Image/either(fast:precise:)``). A uniform σ always takes
+/// the loop.
 public func gaussianBlur(sigma: Expr = 3, method: BlurMethod = .auto) -> Effect {
   let name = "gaussianBlur(sigma: \(Argument.text(sigma))\(method == .auto ? "" : ", method: \(method.rawValue)"))"
   guard let (s, radius, limit) = blurRadius(sigma, max: gaussianMaxSigma, radius: { 3 * $0 }, uniform: { ceil(3 * $0) }) else {
@@ -92,13 +94,15 @@ public func gaussianBlur(sigma: Expr = 3, method: BlurMethod = .auto) -> Effect 
   if method == .recursive, s.constantValue.map({ $0 < RecursiveGaussian.minimumSigma }) ?? true {
     return invalidEffect(name, "method: recursive needs a constant σ of at least \(RecursiveGaussian.minimumSigma) px")
   }
-  if let c = s.constantValue, method != .exact {
-    if let g = method == .recursive ? RecursiveGaussian(sigma: c) : RecursiveGaussian.preferred(sigma: c) {
-      return Effect(name) { $0.scan(Scan(.gaussian(g), axis: .x)).scan(Scan(.gaussian(g), axis: .y)) }
-    }
-  }
   let h = gaussianPass(name + " horizontal", s, radius, limit, horizontal: true)
   let v = gaussianPass(name + " vertical", s, radius, limit, horizontal: false)
+  if let c = s.constantValue, method != .exact {
+    if let g = method == .recursive ? RecursiveGaussian(sigma: c) : RecursiveGaussian.preferred(sigma: c) {
+      let scans = { (i: Image) in i.scan(Scan(.gaussian(g), axis: .x)).scan(Scan(.gaussian(g), axis: .y)) }
+      // auto: the scans where the output has 8 bits (their bound is half a level of those), the loop deeper.
+      return Effect(name) { method == .recursive ? scans($0) : Image.either(fast: scans($0), precise: v(h($0))) }
+    }
+  }
   return Effect(name) { v(h($0)) }
 }
 

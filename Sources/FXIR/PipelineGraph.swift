@@ -45,6 +45,10 @@ public struct PipelineGraph: Sendable {
   /// The graph up to the first cut (all of it, when there is none).
   public var head: EffectGraph
   public var steps: [Step]
+  /// Whether the front end offered two ways to some image (a blur's scans
+  /// or its loop) and this graph took one: compiling for an output deeper
+  /// than 8 bits takes the other (FXDSL's `PipelineGraph(output:precise:)`).
+  public var hasAlternatives = false
 
   public init(head: EffectGraph, steps: [Step]) {
     self.head = head

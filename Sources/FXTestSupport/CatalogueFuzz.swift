@@ -112,7 +112,8 @@ public enum CatalogueFuzz {
     let output = c.make()(Image.input(0))
     // A geometry stage's sizes are validated, not clamped: refusing one (a
     // fraction of a pixel) with a GraphError is a clear outcome.
-    let sized = try? PipelineGraph(output: output)
+    // Compiled below for float outputs: the graph those take (a blur's loops, not its scans).
+    let sized = try? PipelineGraph(output: output, precise: true)
     if c.effect.changesSize && sized == nil { return nil }
     if let sized, sized.hasCuts {
       return checkSized(sized, output: output, inputs: inputs, jit: !evaluations.isEmpty, target: target)

@@ -155,7 +155,8 @@ public enum Differential {
   ) -> Disagreement? {
     let graph: EffectGraph
     do {
-      let sized = try PipelineGraph(output: img)
+      // The graph the output's depth takes (a blur's scans at 8 bits, its loop deeper).
+      let sized = try PipelineGraph(output: img, precise: outputFormat != .rgba8)
       if sized.hasCuts {
         return checkSized(
           img, sized, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, target: target, floatMode: floatMode,

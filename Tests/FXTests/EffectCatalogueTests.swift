@@ -31,7 +31,7 @@ private func expectJITMatches(
   let w = Pipeline.hostVectorWidth
   for (width, height) in [(1, 1), (w + 3, 5), (23, 17), (67, 29)] {
     let images = inputs(for: graph, width, height, seed: UInt64(width * 31 + height))
-    let reference = try Interpreter.runStaged(pipeline.pipelineGraph, inputs: images, uniforms: uniforms)
+    let reference = try Interpreter.runStaged(pipeline.pipelineGraph(for: .rgba32f), inputs: images, uniforms: uniforms)
     let out = try compiled.run(images, uniforms: uniforms)
     let d = maxDifference(reference, out)
     #expect(d <= 1e-4, "\(label) \(width)×\(height): max difference \(d)", sourceLocation: sourceLocation)

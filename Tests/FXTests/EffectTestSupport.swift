@@ -15,7 +15,7 @@ import Testing
 func effectOutputs(
   _ effect: Effect, _ inputs: [ImageBuffer], uniforms: [Float] = [], jit: Bool = false, inline: Bool = true
 ) throws -> [(String, ImageBuffer)] {
-  let cut = try PipelineGraph(output: effect(.input()))
+  let cut = try PipelineGraph(output: effect(.input()), precise: true)
   if cut.hasCuts {
     // A scan or a reduction (docs/design.md §4): staged, and the compiled pipeline.
     let compiled = try Pipeline(effect).compile(inputFormats: inputs.map { _ in .rgba32f }, outputFormat: .rgba32f)

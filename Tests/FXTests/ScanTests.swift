@@ -133,6 +133,25 @@ import Testing
   /// The largest magnitude of `v`'s lanes.
   static func largest(_ v: SIMD4<Double>) -> Double { (0..<4).map { Swift.abs(v[$0]) }.max()! }
 
+  /// `auto`'s scans are proved within half a level of 8 bits, not of 16: a
+  /// deeper output, and an EffectGraph (which holds no cuts), take the loop.
+  @Test func deeperOutputsTakeTheLoop() throws {
+    for effect in [gaussianBlur(sigma: 20), boxBlur(radius: 30)] {
+      let pipeline = try Pipeline(effect)
+      let eight = try pipeline.compile(inputFormats: [.rgba16], outputFormat: .rgba8, cache: nil)
+      #expect(eight.steps.count == 2, "\(effect.name): scans for 8 bits")
+      for deeper in [PixelFormat.rgba16, .rgba32f] {
+        let compiled = try pipeline.compile(inputFormats: [.rgba16], outputFormat: deeper, cache: nil)
+        #expect(compiled.steps.isEmpty && !compiled.kernel.passes.isEmpty, "\(effect.name): the loop for \(deeper)")
+      }
+      #expect(try EffectGraph(output: effect(Image.input())).stages.count == 2, "\(effect.name): the loop's two passes")
+      #expect(try Pipeline(output: effect(.input()).scan(Scan(.box(radius: 1), axis: .x))).steps.count >= 1)
+      // `recursive` asks for the scans whatever the output.
+      let asked = try Pipeline(gaussianBlur(sigma: 20, method: .recursive)).compile(outputFormat: .rgba32f, cache: nil)
+      #expect(asked.steps.count == 2)
+    }
+  }
+
   /// The separable Gaussian of infinite support with clamped edges, in Double.
   static func gaussian(_ image: ImageBuffer, sigma: Double) -> [SIMD4<Double>] {
     let r = Int(8 * sigma)
