@@ -8,8 +8,9 @@ import Foundation
 /// forever by its first and last pixel of each row (``Axis/x``) or column
 /// (``Axis/y``), and a recurrence starts in the state that extension gives.
 /// Every image is premultiplied RGBA32F here (DESIGN §1); the four channels
-/// are filtered alike. The evaluation order in fp32 is part of the
-/// definition (``RecursiveGaussian``, ``Scan/Filter/box(radius:)``), so the
+/// are filtered alike. The evaluation order (fp32 for the box, Double for
+/// the Gaussian) is part of the definition (``RecursiveGaussian``,
+/// ``Scan/Filter/box(radius:)``), so the
 /// fast executor gives the interpreter's bits.
 public struct Scan: Hashable, Sendable, CustomStringConvertible {
   /// Along rows (each row a sequence in x) or along columns.
