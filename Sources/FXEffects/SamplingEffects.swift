@@ -80,7 +80,7 @@ public let gaussianMaxSigma: Float = 200
 /// σ; for σ ≥ 0.5 and a constant σ); `.auto` (the default) takes the
 /// recursive form where the loop would be slower (more than 55 taps a pass:
 /// σ > 9) and its proved bound from the sampled Gaussian is below half an
-/// 8-bit level (about 0.14 level from σ 1 on: closer to the Gaussian than
+/// 8-bit level (0.14 level from σ 2 on, 0.21 at σ 1: closer to the Gaussian than
 /// the loop, whose cut at 3σ drops 0.27 % of its weight), for an 8-bit
 /// output; the loop otherwise — for 16-bit and float outputs, and in an
 /// `EffectGraph` (``Image/either(fast:precise:)``). A uniform σ always takes

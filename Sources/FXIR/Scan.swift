@@ -43,18 +43,6 @@ public struct Scan: Hashable, Sendable, CustomStringConvertible {
     case .gaussian(let g): "scan \(axis.rawValue): \(g)"
     }
   }
-
-  /// A bound on how far one pass may be, on any input in 0…1, from the
-  /// filter it approximates (the box itself; the sampled Gaussian of
-  /// infinite support), fp32 rounding of `length` steps included.
-  public func errorBound(length: Int) -> Double {
-    switch filter {
-    case .box:
-      // Each step rounds two additions of values ≤ 2r + 1: 2ε·(2r + 1) a step, divided by 2r + 1.
-      return 2 * Double(Float.ulpOfOne) * Double(length + 1)
-    case .gaussian(let g): return g.errorBound
-    }
-  }
 }
 
 /// Deriche's recursive Gaussian of fourth order (R. Deriche, "Recursively

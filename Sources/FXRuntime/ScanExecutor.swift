@@ -2,7 +2,6 @@ internal import CScan
 import Dispatch
 import FXIR
 import FXImage
-import FXInterpreter
 import FXLLVM
 import FXPasses
 
