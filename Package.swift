@@ -15,7 +15,8 @@ let package = Package(
   ],
   targets: [
     // C modules over Debian's llvm-19-dev, libpng-dev, libjpeg62-turbo-dev,
-    // libtiff-dev, libwebp-dev, libgif-dev, libheif-dev, liblcms2-dev (ICC profiles) and libexif-dev (EXIF orientation).
+    // libtiff-dev, libwebp-dev, libgif-dev, libheif-dev, liblcms2-dev (ICC profiles), libexif-dev (EXIF
+    // orientation) and libxxhash-dev (the kernel cache's key).
     .target(name: "CLLVM"),
     .target(name: "CPNG"),
     .target(name: "CJPEG"),
@@ -27,6 +28,8 @@ let package = Package(
     .target(name: "CEXIF"),
     // The scan executors' inner loops, one copy per instruction set (see CScan.h).
     .target(name: "CScan"),
+    // Debian's libxxhash-dev: the kernel cache's key.
+    .target(name: "CXXHash"),
 
     .target(name: "FXIR", linkerSettings: [.linkedLibrary("m")]),
     // The Swift front end: Expr, Effect, Image and the shader built-ins,
@@ -44,7 +47,7 @@ let package = Package(
     // The executor (line buffers, tiles, threads) and the kernel cache; it
     // runs what a code generator made and does not import LLVM.
     .target(
-      name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXInterpreter", "FXLLVM", "FXCodegen", "CScan"]),
+      name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXInterpreter", "FXLLVM", "FXCodegen", "CScan", "CXXHash"]),
     .target(name: "FXEffects", dependencies: ["FXIR", "FXDSL"]),
     // The Metal Shading Language front end: SwiftUI `[[ stitchable ]]`
     // functions, preprocessed, parsed, checked and lowered to FXDSL effects.

@@ -3,7 +3,7 @@
 # LLVM 19 (C API, ORC JIT), libpng, libjpeg-turbo, libwebp, libtiff, giflib, libheif,
 # LittleCMS 2 (colour profiles) and libexif (EXIF orientation). Needs root or sudo.
 set -euo pipefail
-packages=(llvm-19-dev libpng-dev libjpeg62-turbo-dev liblcms2-dev libexif-dev libwebp-dev libtiff-dev libgif-dev libheif-dev)
+packages=(llvm-19-dev libpng-dev libjpeg62-turbo-dev liblcms2-dev libexif-dev libwebp-dev libtiff-dev libgif-dev libheif-dev libxxhash-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,6 +6,8 @@
 // a validator checks names and arguments afterwards and reports through the
 // same `ChainSyntaxError`, so every message points at a column.
 
+import FXIR
+
 /// A parsed effect chain: effect calls separated by `|`.
 ///
 /// The grammar, with whitespace allowed between any two tokens:
@@ -96,35 +98,7 @@ public struct ChainSyntax: Equatable, Sendable, CustomStringConvertible {
   ///
   ///     ChainSyntax.suggestion(for: "sepai", among: ["blur", "sepia"])  // "sepia"
   public static func suggestion(for word: String, among candidates: [String]) -> String? {
-    let limit = max(2, word.count / 3)
-    var best: (candidate: String, distance: Int)?
-    for candidate in candidates {
-      let distance = editDistance(word.lowercased(), candidate.lowercased())
-      guard distance <= limit, distance < word.count else { continue }
-      if best == nil || distance < best!.distance { best = (candidate, distance) }
-    }
-    return best?.candidate
-  }
-
-  /// Optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps.
-  private static func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-    var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-    for i in 0...a.count { table[i][0] = i }
-    for j in 0...b.count { table[0][j] = j }
-    for i in 1...a.count {
-      for j in 1...b.count {
-        let cost = a[i - 1] == b[j - 1] ? 0 : 1
-        var d = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-          d = min(d, table[i - 2][j - 2] + 1)
-        }
-        table[i][j] = d
-      }
-    }
-    return table[a.count][b.count]
+    Spelling.suggestion(for: word, among: candidates)
   }
 }
 

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Memory for image buffers and kernel intermediates that costs nothing to get
 /// a second time.
@@ -18,7 +19,7 @@ import Glibc
 /// smaller ones come from `posix_memalign` (the C heap reuses those itself). Every block is aligned to 64
 /// bytes. A failed allocation throws instead of trapping, so a batch can
 /// report the file and go on. Thread-safe.
-public final class BufferPool: @unchecked Sendable {
+public final class BufferPool: Sendable {
   /// The pool ``ImageBuffer`` and the compiled kernels' intermediates use.
   public static let shared = BufferPool()
 
@@ -33,17 +34,17 @@ public final class BufferPool: @unchecked Sendable {
   /// memory, at most 2 GiB); beyond it the least recently released are unmapped.
   /// Setting it to 0 unmaps every free block now and pools nothing later.
   public var capacityBytes: Int {
-    get { locked { capacity } }
+    get { state.withLock { $0.capacity } }
     set {
-      locked {
-        capacity = Swift.max(0, newValue)
-        evict()
+      state.withLock {
+        $0.capacity = Swift.max(0, newValue)
+        $0.evict()
       }
     }
   }
 
   /// Bytes now held in released blocks, ready for reuse.
-  public var freeBytes: Int { locked { free.reduce(0) { $0 + $1.capacity } } }
+  public var freeBytes: Int { state.withLock { $0.free.reduce(0) { $0 + $1.capacity } } }
 
   /// A block of memory: `pointer` to `capacity` bytes, of which the caller asked for `byteCount`.
   public struct Block: @unchecked Sendable {
@@ -56,19 +57,37 @@ public final class BufferPool: @unchecked Sendable {
     let mapped: Bool
   }
 
-  private var free: [Block] = []  // least recently released first
-  private var capacity: Int
-  private var mutex = pthread_mutex_t()
+  /// The free blocks and the cap, behind one lock.
+  private struct State: ~Copyable {
+    var free: [Block] = []  // least recently released first
+    var capacity: Int
+
+    /// The most recently released free block that fits `bytes` without wasting more than half of it.
+    mutating func takeFree(atLeast bytes: Int) -> Block? {
+      guard let i = free.lastIndex(where: { $0.capacity >= bytes && $0.capacity <= 2 * bytes }) else { return nil }
+      return free.remove(at: i)
+    }
+
+    /// Unmaps the least recently released blocks beyond the capacity.
+    mutating func evict() {
+      var total = free.reduce(0) { $0 + $1.capacity }
+      while total > capacity, !free.isEmpty {
+        let b = free.removeFirst()
+        total -= b.capacity
+        BufferPool.unmap(b)
+      }
+    }
+  }
+
+  private let state: Mutex<State>
 
   init() {
     let physical = Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
-    capacity = Swift.min(2 << 30, Swift.max(0, physical / 8))
-    pthread_mutex_init(&mutex, nil)
+    state = Mutex(State(capacity: Swift.min(2 << 30, Swift.max(0, physical / 8))))
   }
 
   deinit {
-    for b in free { Self.unmap(b) }
-    pthread_mutex_destroy(&mutex)
+    state.withLock { $0.free.forEach(Self.unmap) }
   }
 
   /// At least `byteCount` bytes (any content unless `isZero`), aligned to 64 bytes.
@@ -82,12 +101,12 @@ public final class BufferPool: @unchecked Sendable {
     }
     let unit = count >= Self.largeBlockBytes ? Self.hugePageBytes : 4096
     let rounded = (count + unit - 1) / unit * unit
-    if let reused = locked({ takeFree(atLeast: rounded) }) { return reused }
+    if let reused = state.withLock({ $0.takeFree(atLeast: rounded) }) { return reused }
     guard let p = Self.map(rounded) else {
       // Memory may be held in free blocks: give them back and try once more.
-      locked {
-        free.forEach(Self.unmap)
-        free.removeAll()
+      state.withLock {
+        $0.free.forEach(Self.unmap)
+        $0.free.removeAll()
       }
       guard let p = Self.map(rounded) else { throw ImageBufferError.outOfMemory(bytes: count) }
       return Block(pointer: p, capacity: rounded, isZero: true, mapped: true)
@@ -101,33 +120,10 @@ public final class BufferPool: @unchecked Sendable {
       Glibc.free(block.pointer)
       return
     }
-    locked {
-      free.append(Block(pointer: block.pointer, capacity: block.capacity, isZero: false, mapped: true))
-      evict()
+    state.withLock {
+      $0.free.append(Block(pointer: block.pointer, capacity: block.capacity, isZero: false, mapped: true))
+      $0.evict()
     }
-  }
-
-  /// The most recently released free block that fits `bytes` without wasting
-  /// more than half of it (callers hold the lock).
-  private func takeFree(atLeast bytes: Int) -> Block? {
-    guard let i = free.lastIndex(where: { $0.capacity >= bytes && $0.capacity <= 2 * bytes }) else { return nil }
-    return free.remove(at: i)
-  }
-
-  /// Unmaps the least recently released blocks beyond the capacity (callers hold the lock).
-  private func evict() {
-    var total = free.reduce(0) { $0 + $1.capacity }
-    while total > capacity, !free.isEmpty {
-      let b = free.removeFirst()
-      total -= b.capacity
-      Self.unmap(b)
-    }
-  }
-
-  private func locked<T>(_ body: () throws -> T) rethrows -> T {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return try body()
   }
 
   /// `bytes` of fresh zero memory; from 1 MiB on, aligned to 2 MiB and advised

@@ -1,3 +1,4 @@
+import FXIR
 import Foundation
 
 /// A place in a Metal source file: which file, and the 1-based line and column.
@@ -100,25 +101,9 @@ struct MetalError: Error {
   }
 }
 
-/// The candidate nearest to `word` by edit distance, if it is close enough to be a likely typo.
+/// The candidate nearest to `word`, if it is close enough to be a likely typo
+/// (``Spelling/suggestion(for:among:)``; words under three letters get none).
 func suggestion(for word: String, among candidates: [String]) -> String? {
   guard word.count >= 3 else { return nil }
-  let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
-  guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-  return best.1 <= max(1, word.count / 3) ? best.0 : nil
-}
-
-private func editDistance(_ a: String, _ b: String) -> Int {
-  let a = Array(a), b = Array(b)
-  var row = Array(0...b.count)
-  for i in 1...max(a.count, 1) where !a.isEmpty {
-    var previous = row[0]
-    row[0] = i
-    for j in stride(from: 1, through: b.count, by: 1) {
-      let old = row[j]
-      row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-      previous = old
-    }
-  }
-  return a.isEmpty ? b.count : row[b.count]
+  return Spelling.suggestion(for: word, among: candidates)
 }

@@ -1,23 +1,44 @@
+import CXXHash
 import FXCodegen
 import FXIR
 import FXImage
 import FXLLVM
 import FXPasses
 import Foundation
+import Synchronization
 
 /// Where compiled kernels are kept between compiles (DESIGN §7): in memory for
 /// this process, and on disk as ELF objects, so a second `fxc run` of a chain
 /// does no LLVM optimisation or code generation at all.
 ///
-/// The key hashes everything the machine code depends on: the optimised
-/// kernel (every node, constants by bit pattern), the buffer layout, the target
-/// triple, CPU and feature string, and the compiler version (fxc and LLVM).
-/// The hash is two FNV-1a 64-bit hashes with different offsets (128 bits): a
-/// cache key, not a security boundary — a cache directory writable by others
-/// could inject code, like any compiler cache (ccache, Halide's).
+/// The key (``keyText(_:_:_:)``) spells out everything the machine code
+/// depends on: the optimised kernel (every node, constants by bit pattern), the
+/// buffer layout, the target triple, CPU and feature string, and the compiler
+/// version (fxc and LLVM). Files are named by its XXH3-128 hash (Debian's
+/// libxxhash) and hold the whole key, which a load compares in full, so two
+/// keys with one hash cannot swap objects. A cache, not a security boundary: a
+/// cache directory writable by others could inject code, like any compiler
+/// cache (ccache, Halide's).
+///
+/// Both levels are bounded and evict the least recently used: the memory
+/// cache at ``memoryCapacity`` kernels, the disk at ``capacityBytes`` (a
+/// disk hit refreshes the file's modification time, which orders eviction).
 public struct KernelCache: Sendable {
   /// The on-disk directory, or nil for memory only.
   public var directory: String?
+
+  /// The most bytes of object files kept on disk (default 256 MiB, or
+  /// `$FXC_CACHE_MAX_MB` MiB); after a store, the least recently used beyond it are deleted.
+  public var capacityBytes: Int = KernelCache.defaultCapacityBytes
+
+  /// `$FXC_CACHE_MAX_MB` MiB when set to a whole number, else 256 MiB.
+  public static var defaultCapacityBytes: Int {
+    let mib = ProcessInfo.processInfo.environment["FXC_CACHE_MAX_MB"].flatMap { Int($0) }.map { max(0, $0) }
+    return (mib ?? 256) << 20
+  }
+
+  /// The most compiled kernels the process-wide memory cache keeps (their machine code stays mapped).
+  public static let memoryCapacity = 256
 
   /// `$FXC_CACHE_DIR`, else `$XDG_CACHE_HOME/fxc`, else `~/.cache/fxc`.
   public static var defaultDirectory: String {
@@ -49,8 +70,14 @@ public struct KernelCache: Sendable {
     return "fxc/llvm-\(llvmVersion)/exe-\(exe)"
   }()
 
-  /// The cache key of `kernel` compiled for `layout` on `target`.
+  /// The cache key's file name for `kernel` compiled for `layout` on
+  /// `target`: the XXH3-128 hash of ``keyText(_:_:_:)``, 32 hex digits.
   public static func key(_ kernel: Kernel, _ layout: KernelLayout, _ target: Target) -> String {
+    hash(Array(keyText(kernel, layout, target).utf8))
+  }
+
+  /// Everything the machine code of `kernel` for `layout` on `target` depends on, spelt out.
+  public static func keyText(_ kernel: Kernel, _ layout: KernelLayout, _ target: Target) -> String {
     var text = "\(compilerVersion)\n\(target.triple)\n\(target.cpuName)\n\(target.features)\n"
     text += layout.inputs.map(\.rawValue).joined(separator: ",") + "->" + layout.output.rawValue + " float \(layout.floatMode)\n"
     text += "inputs \(kernel.inputCount) intermediates \(kernel.intermediates) uniforms \(kernel.uniformCount)\n"
@@ -73,12 +100,15 @@ public struct KernelCache: Sendable {
       text += "pass → \(pass.output)\n"
       append(pass.program)
     }
-    func fnv(_ offset: UInt64) -> UInt64 {
-      var h = offset
-      for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-      return h
-    }
-    return String(format: "%016llx%016llx", fnv(0xcbf2_9ce4_8422_2325), fnv(0x6c62_272e_07bb_0142))
+    return text
+  }
+
+  /// XXH3-128 of `bytes`, as 32 hex digits.
+  static func hash(_ bytes: [UInt8]) -> String {
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    bytes.withUnsafeBytes { fx_xxh3_128($0.baseAddress, $0.count, &high, &low) }
+    return String(format: "%016llx%016llx", high, low)
   }
 
   /// `op` with every payload: a constant by its bits, any other op by its
@@ -97,57 +127,98 @@ public struct KernelCache: Sendable {
     }
   }
 
-  // The process-wide memory cache.
-  nonisolated(unsafe) private static var memory: [String: CompiledKernel] = [:]
-  private static let lock = NSLock()
+  /// The process-wide memory cache: kernels by key text, each with the tick of its last use.
+  private struct Memory: ~Copyable {
+    var kernels: [String: (kernel: CompiledKernel, used: UInt64)] = [:]
+    var tick: UInt64 = 0
+  }
+  private static let memory = Mutex(Memory())
 
   static func lookup(_ key: String) -> CompiledKernel? {
-    lock.lock()
-    defer { lock.unlock() }
-    return memory[key]
+    memory.withLock { m in
+      guard let hit = m.kernels[key] else { return nil }
+      m.tick += 1
+      m.kernels[key] = (hit.kernel, m.tick)
+      return hit.kernel
+    }
   }
 
+  /// Keeps `kernel`, evicting the least recently used beyond ``memoryCapacity``.
   static func remember(_ key: String, _ kernel: CompiledKernel) {
-    lock.lock()
-    defer { lock.unlock() }
-    memory[key] = kernel
+    memory.withLock { m in
+      m.tick += 1
+      m.kernels[key] = (kernel, m.tick)
+      if m.kernels.count > memoryCapacity, let oldest = m.kernels.min(by: { $0.value.used < $1.value.used })?.key {
+        m.kernels[oldest] = nil
+      }
+    }
   }
 
-  /// The object file for `key`, if it is on disk and is the one stored for
-  /// `key`: each file starts with a header line holding a checksum of the key
-  /// and the object, so a truncated file, or another kernel's object copied
-  /// over this one, is not loaded (the kernel is compiled again).
-  func load(_ key: String) -> [UInt8]? {
-    guard let directory, let data = FileManager.default.contents(atPath: "\(directory)/\(key).o") else { return nil }
-    let bytes = [UInt8](data)
-    guard let newline = bytes.firstIndex(of: 0x0A), newline < 80 else { return nil }
-    let object = Array(bytes[(newline + 1)...])
-    guard String(decoding: bytes[..<newline], as: UTF8.self) == Self.header(key, object) else { return nil }
+  /// A cache file: a header line `fxc-object 2 <XXH3-128 of the object> <key bytes>`,
+  /// the key text, then the object.
+  static func fileContents(_ keyText: String, _ object: [UInt8]) -> [UInt8] {
+    let key = Array(keyText.utf8)
+    return Array("fxc-object 2 \(hash(object)) \(key.count)\n".utf8) + key + object
+  }
+
+  /// The object in `contents` when its header is well formed, its key text is
+  /// `keyText` byte for byte and the object's hash matches; nil otherwise.
+  static func object(in contents: [UInt8], keyText: String) -> [UInt8]? {
+    guard let newline = contents.prefix(96).firstIndex(of: 0x0A) else { return nil }
+    let fields = String(decoding: contents[..<newline], as: UTF8.self).split(separator: " ")
+    guard fields.count == 4, fields[0] == "fxc-object", fields[1] == "2", let keyCount = Int(fields[3]) else { return nil }
+    let key = Array(keyText.utf8)
+    let start = newline + 1
+    guard keyCount == key.count, contents.count >= start + keyCount, contents[start..<start + keyCount].elementsEqual(key)
+    else { return nil }
+    let object = Array(contents[(start + keyCount)...])
+    return hash(object) == fields[2] ? object : nil
+  }
+
+  /// The object file stored for `keyText`, if there is one and it passes
+  /// ``object(in:keyText:)`` (a truncated file, or another kernel's copied
+  /// over it, is not loaded: the kernel is compiled again). A hit refreshes
+  /// the file's modification time, the order of eviction.
+  func load(_ keyText: String) -> [UInt8]? {
+    guard let directory else { return nil }
+    let path = "\(directory)/\(Self.hash(Array(keyText.utf8))).o"
+    guard let data = FileManager.default.contents(atPath: path), let object = Self.object(in: [UInt8](data), keyText: keyText)
+    else { return nil }
+    utimes(path, nil)
     return object
   }
 
-  /// Stores an object file, atomically (temporary file, then rename); failures
-  /// (a read-only home, a full disk) only cost the next run a compile.
-  func store(_ key: String, _ object: [UInt8]) {
+  /// Stores an object file, atomically (temporary file, then rename), then
+  /// evicts beyond ``capacityBytes``; failures (a read-only home, a full
+  /// disk) only cost the next run a compile.
+  func store(_ keyText: String, _ object: [UInt8]) {
     guard let directory else { return }
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      let tmp = "\(directory)/.\(key).\(getpid()).tmp"
-      try Data(Array((Self.header(key, object) + "\n").utf8) + object).write(to: URL(fileURLWithPath: tmp))
-      if rename(tmp, "\(directory)/\(key).o") != 0 { try? FileManager.default.removeItem(atPath: tmp) }
+      let name = Self.hash(Array(keyText.utf8))
+      let tmp = "\(directory)/.\(name).\(getpid()).tmp"
+      try Data(Self.fileContents(keyText, object)).write(to: URL(fileURLWithPath: tmp))
+      if rename(tmp, "\(directory)/\(name).o") != 0 { try? FileManager.default.removeItem(atPath: tmp) }
     } catch {}
+    evict(in: directory)
   }
 
-  /// `fxc-object <checksum>`: two FNV-1a hashes (64-bit, different offsets)
-  /// of the key and the object's bytes.
-  static func header(_ key: String, _ object: [UInt8]) -> String {
-    func fnv(_ offset: UInt64) -> UInt64 {
-      var h = offset
-      for byte in key.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-      for byte in object { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-      return h
+  /// Deletes the least recently used object files (oldest modification time)
+  /// until those left fit in ``capacityBytes``.
+  func evict(in directory: String) {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+    var files: [(path: String, bytes: Int, used: Double)] = names.filter { $0.hasSuffix(".o") }.compactMap { name in
+      var st = stat()
+      let path = "\(directory)/\(name)"
+      guard stat(path, &st) == 0 else { return nil }
+      return (path, Int(st.st_size), Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) * 1e-9)
     }
-    return String(format: "fxc-object %016llx%016llx", fnv(0xcbf2_9ce4_8422_2325), fnv(0x6c62_272e_07bb_0142))
+    var total = files.reduce(0) { $0 + $1.bytes }
+    guard total > capacityBytes else { return }
+    files.sort { $0.used < $1.used }
+    for f in files where total > capacityBytes {
+      if unlink(f.path) == 0 { total -= f.bytes }
+    }
   }
 }
 
@@ -169,7 +240,7 @@ extension CompiledKernel {
   public static func cached(
     _ kernel: Kernel, layout: KernelLayout, target: Target = .host, cache: KernelCache = .standard
   ) throws -> (CompiledKernel, KernelSource) {
-    let key = KernelCache.key(kernel, layout, target)
+    let key = KernelCache.keyText(kernel, layout, target)
     if cache.useMemory, let hit = KernelCache.lookup(key) { return (hit, .memoryCache) }
     if let object = cache.load(key), let loaded = try? CompiledKernel(kernel, layout: layout, target: target, object: object) {
       if cache.useMemory { KernelCache.remember(key, loaded) }

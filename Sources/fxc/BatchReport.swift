@@ -89,33 +89,49 @@ final class BatchReport {
     fchmod(fd, 0o644)
     temporary = template
     handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-    let shardText = shard.map { Self.string($0.description) } ?? "null"
-    emit("{\"chain\": \(Self.string(chain)), \"shard\": \(shardText), \"threads\": \(threads),\n\"files\": [\n")
+    // The report is streamed: the header object is left open for "files".
+    let header = JSONText.encode(Header(chain: Self.display(chain), shard: shard.map { $0.description }, threads: threads))
+    emit(header.dropLast() + ",\n\"files\": [\n")
+  }
+
+  /// The report's first fields.
+  private struct Header: Encodable {
+    var chain: String, shard: String?, threads: Int
+    func encode(to encoder: Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(chain, forKey: .chain)
+      try c.encode(shard, forKey: .shard)  // null when the batch is not sharded
+      try c.encode(threads, forKey: .threads)
+    }
+    enum CodingKeys: String, CodingKey { case chain, shard, threads }
+  }
+
+  /// One file's entry (absent fields are omitted); times in ms.
+  private struct Entry: Encodable {
+    var input: String, inputPathBase64: String?
+    var output: String, outputPathBase64: String?
+    var status: String, error: String?
+    var frame: Int?, params: [String: Double]?
+    var width: Int?, height: Int?, orientation: Int?
+    var warnings: [String]?
+    var inputBytes: Int?, outputBytes: Int?
+    var decodeMs: Double?, kernelMs: Double?, encodeMs: Double?, streamed: Bool?
   }
 
   func add(_ r: FileResult) {
-    var fields = Self.path("input", r.job.input.path) + Self.path("output", r.job.destination)
-    fields.append(("status", Self.string(r.status.rawValue)))
-    if let error = r.error { fields.append(("error", Self.string(error))) }
-    if let frame = r.job.frame { fields.append(("frame", String(frame))) }
-    if !r.job.uniforms.isEmpty {
-      let values = r.job.uniforms.sorted { $0.key.name < $1.key.name }
-        .map { "\(Self.string($0.key.name)): \(Self.number(Double($0.value)))" }
-      fields.append(("params", "{" + values.joined(separator: ", ") + "}"))
-    }
-    if r.width > 0 { fields += [("width", String(r.width)), ("height", String(r.height))] }
-    if let o = r.orientation { fields.append(("orientation", String(o))) }
-    if !r.warnings.isEmpty { fields.append(("warnings", "[" + r.warnings.map(Self.string).joined(separator: ", ") + "]")) }
-    if let b = r.inputBytes { fields.append(("input_bytes", String(b))) }
-    if let b = r.outputBytes { fields.append(("output_bytes", String(b))) }
-    if r.status == .ok {
-      fields += [
-        ("decode_ms", Self.number(r.decodeSeconds * 1000)), ("kernel_ms", Self.number(r.kernelSeconds * 1000)),
-        ("encode_ms", Self.number(r.encodeSeconds * 1000)), ("streamed", r.streamed ? "true" : "false"),
-      ]
-    }
-    let object = "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
-    emit((first ? "  " : ",\n  ") + object)
+    let ok = r.status == .ok
+    let entry = Entry(
+      input: Self.display(r.job.input.path), inputPathBase64: Self.base64(r.job.input.path),
+      output: Self.display(r.job.destination), outputPathBase64: Self.base64(r.job.destination),
+      status: r.status.rawValue, error: r.error.map(Self.display), frame: r.job.frame,
+      params: r.job.uniforms.isEmpty
+        ? nil : Dictionary(uniqueKeysWithValues: r.job.uniforms.map { (Self.display($0.key.name), Double($0.value)) }),
+      width: r.width > 0 ? r.width : nil, height: r.width > 0 ? r.height : nil, orientation: r.orientation,
+      warnings: r.warnings.isEmpty ? nil : r.warnings.map(Self.display),
+      inputBytes: r.inputBytes, outputBytes: r.outputBytes,
+      decodeMs: ok ? JSONText.rounded(r.decodeSeconds * 1000) : nil, kernelMs: ok ? JSONText.rounded(r.kernelSeconds * 1000) : nil,
+      encodeMs: ok ? JSONText.rounded(r.encodeSeconds * 1000) : nil, streamed: ok ? r.streamed : nil)
+    emit((first ? "  " : ",\n  ") + JSONText.encode(entry))
     first = false
   }
 
@@ -133,15 +149,12 @@ final class BatchReport {
 
   /// Writes the summary and moves the report into place.
   func finish(_ c: BatchCounts, total: Int, seconds: Double, interrupted: String?, exitStatus: Int32) throws {
-    let summary: [(String, String)] = [
-      ("total", String(total)), ("ok", String(c.written)), ("skipped", String(c.skipped)),
-      ("failed", String(c.failed)), ("cancelled", String(c.cancelled)), ("not_run", String(c.notRun)),
-      ("seconds", Self.number(seconds)), ("files_per_second", Self.number(seconds > 0 ? Double(c.written) / seconds : 0)),
-      ("mpixels_per_second", Self.number(seconds > 0 ? c.megapixels / seconds : 0)),
-      ("interrupted_by", interrupted.map(Self.string) ?? "null"), ("exit_status", String(exitStatus)),
-      ("peak_rss_mib", Self.number(Self.peakResidentMiB())),
-    ]
-    emit("\n],\n\"summary\": {" + summary.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}}\n")
+    let summary = Summary(
+      total: total, ok: c.written, skipped: c.skipped, failed: c.failed, cancelled: c.cancelled, notRun: c.notRun,
+      seconds: JSONText.rounded(seconds), filesPerSecond: JSONText.rounded(seconds > 0 ? Double(c.written) / seconds : 0),
+      mpixelsPerSecond: JSONText.rounded(seconds > 0 ? c.megapixels / seconds : 0),
+      interruptedBy: interrupted, exitStatus: Int(exitStatus), peakRssMib: JSONText.rounded(Self.peakResidentMiB()))
+    emit("\n],\n\"summary\": " + JSONText.encode(summary) + "}\n")
     try handle.synchronize()
     try handle.close()
     guard PathBytes.withCString(path, { rename(temporary, $0) }) == 0 else {
@@ -159,15 +172,39 @@ final class BatchReport {
 
   private func emit(_ text: String) { handle.write(Data(text.utf8)) }
 
-  /// A JSON string literal of the display form (``jsonString(_:)``).
-  static func string(_ s: String) -> String { jsonString(PathBytes.display(s)) }
-
-  /// The field `name` for a path, and `name_path_base64` with its bytes when
-  /// the display form does not name it.
-  static func path(_ name: String, _ path: String) -> [(String, String)] {
-    guard PathBytes.hasEscapes(path) else { return [(name, string(path))] }
-    return [(name, string(path)), (name + "_path_base64", string(Data(PathBytes.bytes(of: path)).base64EncodedString()))]
+  /// The batch's totals: counts, seconds, rates, and why it stopped (null when it ran to the end).
+  private struct Summary: Encodable {
+    var total, ok, skipped, failed, cancelled, notRun: Int
+    var seconds, filesPerSecond, mpixelsPerSecond: Double?
+    var interruptedBy: String?
+    var exitStatus: Int
+    var peakRssMib: Double?
+    func encode(to encoder: Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(total, forKey: .total)
+      try c.encode(ok, forKey: .ok)
+      try c.encode(skipped, forKey: .skipped)
+      try c.encode(failed, forKey: .failed)
+      try c.encode(cancelled, forKey: .cancelled)
+      try c.encode(notRun, forKey: .notRun)
+      try c.encode(seconds, forKey: .seconds)  // an optional: null when not finite
+      try c.encode(filesPerSecond, forKey: .filesPerSecond)
+      try c.encode(mpixelsPerSecond, forKey: .mpixelsPerSecond)
+      try c.encode(interruptedBy, forKey: .interruptedBy)  // null when the batch ran to the end
+      try c.encode(exitStatus, forKey: .exitStatus)
+      try c.encode(peakRssMib, forKey: .peakRssMib)
+    }
+    enum CodingKeys: CodingKey {
+      case total, ok, skipped, failed, cancelled, notRun, seconds, filesPerSecond, mpixelsPerSecond, interruptedBy, exitStatus
+      case peakRssMib
+    }
   }
 
-  static func number(_ v: Double) -> String { v.isFinite ? String(format: "%.3f", v) : "null" }
+  /// A string as the report shows it: ``PathBytes/display(_:)``.
+  static func display(_ s: String) -> String { PathBytes.display(s) }
+
+  /// A path's exact bytes in base64 (RFC 4648, with padding) when the display form does not name it.
+  static func base64(_ path: String) -> String? {
+    PathBytes.hasEscapes(path) ? Data(PathBytes.bytes(of: path)).base64EncodedString() : nil
+  }
 }

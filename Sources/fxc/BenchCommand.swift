@@ -235,24 +235,6 @@ func bundledPhoto() -> String {
   return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? "examples/rocket.jpg"
 }
 
-/// `s` as a JSON string literal (RFC 8259 §7: quote, backslash and control characters escaped).
-func jsonString(_ s: String) -> String {
-  var out = "\""
-  for u in s.unicodeScalars {
-    switch u {
-    case "\"": out += "\\\""
-    case "\\": out += "\\\\"
-    case "\n": out += "\\n"
-    case "\t": out += "\\t"
-    case "\r": out += "\\r"
-    default:
-      if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-    }
-  }
-  return out + "\""
-
-}
-
 extension BenchCommand {
   /// One chain's figures, for the table or the JSON line.
   struct Row {
@@ -273,26 +255,40 @@ extension BenchCommand {
     var opaque: Bool
   }
 
+  /// One chain's figures as `bench --json` prints them (``JSONText``): rates in Mpix/s, times in ms.
+  struct Record: Encodable {
+    var chain: String
+    var width: Int, height: Int
+    var interpMpixS: Double?, jitMpixS: Double?, ratio: Double?
+    var compileMs: Double?, compileMsCold: Double?, compileMsCached: Double?
+    var llvmMs: Double?, llvmOptimiseMs: Double?, llvmStartupMs: Double?
+    var threads: Int, allThreads: Int, jitMpixSAllThreads: Double?
+    var jitFreshMpixS: Double?, jitFreshMpixSAllThreads: Double?
+    var pageFaultsPerRun: Double?
+    var memcpyMpixS: Double?, percentOfMemcpy: Double?
+    var cpu: String, target: String, vectorWidth: Int, clock: String, float: String
+    var splitConvolution: Bool, opaqueInput: Bool
+    var jitRelaxedMpixS: Double?, jitRelaxedMpixSAllThreads: Double?
+    var unsplitMpixS: Double?, splitSpeedup: Double?
+  }
+
   func printJSON(_ r: Row) {
-    let fields: [(String, String)] =
-      [
-        ("chain", jsonString(r.chain)), ("width", "\(r.width)"),
-        ("height", "\(r.height)"), ("interp_mpix_s", fixed(r.interpRate, 3)), ("jit_mpix_s", fixed(r.jitRate, 3)),
-        ("ratio", fixed(r.jitRate / r.interpRate, 2)), ("compile_ms", fixed(r.compiled.compileMilliseconds, 2)),
-        ("compile_ms_cold", fixed(r.compiled.compileMilliseconds, 2)), ("llvm_ms", fixed(r.compiled.llvmMilliseconds, 2)),
-        ("llvm_optimise_ms", fixed(r.compiled.llvmPhases["optimise"] ?? 0, 2)), ("compile_ms_cached", fixed(r.cached.compileMilliseconds, 2)),
-        ("llvm_startup_ms", fixed(r.llvmStartup, 2)),
-        ("threads", "\(threads)"), ("jit_mpix_s_all_threads", fixed(r.jitAllRate, 3)), ("all_threads", "\(allThreads)"),
-        ("jit_fresh_mpix_s", fixed(r.freshRate, 3)), ("jit_fresh_mpix_s_all_threads", fixed(r.freshAllRate, 3)),
-        ("page_faults_per_run", fixed(r.pageFaultsPerRun, 1)), ("memcpy_mpix_s", fixed(r.memcpyRate, 3)),
-        ("percent_of_memcpy", fixed(100 * r.jitRate / r.memcpyRate, 1)),
-        ("cpu", jsonString(Target.host.summary)), ("target", jsonString(target.name)),
-        ("vector_width", "\(target.lanes)"), ("clock", jsonString(clock.rawValue)),
-        ("split_convolution", r.hasSplit ? "true" : "false"), ("opaque_input", r.opaque ? "true" : "false"),
-        ("float", jsonString(floatMode.rawValue)),
-      ] + (r.relaxedRates.map { [("jit_relaxed_mpix_s", fixed($0.0, 3)), ("jit_relaxed_mpix_s_all_threads", fixed($0.1, 3))] } ?? [])
-      + (r.unsplitRate.map { [("unsplit_mpix_s", fixed($0, 3)), ("split_speedup", fixed(r.jitRate / $0, 2))] } ?? [])
-    print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
+    let round = { (v: Double) in JSONText.rounded(v) }
+    let record = Record(
+      chain: r.chain, width: r.width, height: r.height,
+      interpMpixS: round(r.interpRate), jitMpixS: round(r.jitRate), ratio: JSONText.rounded(r.jitRate / r.interpRate, 2),
+      compileMs: round(r.compiled.compileMilliseconds), compileMsCold: round(r.compiled.compileMilliseconds),
+      compileMsCached: round(r.cached.compileMilliseconds), llvmMs: round(r.compiled.llvmMilliseconds),
+      llvmOptimiseMs: round(r.compiled.llvmPhases["optimise"] ?? 0), llvmStartupMs: round(r.llvmStartup),
+      threads: threads, allThreads: allThreads, jitMpixSAllThreads: round(r.jitAllRate),
+      jitFreshMpixS: round(r.freshRate), jitFreshMpixSAllThreads: round(r.freshAllRate),
+      pageFaultsPerRun: JSONText.rounded(r.pageFaultsPerRun, 1),
+      memcpyMpixS: round(r.memcpyRate), percentOfMemcpy: JSONText.rounded(100 * r.jitRate / r.memcpyRate, 1),
+      cpu: Target.host.summary, target: target.name, vectorWidth: target.lanes, clock: clock.rawValue, float: floatMode.rawValue,
+      splitConvolution: r.hasSplit, opaqueInput: r.opaque,
+      jitRelaxedMpixS: r.relaxedRates.flatMap { round($0.0) }, jitRelaxedMpixSAllThreads: r.relaxedRates.flatMap { round($0.1) },
+      unsplitMpixS: r.unsplitRate.flatMap(round), splitSpeedup: r.unsplitRate.flatMap { JSONText.rounded(r.jitRate / $0, 2) })
+    print(JSONText.encode(record))
   }
 
   func printRow(_ r: Row) {

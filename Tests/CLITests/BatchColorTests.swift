@@ -62,6 +62,6 @@ struct BatchColorTests {
     #expect(result.stderr.contains("warning: a.jpg: the ICC profile is corrupt"), "\(result)")
     #expect(dir.exists("o.jpg"))
     let report = String(decoding: try dir.bytes("r.json"), as: UTF8.self)
-    #expect(report.contains("\"warnings\": [\"the ICC profile is corrupt"), "\(report)")
+    #expect(report.contains("\"warnings\":[\"the ICC profile is corrupt"), "\(report)")
   }
 }

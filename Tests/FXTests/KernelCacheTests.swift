@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FXCodegen
+@testable import FXRuntime
 
 /// The kernel cache: a second compile of the same chain does no LLVM work and
 /// gives the same pixels; a damaged cache file is recompiled, not trusted.
@@ -162,5 +163,48 @@ struct KernelCacheKeyTests {
     #expect(zero != key(kernel({ $0.constant(Float(0)) }, straightAlphaOutput: true)))
     #expect(key(kernel { $0.add(.constant(.float(bits: 0x7fc0_0000))) }) != key(kernel { $0.add(.constant(.float(bits: 0x7fc0_0001))) }))
     #expect(key(kernel { $0.add(.uniform(0)) }) != key(kernel { $0.add(.uniform(1)) }))
+  }
+}
+
+/// The disk cache's files hold their whole key and are bounded in size, least
+/// recently used out first (issue 37: a real hash, the full key verified, a cap).
+struct KernelCacheFileTests {
+  /// A file whose name is the key's hash but whose stored key differs (as two
+  /// keys with one hash would) is not loaded; nor one whose object was changed.
+  @Test func aLoadComparesTheWholeKeyAndTheObjectsHash() throws {
+    let object: [UInt8] = Array(repeating: 0x5a, count: 100)
+    let file = KernelCache.fileContents("key A", object)
+    #expect(KernelCache.object(in: file, keyText: "key A") == object)
+    #expect(KernelCache.object(in: file, keyText: "key B") == nil)
+    #expect(KernelCache.object(in: file, keyText: "key ") == nil)
+    var flipped = file
+    flipped[flipped.count - 1] ^= 1
+    #expect(KernelCache.object(in: flipped, keyText: "key A") == nil)
+    #expect(KernelCache.object(in: Array(file.dropLast()), keyText: "key A") == nil)
+    #expect(KernelCache.object(in: [], keyText: "key A") == nil)
+    // The hash is XXH3-128 (libxxhash): its published value for empty input.
+    #expect(KernelCache.hash([]) == "99aa06d3014798d86001c324468d497f")
+  }
+
+  /// Storing past the cap deletes the least recently used files; a load
+  /// counts as a use.
+  @Test func theDiskCacheEvictsTheLeastRecentlyUsed() throws {
+    let dir = NSTemporaryDirectory() + "fxc-cache-lru-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var cache = KernelCache(directory: dir, useMemory: false)
+    let object = [UInt8](repeating: 1, count: 1000)
+    cache.capacityBytes = 3 * (KernelCache.fileContents("k0", object).count) + 10
+    for k in 0..<3 {
+      cache.store("k\(k)", object)
+      usleep(20_000)  // distinct modification times
+    }
+    #expect(cache.load("k0") == object)  // k0 is now the most recently used
+    usleep(20_000)
+    cache.store("k3", object)
+    #expect(cache.load("k1") == nil)
+    for k in [0, 2, 3] { #expect(cache.load("k\(k)") == object, "k\(k)") }
+    cache.capacityBytes = 0
+    cache.store("k4", object)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".o") }.isEmpty)
   }
 }
