@@ -24,7 +24,7 @@ enum FXC {
   /// Every command, in the order `fxc --help` lists them.
   static let commands: [any Command.Type] = [
     RunCommand.self, EffectsCommand.self, DumpCommand.self, BenchCommand.self, FuzzCommand.self,
-    HelpCommand.self, VersionCommand.self,
+    HelpCommand.self, VersionCommand.self, CompletionsCommand.self, ManPageCommand.self,
   ]
 
   /// The options fxc itself takes, before any command.
@@ -95,12 +95,17 @@ enum FXC {
     throw unknown(name)
   }
 
-  /// `unknown command 'fuz' — did you mean 'fuzz'?`, then `fxc --help`.
+  /// `unknown command 'fuz' — did you mean 'fuzz'?` and where the help is; without
+  /// a likely typo, the commands (or options) to choose from. Not the whole usage.
   static func unknown(_ name: String) -> CommandFailure {
     let isOption = name.hasPrefix("-")
     let candidates = isOption ? options.flatMap(\.names) : commands.map { $0.spec.name }
-    let hint = ChainSyntax.suggestion(for: name, among: candidates).map { " — did you mean '\($0)'?" } ?? ""
-    return CommandFailure(description: "error: unknown \(isOption ? "option" : "command") '\(name)'\(hint)\n\n\(help)", status: 2)
+    let what = "error: unknown \(isOption ? "option" : "command") '\(name)'"
+    if let nearest = ChainSyntax.suggestion(for: name, among: candidates) {
+      return CommandFailure(description: "\(what) — did you mean '\(nearest)'?\n(see 'fxc --help')", status: 2)
+    }
+    let list = "\(isOption ? "options" : "commands"): \(candidates.joined(separator: ", "))"
+    return CommandFailure(description: "\(what)\n\(list) (see 'fxc --help')", status: 2)
   }
 
   /// A line on standard error; paths in it show escaped bytes as `\xE9` (``PathBytes/display(_:)``).

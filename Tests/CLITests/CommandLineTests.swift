@@ -476,7 +476,7 @@ struct CommandLineTests {
 
     static let cases = [
       Case(arguments: ["rnu"], fragments: ["unknown command 'rnu'", "did you mean 'run'?"]),
-      Case(arguments: ["frobnicate"], fragments: ["unknown command 'frobnicate'", "usage: fxc"]),
+      Case(arguments: ["frobnicate"], fragments: ["unknown command 'frobnicate'", "commands: run, effects"]),
       Case(
         arguments: ["run", "-c", "sepia", "--thread", "2", "in.png", "-o", "out.png"],
         fragments: [
