@@ -6,14 +6,16 @@ import Foundation
 struct EffectsCommand: Command {
   static let spec = CommandSpec(
     name: "effects", abstract: "list the effects with their parameters, defaults and ranges",
-    usage: ["", "--shaders FILE.metal", "--sheet OUT.png [--image PHOTO] [--cell 64…1024] [--columns 1…64] [--overwrite]"],
+    usage: ["[NAME]...", "--shaders FILE.metal [NAME]...", "--sheet OUT.png [--image PHOTO] [--cell 64…1024] [--columns 1…64] [--overwrite]"],
     discussion: """
       Lists every effect with its parameters: default, accepted values (numbers with their range and \
-      unit, colors #rrggbb[aa], choices a|b|c) and what it does. With --sheet, renders every effect \
+      unit, colors #rrggbb[aa], choices a|b|c) and what it does; with names, only those effects, \
+      each with an example chain. With --sheet, renders every effect \
       (its example chain, JIT-compiled) on a photo into a labelled grid. Transitions go from the \
       photo to a blue-toned mirror image of it.
       """,
     options: [
+      .positional("NAME", help: "effects to describe (default: all)"),
       .option(
         "--shaders", value: "FILE.metal",
         help: "list the [[ stitchable ]] functions of a Metal file instead: kind, Metal signature, parameters as chains give them"),
@@ -30,6 +32,8 @@ struct EffectsCommand: Command {
   var cellWidth: Int
   var columns: Int
   var overwrite: Bool
+  /// The effects to describe; empty for all.
+  var names: [String]
 
   init(_ argv: [String]) throws {
     var args = try CommandArguments(argv, Self.spec)
@@ -40,8 +44,8 @@ struct EffectsCommand: Command {
     cellWidth = try args.intOption("--cell", range: 64...1024) ?? 200
     columns = try args.intOption("--columns", range: 1...64) ?? 6
     overwrite = args.flag("--overwrite")
-    let rest = try args.remaining()
-    if !rest.isEmpty { throw UsageError("fxc effects takes no positional arguments (got \(rest.joined(separator: " ")))") }
+    names = try args.remaining()
+    if sheet != nil, !names.isEmpty { throw UsageError("--sheet renders every effect; it takes no names (got \(names.joined(separator: " ")))") }
     if sheet == nil, image != nil || overwrite {
       throw UsageError("--image and --overwrite go with --sheet OUT.png")
     }
@@ -55,6 +59,7 @@ struct EffectsCommand: Command {
       if library.functions.isEmpty, !library.unavailable.isEmpty {
         throw CommandFailure(description: "error: \(shaders): none of its \(library.unavailable.count) stitchable functions compiles")
       }
+      if !names.isEmpty { return print(try described(library.functions.map(\.effectSpec), run: "fxc run --shaders \(shaders)")) }
       print(library.functions.isEmpty ? "\(shaders): no [[ stitchable ]] functions" : effectsListing(library.functions.map(\.effectSpec)))
       if !library.unavailable.isEmpty {
         let names = library.unavailable.map(\.name).joined(separator: ", ")
@@ -65,7 +70,7 @@ struct EffectsCommand: Command {
       return
     }
     guard let sheet else {
-      print(effectsListing())
+      print(names.isEmpty ? effectsListing() : try described(Catalogue.effects))
       return
     }
     if !overwrite && FileKind.of(sheet) != .missing {
@@ -81,6 +86,24 @@ struct EffectsCommand: Command {
     let result = try renderer.render(Catalogue.effects)
     try ImageFile.write(result, to: sheet, format: .png, layout: .rgb)
     say("\(sheet): \(Catalogue.effects.count) effects on \(path), \(result.width)×\(result.height)")
+  }
+}
+
+extension EffectsCommand {
+  /// The listing of the effects ``names`` names among `effects`, each followed by its example chain (run by `run`).
+  /// - Throws: ``CommandFailure`` for a name that is not among them, with the nearest name.
+  func described(_ effects: [EffectSpec], run: String = "fxc run") throws -> String {
+    let chosen = try names.map { name in
+      guard let spec = effects.first(where: { $0.name == name }) else {
+        let hint = ChainSyntax.suggestion(for: name, among: effects.map(\.name)).map { " — did you mean '\($0)'?" } ?? ""
+        throw CommandFailure(description: "error: no effect named '\(name)'\(hint) (see 'fxc effects')")
+      }
+      return spec
+    }
+    let listing = effectsListing(chosen).components(separatedBy: "\n\n")
+    return zip(listing, chosen).map { text, spec in
+      text.trimmingCharacters(in: .newlines) + "\n  example: \(run) -c '\(spec.example)' photo.jpg -o out.png"
+    }.joined(separator: "\n\n")
   }
 }
 

@@ -101,6 +101,7 @@ struct RunCommand: Command {
           .flag("--fail-fast", help: "stop at the first failed file"),
           .option("--report", value: "FILE.json", help: "per-file status, sizes and timings, and a summary"),
           .flag("-v", "--verbose", help: "a line per file written"),
+          .flag("-q", "--quiet", help: "print errors and warnings only: no progress bar, no per-file or summary lines"),
           .option("--backend", value: "jit|interp", help: "run kernels JIT-compiled by LLVM, or in the interpreter", default: "jit"),
           .floatMode,
           .flag("--check", help: "also run the interpreter and print each output's largest difference from it (implies -v)"),
@@ -180,6 +181,10 @@ struct RunCommand: Command {
     manifest = try args.option("--manifest")
     failFast = args.flag("--fail-fast")
     verbose = args.flag("--verbose") || options.check
+    if args.flag("--quiet") {
+      if verbose { throw UsageError("--quiet and --verbose (or --check, which prints a line per file) ask for opposite things: give one") }
+      Quiet.isOn = true
+    }
     shard = try args.option("--shard").map(Shard.init)
     reportPath = try args.option("--report")
     params = try args.options("--param").map(Self.parseParam)
@@ -312,7 +317,7 @@ struct RunCommand: Command {
       pipeline: pipeline, options: options, inputCount: inputCount, second: second, extras: extras, shared: shared)
     let report = try reportPath.map { try BatchReport(path: $0, chain: chain, shard: shard, threads: threads) }
     let settings = BatchRunner.Settings(
-      threads: threads, failFast: failFast, verbose: verbose, progress: ProgressBar.isTerminal && jobs.count > 1)
+      threads: threads, failFast: failFast, verbose: verbose, progress: ProgressBar.isTerminal && jobs.count > 1 && !Quiet.isOn)
     let outcome = BatchRunner(jobs: jobs, settings: settings, processor: processor, report: report).run()
     try finish(outcome, total: jobs.count, report: report)
   }
@@ -439,9 +444,16 @@ struct RunCommand: Command {
   }
 }
 
+/// `run -q`: ``say(_:)`` prints nothing (errors and warnings still go to standard error).
+enum Quiet {
+  /// Set once, while the command line is read, before any thread starts.
+  nonisolated(unsafe) static var isOn = false
+}
+
 /// A line on standard output, unbuffered like the workers' lines, so that the order holds in a pipe.
 /// Paths in it show escaped bytes as `\xE9` (``PathBytes/display(_:)``).
 func say(_ line: String) {
+  if Quiet.isOn { return }
   let stream = StandardStreams.outputIsImage ? FileHandle.standardError : FileHandle.standardOutput
   stream.write(Data((PathBytes.display(StandardStreams.named(line)) + "\n").utf8))
 }

@@ -146,3 +146,31 @@ struct HelpTests {
     #expect(HelpText.paragraphs("one\ntwo\n\n  kept  as is\nthree", width: 40) == ["one two", "", "  kept  as is", "three"])
   }
 }
+
+/// `fxc effects NAME…` and `fxc run -q` (issue 37's CLI conventions).
+@Suite("fxc: effects NAME, run -q")
+struct EffectsByNameAndQuietTests {
+  @Test func effectsByNameDescribeOnlyThoseWithAnExample() throws {
+    let result = try fxc(["effects", "vignette", "sepia"])
+    #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+    let blocks = result.stdout.components(separatedBy: "\n\n")
+    #expect(blocks.count == 2, "\(result)")
+    #expect(blocks[0].hasPrefix("vignette ") && blocks[1].hasPrefix("sepia "), "\(result)")
+    #expect(blocks.allSatisfy { $0.contains("example: fxc run -c '") }, "\(result)")
+    let wrong = try fxc(["effects", "vigntte"])
+    #expect(wrong.status == 1 && wrong.stderr.contains("no effect named 'vigntte' — did you mean 'vignette'?"), "\(wrong)")
+    #expect(try fxc(["effects", "--sheet", "x.png", "sepia"]).status == 2)
+  }
+
+  @Test func quietPrintsNothingButErrors() throws {
+    let dir = try BatchScratch()
+    let quiet = try BatchFXC.run(["run", "-q", "-c", "sepia", BatchFXC.rocket, "-o", "a.png"], in: dir.path)
+    #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")
+    #expect(dir.exists("a.png"))
+    let loud = try BatchFXC.run(["run", "-c", "sepia", BatchFXC.rocket, "-o", "b.png"], in: dir.path)
+    #expect(!loud.stdout.isEmpty, "the test needs a run that prints: \(loud)")
+    let failing = try BatchFXC.run(["run", "-q", "-c", "sepia", dir.file("missing.png"), "-o", "c.png"], in: dir.path)
+    #expect(failing.status != 0 && failing.stderr.contains("missing.png") && failing.stdout.isEmpty, "\(failing)")
+    #expect(try BatchFXC.run(["run", "-q", "-v", "-c", "sepia", BatchFXC.rocket, "-o", "d.png"], in: dir.path).status == 2)
+  }
+}
