@@ -217,21 +217,25 @@ struct BenchCommand: Command {
   }
 }
 
-/// The photo bundled with the repository (examples/rocket.jpg), found from the
-/// working directory or next to the executable's package.
 let unsplitOptions: LoweringOptions = {
   var o = LoweringOptions()
   o.splitSeparable = false
   return o
 }()
 
+/// The photo bundled with fxc, found from any directory: `examples/rocket.jpg`
+/// in the working directory, else beside the running executable (found by
+/// /proc/self/exe, not by `argv[0]`, which is a bare name when fxc is on the
+/// path) — `PREFIX/share/fxc/examples/` where scripts/install.sh or the .deb
+/// put it, or the repository of a `swift build`.
 func bundledPhoto() -> String {
-  let candidates =
-    ["examples/rocket.jpg"]
-    + [
-      URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        .deletingLastPathComponent().appendingPathComponent("../../../examples/rocket.jpg").standardized.path
-    ]
+  let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+  let candidates = [
+    "examples/rocket.jpg",
+    exe.appendingPathComponent("../share/fxc/examples/rocket.jpg").standardized.path,
+    exe.appendingPathComponent("../../../examples/rocket.jpg").standardized.path,
+    exe.appendingPathComponent("../../../../examples/rocket.jpg").standardized.path,
+  ]
   return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? "examples/rocket.jpg"
 }
 

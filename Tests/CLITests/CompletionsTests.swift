@@ -125,3 +125,41 @@ struct CompletionsTests {
     #expect(result.stderr.split(separator: "\n").count == 2, "\(result)")
   }
 }
+
+/// scripts/install.sh puts fxc, its page, its completions and the bundled
+/// photo under a prefix, and an fxc run from there finds the photo from any
+/// directory; --uninstall removes exactly that.
+@Suite("scripts/install.sh")
+struct InstallScriptTests {
+  @Test func installsUnderAPrefixAndUninstalls() throws {
+    let built = try #require(BatchFXC.executable)
+    let dir = try BatchScratch()
+    let prefix = dir.file("prefix")
+    let script = BatchFXC.packageRoot + "/scripts/install.sh"
+    let (status, out, err) = try CompletionsTests.shell(script, ["--prefix", prefix, "--binary", built])
+    #expect(status == 0, "\(out)\(err)")
+    for file in [
+      "bin/fxc", "share/man/man1/fxc.1.gz", "share/bash-completion/completions/fxc", "share/zsh/site-functions/_fxc",
+      "share/fish/vendor_completions.d/fxc.fish", "share/fxc/examples/rocket.jpg", "share/fxc/examples/shaders/seeds.metal",
+    ] {
+      #expect(FileManager.default.fileExists(atPath: "\(prefix)/\(file)"), "\(file)")
+    }
+    let bash = try String(contentsOfFile: "\(prefix)/share/bash-completion/completions/fxc", encoding: .utf8)
+    #expect(bash == ShellCompletions.bash())
+    let (_, page, _) = try CompletionsTests.shell("/bin/sh", ["-c", "gzip -dc '\(prefix)/share/man/man1/fxc.1.gz'"])
+    #expect(page == ManPage.roff())
+    // The installed fxc, run from an empty directory, finds the installed photo.
+    let elsewhere = dir.file("elsewhere")
+    try dir.mkdir("elsewhere")
+    let bench = try BatchFXC.run(["bench", "-c", "invert", "--seconds", "0.01"], in: elsewhere, program: "\(prefix)/bin/fxc")
+    #expect(bench.status == 0 && bench.stdout.contains("share/fxc/examples/rocket.jpg"), "\(bench)")
+    let (removed, _, removeErr) = try CompletionsTests.shell(script, ["--prefix", prefix, "--uninstall"])
+    #expect(removed == 0, "\(removeErr)")
+    let left = FileManager.default.enumerator(atPath: prefix)?.allObjects.compactMap { $0 as? String } ?? []
+    let files = left.filter { name in
+      var isDirectory: ObjCBool = false
+      return FileManager.default.fileExists(atPath: "\(prefix)/\(name)", isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+    #expect(files.isEmpty, "left: \(files)")
+  }
+}
