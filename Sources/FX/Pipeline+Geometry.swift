@@ -96,7 +96,7 @@ extension CompiledPipeline {
           as GeometryError
         { throw RunError(e.message) }
       }
-      output.data.copyMemory(from: image.data, byteCount: image.byteCount)
+      output.copyPixels(from: image)
       return
     }
     var y = 0
@@ -104,7 +104,7 @@ extension CompiledPipeline {
       from: ClosureRowSource(inputs[0]), others: Array(inputs.dropFirst()), uniforms: uniforms, threads: threads, output: output
     ) { pointer, rowBytes, count in
       for k in 0..<count {
-        (output.data + (y + k) * output.rowBytes).copyMemory(from: pointer + k * rowBytes, byteCount: output.rowBytes)
+        (output.data + (y + k) * output.rowBytes).copyMemory(from: pointer + k * rowBytes, byteCount: output.rowDataBytes)
       }
       y += count
     }

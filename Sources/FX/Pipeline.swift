@@ -288,7 +288,7 @@ public final class CompiledPipeline: @unchecked Sendable {
       guard result.width == output.width, result.height == output.height else {
         throw RunError("the output must be \(result.width)×\(result.height)")
       }
-      output.data.copyMemory(from: result.data, byteCount: result.byteCount)
+      output.copyPixels(from: result)
       return
     }
     do {

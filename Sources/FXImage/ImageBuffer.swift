@@ -1,3 +1,5 @@
+import Glibc
+
 /// How one pixel is stored in memory. Every format holds four channels, RGBA.
 /// The integer formats hold **straight** (unassociated) alpha, as PNG, TIFF
 /// and WebP files store it; `rgba32f` holds **premultiplied** alpha, as
@@ -26,11 +28,14 @@ public enum PixelFormat: String, Sendable, CaseIterable, Hashable {
 /// Errors about image buffers themselves (not files).
 public enum ImageBufferError: Error, CustomStringConvertible, Equatable {
   case invalidSize(width: Int, height: Int)
+  /// Caller's memory that cannot be wrapped as given (a row stride too short, misaligned channels): why.
+  case invalidLayout(String)
   /// The system could not give `bytes` of memory for a buffer.
   case outOfMemory(bytes: Int)
 
   public var description: String {
     switch self {
+    case .invalidLayout(let reason): "cannot wrap this memory as an image: \(reason)"
     case .outOfMemory(let bytes):
       "out of memory: cannot allocate \(bytes >> 20) MiB for an image buffer"
     case .invalidSize(let w, let h):
@@ -40,9 +45,12 @@ public enum ImageBufferError: Error, CustomStringConvertible, Equatable {
 }
 
 /// A `width × height` raster of RGBA pixels in one of the ``PixelFormat``s
-/// (straight alpha in rgba8 and rgba16, premultiplied in rgba32f), rows stored top to bottom, `rowBytes` apart, in memory
-/// aligned to 64 bytes. The buffer owns its memory, which comes from
-/// ``BufferPool/shared`` and goes back to it when the buffer is released.
+/// (straight alpha in rgba8 and rgba16, premultiplied in rgba32f), rows stored top to bottom, `rowBytes` apart.
+/// A buffer made by fxc owns its memory, aligned to 64 bytes, which comes
+/// from ``BufferPool/shared`` and goes back to it when the buffer is
+/// released, and its rows are packed (`rowBytes == rowDataBytes`); one made
+/// by ``init(wrapping:width:height:rowBytes:format:deallocator:)`` reads and
+/// writes the caller's memory in place, rows any stride apart.
 ///
 /// Not thread-safe for writes to the same pixel; disjoint rows may be written
 /// from different threads (that is how kernels run).
@@ -55,7 +63,8 @@ public final class ImageBuffer: @unchecked Sendable {
   public let width: Int
   public let height: Int
   public let format: PixelFormat
-  /// Distance between the starts of two rows, in bytes (`width × bytesPerPixel`).
+  /// Distance between the starts of two rows, in bytes: ``rowDataBytes`` for
+  /// a buffer fxc made, at least that for one wrapping the caller's memory.
   public let rowBytes: Int
   /// The first byte of the first row.
   public let data: UnsafeMutableRawPointer
@@ -75,17 +84,97 @@ public final class ImageBuffer: @unchecked Sendable {
     self.format = format
     self.rowBytes = width * format.bytesPerPixel
     let count = rowBytes * height
-    block = try BufferPool.shared.allocate(byteCount: count)
+    let block = try BufferPool.shared.allocate(byteCount: count)
+    owner = .pool(block)
     data = block.pointer
     if zeroFilled && !block.isZero { data.initializeMemory(as: UInt8.self, repeating: 0, count: count) }
   }
 
-  private let block: BufferPool.Block
+  /// What frees the memory of a buffer that wraps the caller's (``init(wrapping:width:height:rowBytes:format:deallocator:)``).
+  public enum Deallocator: Sendable {
+    /// Nothing: the caller keeps the memory alive while the buffer lives, and frees it after.
+    case none
+    /// C's `free`, for memory from `malloc` or `posix_memalign`.
+    case free
+    /// The caller's function, called once with the pointer when the buffer is released.
+    case custom(@Sendable (UnsafeMutableRawPointer) -> Void)
+  }
 
-  deinit { BufferPool.shared.release(block) }
+  /// A buffer over the caller's pixels, read and written in place (no copy):
+  /// `height` rows of `width` pixels of `format` (RGBA, straight alpha in
+  /// rgba8 and rgba16, premultiplied in rgba32f), the rows `rowBytes` apart
+  /// from `data` (the last row needs only ``rowDataBytes``). `deallocator`
+  /// runs when the buffer is released. Kernels read and write such a buffer
+  /// like any other; the memory must stay valid, and not be written by anyone
+  /// else while a kernel runs.
+  ///
+  ///     let pixels = UnsafeMutableRawPointer.allocate(byteCount: 4096 * 480, alignment: 64)
+  ///     let image = try ImageBuffer(wrapping: pixels, width: 1000, height: 480, rowBytes: 4096, format: .rgba8,
+  ///                                 deallocator: .custom { $0.deallocate() })
+  ///
+  /// - Throws: ``ImageBufferError/invalidSize(width:height:)`` for a side
+  ///   outside 1…``maxDimension`` or more than ``maxPixels`` pixels;
+  ///   ``ImageBufferError/invalidLayout(_:)`` when `rowBytes` is less than
+  ///   `width × bytesPerPixel`, or `data` or `rowBytes` is not a multiple of
+  ///   the channel size (2 bytes for rgba16, 4 for rgba32f: kernels load
+  ///   channels aligned). Nothing is freed when it throws.
+  public init(
+    wrapping data: UnsafeMutableRawPointer, width: Int, height: Int, rowBytes: Int, format: PixelFormat,
+    deallocator: Deallocator = .none
+  ) throws {
+    guard width >= 1, height >= 1, width <= Self.maxDimension, height <= Self.maxDimension, width * height <= Self.maxPixels
+    else { throw ImageBufferError.invalidSize(width: width, height: height) }
+    let packed = width * format.bytesPerPixel
+    guard rowBytes >= packed else {
+      throw ImageBufferError.invalidLayout("row stride \(rowBytes) bytes is less than a row of \(width) \(format) pixels (\(packed) bytes)")
+    }
+    let channel = format.bytesPerPixel / 4
+    guard Int(bitPattern: data) % channel == 0, rowBytes % channel == 0 else {
+      throw ImageBufferError.invalidLayout("\(format) pixels need the address and the row stride to be multiples of \(channel) bytes")
+    }
+    self.width = width
+    self.height = height
+    self.format = format
+    self.rowBytes = rowBytes
+    self.data = data
+    owner = .caller(deallocator)
+  }
 
-  /// Total bytes of pixel data.
-  public var byteCount: Int { rowBytes * height }
+  private enum Owner {
+    case pool(BufferPool.Block)
+    case caller(Deallocator)
+  }
+  private let owner: Owner
+
+  deinit {
+    switch owner {
+    case .pool(let block): BufferPool.shared.release(block)
+    case .caller(.none): break
+    case .caller(.free): Glibc.free(data)
+    case .caller(.custom(let release)): release(data)
+    }
+  }
+
+  /// The bytes of one row's pixels, `width × bytesPerPixel` (``rowBytes`` may be more).
+  public var rowDataBytes: Int { width * format.bytesPerPixel }
+
+  /// Whether the rows follow each other with no gap (`rowBytes == rowDataBytes`): always for a buffer fxc made.
+  public var isPacked: Bool { rowBytes == rowDataBytes }
+
+  /// The bytes from the first pixel to the last: `rowBytes × (height − 1) + rowDataBytes`
+  /// (`rowBytes × height` for a packed buffer).
+  public var byteCount: Int { rowBytes * (height - 1) + rowDataBytes }
+
+  /// Copies `source`'s pixels into this buffer: one copy when both are
+  /// packed, else row by row. Precondition: the same size and format.
+  public func copyPixels(from source: ImageBuffer) {
+    precondition(source.width == width && source.height == height && source.format == format, "copyPixels: another size or format")
+    if isPacked && source.isPacked {
+      data.copyMemory(from: source.data, byteCount: byteCount)
+    } else {
+      for y in 0..<height { (data + y * rowBytes).copyMemory(from: source.data + y * source.rowBytes, byteCount: rowDataBytes) }
+    }
+  }
 
   /// The pixel at column `x`, row `y` as premultiplied floats in 0…1, as a
   /// kernel sees it: the stored values (``subscript(stored:_:)``), with the
@@ -163,21 +252,23 @@ public final class ImageBuffer: @unchecked Sendable {
   /// the whole alpha channel once — for RGBA8 about as long as a copy of the
   /// image, far less than decoding it.
   public var isOpaque: Bool {
-    let count = width * height
+    (0..<height).allSatisfy { isOpaque(row: $0) }
+  }
+
+  private func isOpaque(row y: Int) -> Bool {
+    let row = data + y * rowBytes
     switch format {
     case .rgba8:
       var all: UInt32 = 0xFFFF_FFFF
-      let words = data.assumingMemoryBound(to: UInt32.self)
-      for i in 0..<count { all &= words[i] }
+      for x in 0..<width { all &= row.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self) }
       return all >> 24 == 0xFF  // alpha is the fourth byte: the top one, little-endian
     case .rgba16:
       var all: UInt64 = ~0
-      let words = data.assumingMemoryBound(to: UInt64.self)
-      for i in 0..<count { all &= words[i] }
+      for x in 0..<width { all &= row.loadUnaligned(fromByteOffset: 8 * x, as: UInt64.self) }
       return all >> 48 == 0xFFFF
     case .rgba32f:
-      let floats = data.assumingMemoryBound(to: Float.self)
-      for i in 0..<count where floats[4 * i + 3] != 1 { return false }
+      let floats = row.assumingMemoryBound(to: Float.self)
+      for x in 0..<width where floats[4 * x + 3] != 1 { return false }
       return true
     }
   }
@@ -189,7 +280,7 @@ public final class ImageBuffer: @unchecked Sendable {
     let f = newFormat ?? format
     let out = try ImageBuffer(width: width, height: height, format: f, zeroFilled: false)
     if f == format {
-      out.data.copyMemory(from: data, byteCount: byteCount)
+      out.copyPixels(from: self)
     } else {
       for y in 0..<height { for x in 0..<width { out[x, y] = self[x, y] } }
     }

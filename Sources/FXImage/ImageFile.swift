@@ -251,6 +251,26 @@ public enum ImageFile {
     }
   }
 
+  /// The bytes of the file that ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:replacing:orientation:)``
+  /// would write, in memory: for a web response, a database, an upload.
+  ///
+  ///     let png = try ImageFile.encode(image, format: .png, layout: .rgb)
+  ///
+  /// - Parameters: as for `write`; the format is given, there is no path to take it from.
+  /// - Throws: ``ImageFileError`` (its path "(memory)") for an option the
+  ///   format cannot take or an encoder failure, as `write` does.
+  public static func encode(
+    _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
+    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false, orientation: Int = 1
+  ) throws -> [UInt8] {
+    try attributing(to: "(memory)") {
+      let encoded = try encode(
+        image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
+        lossless: lossless, iccProfile: iccProfile, orientation: orientation)
+      return encoded.array
+    }
+  }
+
   /// Whether files of `format` record an EXIF orientation when written
   /// (``ImageWriteOptions/orientation``): JPEG, PNG and TIFF.
   public static func recordsOrientation(_ format: ImageFileFormat) -> Bool { format == .jpeg || format == .png || format == .tiff }

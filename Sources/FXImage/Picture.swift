@@ -60,4 +60,17 @@ public struct Picture: Sendable {
       image, to: path, format: resolved, layout: options.layout, bitDepth: options.bitDepth, jpegQuality: quality,
       iccProfile: options.iccProfile)
   }
+
+  /// The picture as the bytes of a `format` file, in memory, keeping what it
+  /// was read with (``writeOptions(format:)``): ``write(to:format:quality:)`` without the file.
+  ///
+  ///     let jpeg = try photo.encoded(as: .jpeg, quality: 85)
+  ///
+  /// - Throws: ``ImageFileError`` as ``ImageFile/encode(_:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:orientation:)``.
+  public func encoded(as format: ImageFileFormat, quality: Int = 90) throws -> [UInt8] {
+    let options = writeOptions(format: format)
+    return try ImageFile.encode(
+      image, format: format, layout: options.layout, bitDepth: options.bitDepth, jpegQuality: quality,
+      iccProfile: options.iccProfile)
+  }
 }

@@ -24,7 +24,7 @@ public enum GeometryExecutor {
       let out = try ImageBuffer(width: ow, height: oh, format: .rgba32f, zeroFilled: false)
       for y in 0..<oh {
         out.data.advanced(by: y * out.rowBytes).copyMemory(
-          from: image.data + (y + r.y) * image.rowBytes + r.x * 16, byteCount: out.rowBytes)
+          from: image.data + (y + r.y) * image.rowBytes + r.x * 16, byteCount: out.rowDataBytes)
       }
       return out
     case .orient(let o): return try image.oriented(o.exifOrientation)
@@ -47,7 +47,7 @@ public enum GeometryExecutor {
         row.update(repeating: c, count: width)
         if inside {
           (out.data + y * out.rowBytes + m.left * 16).copyMemory(
-            from: image.data + (y - m.top) * image.rowBytes, byteCount: image.rowBytes)
+            from: image.data + (y - m.top) * image.rowBytes, byteCount: image.rowDataBytes)
         }
       } else {
         for x in 0..<width { row[x] = Interpreter.texel(image, x - m.left, y - m.top, e.background) }

@@ -48,7 +48,7 @@ public final class KernelRowSource: RowSource {
   override func produce(into pointer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws {
     if let whole {
       for k in 0..<count {
-        (pointer + k * rowBytes).copyMemory(from: whole.data + (delivered + k) * whole.rowBytes, byteCount: whole.rowBytes)
+        (pointer + k * rowBytes).copyMemory(from: whole.data + (delivered + k) * whole.rowBytes, byteCount: whole.rowDataBytes)
       }
     } else {
       try bridge!.pop(into: pointer, rowBytes: rowBytes, count: count)

@@ -93,7 +93,7 @@ public final class ClosureRowSource: RowSource {
     var y = 0
     self.init(width: image.width, height: image.height, format: image.format) { pointer, rowBytes, count in
       for k in 0..<count {
-        (pointer + k * rowBytes).copyMemory(from: image.data + (y + k) * image.rowBytes, byteCount: image.rowBytes)
+        (pointer + k * rowBytes).copyMemory(from: image.data + (y + k) * image.rowBytes, byteCount: image.rowDataBytes)
       }
       y += count
     }
@@ -120,7 +120,7 @@ public final class WholeImageSource: RowSource {
 
   override func produce(into pointer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws {
     for k in 0..<count {
-      (pointer + k * rowBytes).copyMemory(from: image.data + (delivered + k) * image.rowBytes, byteCount: image.rowBytes)
+      (pointer + k * rowBytes).copyMemory(from: image.data + (delivered + k) * image.rowBytes, byteCount: image.rowDataBytes)
     }
   }
   override func discard(count: Int) throws { delivered += count }
