@@ -209,24 +209,38 @@ fx_jpeg_status fx_jpeg_reader_decode(fx_jpeg_reader *r, void *pixels, size_t row
   return s;
 }
 
+// The APP1 signatures of EXIF (then a TIFF structure) and of XMP (then the packet).
+static const JOCTET exif_signature[6] = {'E', 'x', 'i', 'f', 0, 0};
+static const JOCTET xmp_signature[29] = "http://ns.adobe.com/xap/1.0/";  // with its NUL
+
 int fx_jpeg_reader_icc(fx_jpeg_reader *r, const void **profile, size_t *size) {
   *profile = r->icc;
   *size = r->icc_size;
   return r->icc != NULL;
 }
 
-int fx_jpeg_reader_exif(fx_jpeg_reader *r, const void **exif, size_t *size) {
-  static const JOCTET tag[6] = {'E', 'x', 'i', 'f', 0, 0};
+// The first APP1 segment that starts with `signature`, after it.
+static int app1(fx_jpeg_reader *r, const JOCTET *signature, size_t signature_size, const void **data,
+                size_t *size) {
   for (jpeg_saved_marker_ptr m = r->cinfo.marker_list; m != NULL; m = m->next) {
-    if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, tag, 6) == 0) {
-      *exif = m->data + 6;
-      *size = m->data_length - 6;
+    if (m->marker == JPEG_APP0 + 1 && m->data_length > signature_size &&
+        memcmp(m->data, signature, signature_size) == 0) {
+      *data = m->data + signature_size;
+      *size = m->data_length - signature_size;
       return 1;
     }
   }
-  *exif = NULL;
+  *data = NULL;
   *size = 0;
   return 0;
+}
+
+int fx_jpeg_reader_exif(fx_jpeg_reader *r, const void **exif, size_t *size) {
+  return app1(r, exif_signature, sizeof exif_signature, exif, size);
+}
+
+int fx_jpeg_reader_xmp(fx_jpeg_reader *r, const void **xmp, size_t *size) {
+  return app1(r, xmp_signature, sizeof xmp_signature, xmp, size);
 }
 
 void fx_jpeg_reader_close(fx_jpeg_reader *r) {
@@ -258,19 +272,23 @@ void fx_jpeg_writer_close(fx_jpeg_writer *w) {
   free(w);
 }
 
-// An EXIF block (APP1) holding only the Orientation tag: "Exif\0\0", then a
-// big-endian TIFF header and one IFD entry (tag 0x0112, SHORT, count 1).
-static void exif_orientation(int orientation, JOCTET block[32]) {
-  static const JOCTET head[20] = {'E', 'x', 'i', 'f', 0, 0, 'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3};
-  memcpy(block, head, 20);
-  const JOCTET rest[12] = {0, 0, 0, 1, 0, (JOCTET)orientation, 0, 0, 0, 0, 0, 0};
-  memcpy(block + 20, rest, 12);
+// Writes an APP1 segment: `signature`, then `data`.
+static void write_app1(j_compress_ptr cinfo, const JOCTET *signature, size_t signature_size, const void *data,
+                       size_t size) {
+  jpeg_write_m_header(cinfo, JPEG_APP0 + 1, (unsigned int)(signature_size + size));
+  for (size_t i = 0; i < signature_size; i++) jpeg_write_m_byte(cinfo, signature[i]);
+  for (size_t i = 0; i < size; i++) jpeg_write_m_byte(cinfo, ((const JOCTET *)data)[i]);
 }
 
 fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int components, int quality,
-                                   const void *icc, size_t icc_size, int orientation, fx_jpeg_writer **out,
-                                   char *msg, size_t msg_cap) {
+                                   const void *icc, size_t icc_size, const void *exif, size_t exif_size,
+                                   const void *xmp, size_t xmp_size, fx_jpeg_writer **out, char *msg,
+                                   size_t msg_cap) {
   *out = NULL;
+  if ((exif != NULL && exif_size > FX_JPEG_MAX_EXIF) || (xmp != NULL && xmp_size > FX_JPEG_MAX_XMP)) {
+    put_msg(msg, msg_cap, "the EXIF or XMP block is larger than a JPEG APP1 segment holds");
+    return FX_JPEG_ERR_UNSUPPORTED;
+  }
   if (components != 1 && components != 3 && components != 4) {
     put_msg(msg, msg_cap, "a JPEG is written from 1 (gray), 3 (RGB) or 4 (RGBX) samples a pixel");
     return FX_JPEG_ERR_UNSUPPORTED;
@@ -312,11 +330,8 @@ fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int 
   // up to 50 MP; larger images get the standard tables and stream.
   w->cinfo.optimize_coding = (uint64_t)width * height <= FX_JPEG_OPTIMIZE_MAX_PIXELS;
   jpeg_start_compress(&w->cinfo, TRUE);
-  if (orientation >= 2 && orientation <= 8) {
-    JOCTET block[32];
-    exif_orientation(orientation, block);
-    jpeg_write_marker(&w->cinfo, JPEG_APP0 + 1, block, sizeof block);
-  }
+  if (exif != NULL && exif_size > 0) write_app1(&w->cinfo, exif_signature, sizeof exif_signature, exif, exif_size);
+  if (xmp != NULL && xmp_size > 0) write_app1(&w->cinfo, xmp_signature, sizeof xmp_signature, xmp, xmp_size);
   if (icc != NULL && icc_size > 0)
     jpeg_write_icc_profile(&w->cinfo, (const JOCTET *)icc, (unsigned int)icc_size);
   *out = w;
@@ -354,13 +369,14 @@ fx_jpeg_status fx_jpeg_writer_finish(fx_jpeg_writer *w, void **out, size_t *out_
 }
 
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                   int components, int quality, const void *icc, size_t icc_size, int orientation, void **out,
-                   size_t *out_size, char *msg, size_t msg_cap) {
+                   int components, int quality, const void *icc, size_t icc_size, const void *exif,
+                   size_t exif_size, const void *xmp, size_t xmp_size, void **out, size_t *out_size, char *msg,
+                   size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   fx_jpeg_writer *w = NULL;
-  fx_jpeg_status s =
-      fx_jpeg_writer_open(-1, width, height, components, quality, icc, icc_size, orientation, &w, msg, msg_cap);
+  fx_jpeg_status s = fx_jpeg_writer_open(-1, width, height, components, quality, icc, icc_size, exif, exif_size,
+                                         xmp, xmp_size, &w, msg, msg_cap);
   if (s == FX_JPEG_OK) s = fx_jpeg_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
   if (s == FX_JPEG_OK) s = fx_jpeg_writer_finish(w, out, out_size, msg, msg_cap);
   fx_jpeg_writer_close(w);

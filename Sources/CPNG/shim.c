@@ -209,6 +209,21 @@ int fx_png_reader_exif(fx_png_reader *r, const void **exif, size_t *size) {
   return 1;
 }
 
+int fx_png_reader_xmp(fx_png_reader *r, const void **xmp, size_t *size) {
+  png_textp texts = NULL;
+  int count = png_get_text(r->png, r->info, &texts, NULL);
+  for (int i = 0; i < count; i++) {
+    if (strcmp(texts[i].key, "XML:com.adobe.xmp") == 0 && texts[i].compression >= PNG_ITXT_COMPRESSION_NONE) {
+      *xmp = texts[i].text;
+      *size = texts[i].itxt_length;
+      return 1;
+    }
+  }
+  *xmp = NULL;
+  *size = 0;
+  return 0;
+}
+
 const char *fx_png_reader_icc_warning(fx_png_reader *r) { return r->log.icc_warning; }
 
 void fx_png_reader_close(fx_png_reader *r) {
@@ -265,8 +280,9 @@ void fx_png_writer_close(fx_png_writer *w) {
 }
 
 fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
-                                 int compression_level, const void *icc, size_t icc_size, int orientation,
-                                 fx_png_writer **out, char *msg, size_t msg_cap) {
+                                 int compression_level, const void *icc, size_t icc_size, const void *exif,
+                                 size_t exif_size, const void *xmp, size_t xmp_size, fx_png_writer **out,
+                                 char *msg, size_t msg_cap) {
   static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                      PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
   *out = NULL;
@@ -294,13 +310,26 @@ fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int ch
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (icc != NULL && icc_size > 0)
     png_set_iCCP(w->png, w->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
-  if (orientation >= 2 && orientation <= 8) {
-    // eXIf: a big-endian TIFF structure whose IFD0 holds the Orientation tag alone.
-    static png_byte exif[26] = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0};
-    png_byte block[26];
-    memcpy(block, exif, sizeof block);
-    block[19] = (png_byte)orientation;
-    png_set_eXIf_1(w->png, w->info, sizeof block, block);
+  if (exif != NULL && exif_size > 0) {
+    if (exif_size > 0x7FFFFFFF) png_error(w->png, "the EXIF block is larger than a PNG chunk holds");
+    png_set_eXIf_1(w->png, w->info, (png_uint_32)exif_size, (png_bytep)exif);
+  }
+  if (xmp != NULL && xmp_size > 0) {
+    // XMP in PNG: an uncompressed iTXt chunk keyed "XML:com.adobe.xmp" (XMP
+    // Specification Part 3, §1.1.5). libpng copies the text; it needs a NUL.
+    char *text = malloc(xmp_size + 1);
+    if (text == NULL) png_error(w->png, "out of memory");
+    memcpy(text, xmp, xmp_size);
+    text[xmp_size] = '\0';
+    png_text chunk = {0};
+    chunk.compression = PNG_ITXT_COMPRESSION_NONE;
+    chunk.key = "XML:com.adobe.xmp";
+    chunk.text = text;
+    chunk.itxt_length = xmp_size;
+    chunk.lang = "";
+    chunk.lang_key = "";
+    png_set_text(w->png, w->info, &chunk, 1);
+    free(text);
   }
   png_write_info(w->png, w->info);
   *out = w;
@@ -331,12 +360,13 @@ fx_png_status fx_png_writer_finish(fx_png_writer *w, void **out, size_t *out_siz
 
 fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                   int channels, int bit_depth, int compression_level, const void *icc,
-                  size_t icc_size, int orientation, void **out, size_t *out_size, char *msg, size_t msg_cap) {
+                  size_t icc_size, const void *exif, size_t exif_size, const void *xmp, size_t xmp_size, void **out,
+                  size_t *out_size, char *msg, size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   fx_png_writer *w = NULL;
   fx_png_status s = fx_png_writer_open(-1, width, height, channels, bit_depth, compression_level, icc, icc_size,
-                                       orientation, &w, msg, msg_cap);
+                                       exif, exif_size, xmp, xmp_size, &w, msg, msg_cap);
   if (s == FX_PNG_OK) s = fx_png_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
   if (s == FX_PNG_OK) s = fx_png_writer_finish(w, out, out_size, msg, msg_cap);
   fx_png_writer_close(w);

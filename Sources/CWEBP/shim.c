@@ -123,7 +123,8 @@ static uint8_t *to_rgba(const void *pixels, uint32_t width, uint32_t height, siz
 
 fx_webp_status fx_webp_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                               int channels, int lossless, int quality, const void *icc, size_t icc_size,
-                              void **out, size_t *out_size, char *msg, size_t msg_cap) {
+                              const void *exif, size_t exif_size, const void *xmp, size_t xmp_size, void **out,
+                              size_t *out_size, char *msg, size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   if (width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION) {
@@ -157,14 +158,19 @@ fx_webp_status fx_webp_encode(const void *pixels, uint32_t width, uint32_t heigh
     return FX_WEBP_ERR_CORRUPT;
   }
   WebPData image = {writer.mem, writer.size}, assembled = {NULL, 0};
-  if (icc != NULL && icc_size > 0) {
+  int has_icc = icc != NULL && icc_size > 0, has_exif = exif != NULL && exif_size > 0;
+  int has_xmp = xmp != NULL && xmp_size > 0;
+  if (has_icc || has_exif || has_xmp) {
+    // The extended format's chunks (WebP container specification): ICCP, EXIF (a TIFF structure), "XMP ".
     WebPMux *mux = WebPMuxCreate(&image, 1);
-    WebPData profile = {icc, icc_size};
-    ok = mux != NULL && WebPMuxSetChunk(mux, "ICCP", &profile, 1) == WEBP_MUX_OK &&
+    WebPData profile = {icc, icc_size}, exif_data = {exif, exif_size}, xmp_data = {xmp, xmp_size};
+    ok = mux != NULL && (!has_icc || WebPMuxSetChunk(mux, "ICCP", &profile, 1) == WEBP_MUX_OK) &&
+         (!has_exif || WebPMuxSetChunk(mux, "EXIF", &exif_data, 1) == WEBP_MUX_OK) &&
+         (!has_xmp || WebPMuxSetChunk(mux, "XMP ", &xmp_data, 1) == WEBP_MUX_OK) &&
          WebPMuxAssemble(mux, &assembled) == WEBP_MUX_OK;
     if (mux != NULL) WebPMuxDelete(mux);
     if (!ok) {
-      put_msg(msg, msg_cap, "libwebp could not add the ICC profile");
+      put_msg(msg, msg_cap, "libwebp could not add the ICC profile, EXIF or XMP chunk");
       WebPMemoryWriterClear(&writer);
       WebPDataClear(&assembled);
       return FX_WEBP_ERR_CORRUPT;

@@ -100,6 +100,8 @@ struct Decoded {
   var icc: [UInt8]? = nil
   /// The EXIF block (a TIFF structure), as stored.
   var exif: [UInt8]? = nil
+  /// The XMP packet, as stored.
+  var xmp: [UInt8]? = nil
   /// Set for a CMYK or YCCK JPEG: the buffer holds C, M, Y, K bytes.
   var cmyk: CMYK? = nil
 
@@ -124,6 +126,18 @@ struct EncoderInput {
   var rowBytes: Int
   var icc: UnsafeRawPointer?
   var iccCount: Int
+  /// The EXIF block and XMP packet to write (nil and 0 for none).
+  var exif: UnsafeRawPointer? = nil
+  var exifCount = 0
+  var xmp: UnsafeRawPointer? = nil
+  var xmpCount = 0
+}
+
+/// The EXIF block (a TIFF structure) and XMP packet an encoder writes, as
+/// ``ImageMetadata/blocks(orientation:format:)`` composes them.
+struct MetadataBlocks {
+  var exif: [UInt8]? = nil
+  var xmp: [UInt8]? = nil
 }
 
 /// Packs `image` into `layout`'s rows (``Packing/pack(_:layout:bitDepth:bigEndian:)``)
@@ -133,29 +147,36 @@ struct EncoderInput {
 /// - Throws: ``ImageFileFailure`` "cannot encode `name`: …" when it fails.
 func encodeRows(
   _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, bigEndian: Bool = true, iccProfile: [UInt8]?,
-  name: String,
+  metadata: MetadataBlocks = MetadataBlocks(), name: String,
   _ encode: (EncoderInput, inout UnsafeMutableRawPointer?, inout Int, UnsafeMutablePointer<CChar>, Int) -> Bool
 ) throws -> MallocBytes {
   let (rows, rowBytes) = try Packing.pack(image, layout: layout, bitDepth: bitDepth, bigEndian: bigEndian)
   return try withExtendedLifetime(rows) {
-    try runEncoder(rows: UnsafeRawPointer(rows.pointer), rowBytes: rowBytes, iccProfile: iccProfile, name: name, encode)
+    try runEncoder(rows: UnsafeRawPointer(rows.pointer), rowBytes: rowBytes, iccProfile: iccProfile, metadata: metadata, name: name, encode)
   }
 }
 
 /// Runs a C encoder on rows already in the layout it takes (which must stay
 /// alive for the call), as ``encodeRows(_:layout:bitDepth:bigEndian:iccProfile:name:_:)`` does after packing.
 func runEncoder(
-  rows: UnsafeRawPointer, rowBytes: Int, iccProfile: [UInt8]?, name: String,
+  rows: UnsafeRawPointer, rowBytes: Int, iccProfile: [UInt8]?, metadata: MetadataBlocks = MetadataBlocks(), name: String,
   _ encode: (EncoderInput, inout UnsafeMutableRawPointer?, inout Int, UnsafeMutablePointer<CChar>, Int) -> Bool
 ) throws -> MallocBytes {
   var message = CMessage()
   var out: UnsafeMutableRawPointer?
   var size = 0
-  let icc = iccProfile ?? []
+  let icc = iccProfile ?? [], exif = metadata.exif ?? [], xmp = metadata.xmp ?? []
   let ok = icc.withUnsafeBytes { icc in
-    message.withBuffer { msg, cap in
-      let input = EncoderInput(rows: rows, rowBytes: rowBytes, icc: icc.isEmpty ? nil : icc.baseAddress, iccCount: icc.count)
-      return encode(input, &out, &size, msg, cap)
+    exif.withUnsafeBytes { exif in
+      xmp.withUnsafeBytes { xmp in
+        message.withBuffer { msg, cap in
+          let input = EncoderInput(
+            rows: rows, rowBytes: rowBytes, icc: icc.isEmpty ? nil : icc.baseAddress, iccCount: icc.count,
+            exif: exif.isEmpty ? nil : exif.baseAddress, exifCount: exif.count, xmp: xmp.isEmpty ? nil : xmp.baseAddress,
+            xmpCount: xmp.count)
+          return encode(input, &out, &size, msg, cap)
+        }
+      }
     }
   }
   guard ok, let out else { throw ImageFileFailure("cannot encode \(name): \(message.text)") }

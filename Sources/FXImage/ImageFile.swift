@@ -106,6 +106,7 @@ public enum ImageFile {
     }
     try applyProfile(&decoded, options: options)
     if let orientation = orientation(exif: decoded.exif) { decoded.info.orientation = orientation }
+    decoded.info.metadata = ImageMetadata(exif: decoded.exif, xmp: decoded.xmp)
     return (decoded.image, decoded.info)
   }
 
@@ -221,16 +222,19 @@ public enum ImageFile {
   ///   - orientation: the EXIF orientation (1…8) to record for the pixels as
   ///     given (JPEG, PNG and TIFF: ``recordsOrientation(_:)``), so a viewer
   ///     turns them; 1, the default, records none. Other formats ignore it.
+  ///   - metadata: EXIF and XMP to carry into the file (JPEG, PNG, WebP:
+  ///     ``ImageMetadata/carried(by:)``; the others write none); the EXIF's
+  ///     Orientation tag is set to `orientation`. None by default.
   public static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat? = nil,
     layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
     pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false, replacing: Bool = true,
-    orientation: Int = 1
+    orientation: Int = 1, metadata: ImageMetadata = ImageMetadata()
   ) throws {
     try write(
       image, to: path, format: format, layout: layout, bitDepth: bitDepth, jpegQuality: jpegQuality,
       pngCompressionLevel: pngCompressionLevel, iccProfile: iccProfile, lossless: lossless, replacing: replacing,
-      orientation: orientation, beforeRename: {})
+      orientation: orientation, metadata: metadata, beforeRename: {})
   }
 
   /// ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:)``
@@ -238,13 +242,13 @@ public enum ImageFile {
   static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat?, layout: ChannelLayout,
     bitDepth: Int, jpegQuality: Int, pngCompressionLevel: Int, iccProfile: ICCProfile? = nil, lossless: Bool = false,
-    replacing: Bool = true, orientation: Int = 1, beforeRename: () throws -> Void
+    replacing: Bool = true, orientation: Int = 1, metadata: ImageMetadata = ImageMetadata(), beforeRename: () throws -> Void
   ) throws {
     try attributing(to: path) {
       let format = try format ?? formatFromExtension(of: path)
       let encoded = try encode(
         image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
-        lossless: lossless, iccProfile: iccProfile, orientation: orientation)
+        lossless: lossless, iccProfile: iccProfile, orientation: orientation, metadata: metadata)
       try encoded.withBytes {
         try FileSystem.writeAtomically($0, to: path, replacing: replacing, beforeRename: beforeRename)
       }
@@ -261,12 +265,13 @@ public enum ImageFile {
   ///   format cannot take or an encoder failure, as `write` does.
   public static func encode(
     _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
-    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false, orientation: Int = 1
+    pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false, orientation: Int = 1,
+    metadata: ImageMetadata = ImageMetadata()
   ) throws -> [UInt8] {
     try attributing(to: "(memory)") {
       let encoded = try encode(
         image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
-        lossless: lossless, iccProfile: iccProfile, orientation: orientation)
+        lossless: lossless, iccProfile: iccProfile, orientation: orientation, metadata: metadata)
       return encoded.array
     }
   }
@@ -278,23 +283,25 @@ public enum ImageFile {
   /// The file's bytes in `format`, its options checked.
   private static func encode(
     _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, quality: Int, level: Int,
-    lossless: Bool, iccProfile: ICCProfile?, orientation: Int = 1
+    lossless: Bool, iccProfile: ICCProfile?, orientation: Int = 1, metadata: ImageMetadata = ImageMetadata()
   ) throws -> MallocBytes {
+    let blocks = metadata.blocks(orientation: orientation, format: format)
     try checkOptions(format: format, layout: layout, bitDepth: bitDepth, quality: quality, level: level, iccProfile: iccProfile)
     switch format {
     case .png:
       return try PNGCodec.encode(
-        image, layout: layout, bitDepth: bitDepth, compressionLevel: level, iccProfile: iccProfile?.data, orientation: orientation)
+        image, layout: layout, bitDepth: bitDepth, compressionLevel: level, iccProfile: iccProfile?.data, metadata: blocks)
     case .tiff:
       return try TIFFCodec.encode(
         image, layout: layout, bitDepth: bitDepth, level: level, iccProfile: iccProfile?.data, orientation: orientation)
     case .jpeg:
-      return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data, orientation: orientation)
+      return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data, metadata: blocks)
     case .heic, .avif:
       return try HEIFCodec.encode(
         image, format: format, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
     case .webp:
-      return try WebPCodec.encode(image, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data)
+      return try WebPCodec.encode(
+        image, layout: layout, lossless: lossless, quality: quality, iccProfile: iccProfile?.data, metadata: blocks)
     case .gif:
       throw ImageFileFailure("GIF files are read, not written: write PNG or WebP instead")
     }

@@ -152,6 +152,9 @@ public struct ImageFileInfo: Sendable, Equatable {
   /// Pages (TIFF directories) in the file: 1 for the other formats, which
   /// ``ImageFile`` reads one image of.
   public var pageCount = 1
+  /// The file's EXIF block and XMP packet, as stored (JPEG, PNG and WebP;
+  /// ``ImageMetadata``); written again only when asked (``ImageWriteOptions/metadata``).
+  public var metadata = ImageMetadata()
 
   /// Creates a description of an image file.
   public init(
@@ -207,6 +210,7 @@ extension ImageFileInfo: CustomStringConvertible {
     if let iccProfile { parts.append("\(iccProfile)") }
     if orientation != 1 { parts.append("orientation \(orientation)") }
     if pageCount != 1 { parts.append("\(pageCount) pages") }
+    if !metadata.isEmpty { parts.append("\(metadata)") }
     parts += warnings.map { "warning: \($0)" }
     return parts.joined(separator: ", ")
   }

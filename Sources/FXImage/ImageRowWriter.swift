@@ -25,6 +25,9 @@ public struct ImageWriteOptions: Sendable {
   /// viewer turns the image; 1 writes none. HEIC, AVIF and WebP files
   /// record none (``ImageFile/recordsOrientation(_:)``).
   public var orientation = 1
+  /// EXIF and XMP to carry into the file (JPEG, PNG and WebP: ``ImageMetadata/carried(by:)``;
+  /// other formats write none). The EXIF's Orientation tag is set to ``orientation``.
+  public var metadata = ImageMetadata()
   /// Whether ``ImageRowWriter/finish()`` replaces a file that exists at the
   /// path (the default); false puts the file in place only where none
   /// exists, atomically, as ``ImageFile``'s `write(…, replacing: false)`.
@@ -113,35 +116,43 @@ public final class ImageRowWriter {
     var message = CMessage()
     var handle: OpaquePointer?
     let icc = options.iccProfile?.data ?? []
+    let blocks = options.metadata.blocks(orientation: options.orientation, format: format)
+    let exifBytes = blocks.exif ?? [], xmpBytes = blocks.xmp ?? []
     // A JPEG's RGB is handed over as RGBX, so opaque RGBA8 rows go as they are (``write(_:rowBytes:format:count:)``).
     let channels = Int32(format == .jpeg && options.layout == .rgb ? 4 : options.layout.channelCount)
     let (w, h) = (UInt32(width), UInt32(height))
     return try icc.withUnsafeBytes { icc in
-      let iccPointer = icc.isEmpty ? nil : icc.baseAddress
-      switch format {
-      case .png:
-        let s = message.withBuffer {
-          fx_png_writer_open(
-            fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), iccPointer, icc.count,
-            Int32(options.orientation), &handle, $0, $1)
+      try exifBytes.withUnsafeBytes { exif in
+        try xmpBytes.withUnsafeBytes { xmp in
+          let iccPointer = icc.isEmpty ? nil : icc.baseAddress
+          let (exifPointer, xmpPointer) = (exif.isEmpty ? nil : exif.baseAddress, xmp.isEmpty ? nil : xmp.baseAddress)
+          switch format {
+          case .png:
+            let s = message.withBuffer {
+              fx_png_writer_open(
+                fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), iccPointer, icc.count,
+                exifPointer, exif.count, xmpPointer, xmp.count, &handle, $0, $1)
+            }
+            guard s == FX_PNG_OK, let handle else { throw ImageFileFailure("cannot encode PNG: \(message.text)") }
+            return .png(handle)
+          case .jpeg:
+            let s = message.withBuffer {
+              fx_jpeg_writer_open(
+                fd, w, h, channels, Int32(options.quality), iccPointer, icc.count, exifPointer, exif.count, xmpPointer, xmp.count,
+                &handle, $0, $1)
+            }
+            guard s == FX_JPEG_OK, let handle else { throw ImageFileFailure("cannot encode JPEG: \(message.text)") }
+            return .jpeg(handle)
+          default:
+            let s = message.withBuffer {
+              fx_tiff_writer_open(
+                fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), 0, iccPointer, icc.count,
+                Int32(options.orientation), &handle, $0, $1)
+            }
+            guard s == FX_TIFF_OK, let handle else { throw ImageFileFailure("cannot encode TIFF: \(message.text)") }
+            return .tiff(handle)
+          }
         }
-        guard s == FX_PNG_OK, let handle else { throw ImageFileFailure("cannot encode PNG: \(message.text)") }
-        return .png(handle)
-      case .jpeg:
-        let s = message.withBuffer {
-          fx_jpeg_writer_open(
-            fd, w, h, channels, Int32(options.quality), iccPointer, icc.count, Int32(options.orientation), &handle, $0, $1)
-        }
-        guard s == FX_JPEG_OK, let handle else { throw ImageFileFailure("cannot encode JPEG: \(message.text)") }
-        return .jpeg(handle)
-      default:
-        let s = message.withBuffer {
-          fx_tiff_writer_open(
-            fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), 0, iccPointer, icc.count,
-            Int32(options.orientation), &handle, $0, $1)
-        }
-        guard s == FX_TIFF_OK, let handle else { throw ImageFileFailure("cannot encode TIFF: \(message.text)") }
-        return .tiff(handle)
       }
     }
   }

@@ -113,9 +113,10 @@ public final class ImageRowReader {
     // invalid iCCP chunk ("known incorrect sRGB profile") only as it sets up the transforms.
     let started = message.withBuffer { msg, cap in fx_png_reader_start(handle, msg, cap) }
     let icc = PNGCodec.profile(handle, warnings: &info.warnings)
-    let exif = copy { fx_png_reader_exif(handle, &$0, &$1) }
+    // Chunks before the image data: a streamed PNG's metadata is what precedes its IDAT.
+    let metadata = ImageMetadata(exif: copy { fx_png_reader_exif(handle, &$0, &$1) }, xmp: copy { fx_png_reader_xmp(handle, &$0, &$1) })
     guard header.interlaced == 0, started == FX_PNG_OK,
-      try finishInfo(&info, icc: icc, exif: exif, options: options)
+      try finishInfo(&info, icc: icc, metadata: metadata, options: options)
     else {
       fx_png_reader_close(handle)
       return nil
@@ -136,8 +137,8 @@ public final class ImageRowReader {
       height: Int(header.height))
     try checkSize(info, options) { fx_jpeg_reader_close(handle) }
     let icc = copy { fx_jpeg_reader_icc(handle, &$0, &$1) }
-    let exif = copy { fx_jpeg_reader_exif(handle, &$0, &$1) }
-    guard header.cmyk == 0, try finishInfo(&info, icc: icc, exif: exif, options: options) else {
+    let metadata = ImageMetadata(exif: copy { fx_jpeg_reader_exif(handle, &$0, &$1) }, xmp: copy { fx_jpeg_reader_xmp(handle, &$0, &$1) })
+    guard header.cmyk == 0, try finishInfo(&info, icc: icc, metadata: metadata, options: options) else {
       fx_jpeg_reader_close(handle)
       return nil
     }
@@ -156,7 +157,7 @@ public final class ImageRowReader {
     var info = TIFFCodec.info(header)
     try checkSize(info, options) { fx_tiff_reader_close(handle) }
     let icc = copy { fx_tiff_reader_icc(handle, &$0, &$1) }
-    guard header.direct != 0, try finishInfo(&info, icc: icc, exif: nil, options: options) else {
+    guard header.direct != 0, try finishInfo(&info, icc: icc, metadata: ImageMetadata(), options: options) else {
       fx_tiff_reader_close(handle)
       return nil
     }
@@ -175,14 +176,15 @@ public final class ImageRowReader {
 
   /// Sets the profile and orientation as ``ImageFile`` does; false when the
   /// profile is to be converted (the file is then read whole).
-  private static func finishInfo(_ info: inout ImageFileInfo, icc: [UInt8]?, exif: [UInt8]?, options: ImageReadOptions)
+  private static func finishInfo(_ info: inout ImageFileInfo, icc: [UInt8]?, metadata: ImageMetadata, options: ImageReadOptions)
     throws -> Bool
   {
     let parsed = ImageFile.parsedProfile(icc, warnings: &info.warnings)
     let profile = ImageFile.fittingProfile(parsed, layout: info.layout, warnings: &info.warnings)
     if profile != nil && options.convertToSRGB { return false }
     info.iccProfile = profile
-    if let orientation = ImageFile.orientation(exif: exif) { info.orientation = orientation }
+    if let orientation = ImageFile.orientation(exif: metadata.exif) { info.orientation = orientation }
+    info.metadata = metadata
     return true
   }
 

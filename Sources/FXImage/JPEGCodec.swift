@@ -19,6 +19,7 @@ enum JPEGCodec {
     try checkImageSize(width: width, height: height, maxPixels: maxPixels)
     // The saved segments live in libjpeg's image pool, which decoding frees.
     let exif = copy { fx_jpeg_reader_exif(reader, &$0, &$1) }
+    let xmp = copy { fx_jpeg_reader_xmp(reader, &$0, &$1) }
     let image = try decodeBuffer(width: width, height: height, format: .rgba8)
     let status = message.withBuffer { msg, cap in
       fx_jpeg_reader_decode(reader, image.data, image.rowBytes, msg, cap)
@@ -30,38 +31,40 @@ enum JPEGCodec {
     var decoded = Decoded(image: image, info: info)
     decoded.icc = copy { fx_jpeg_reader_icc(reader, &$0, &$1) }
     decoded.exif = exif
+    decoded.xmp = xmp
     if header.cmyk != 0 { decoded.cmyk = .init(inverted: header.adobe_inverted != 0) }
     return decoded
   }
 
   /// Encodes the premultiplied color (alpha dropped: composited over black)
   /// as gray when `layout` is gray or grayAlpha, otherwise as RGB.
-  static func encode(_ image: ImageBuffer, layout: ChannelLayout, quality: Int, iccProfile: [UInt8]?, orientation: Int = 1) throws
-    -> MallocBytes
-  {
+  static func encode(
+    _ image: ImageBuffer, layout: ChannelLayout, quality: Int, iccProfile: [UInt8]?, metadata: MetadataBlocks = MetadataBlocks()
+  ) throws -> MallocBytes {
     let fileLayout: ChannelLayout = layout == .gray || layout == .grayAlpha ? .gray : .rgb
     if fileLayout == .rgb && image.format == .rgba8 && image.isOpaque {
       // Opaque RGBA8 needs no packing: libjpeg reads it as RGBX (the 4th byte ignored), the same file.
-      return try encodeRGBX(image, quality: quality, iccProfile: iccProfile, orientation: orientation)
+      return try encodeRGBX(image, quality: quality, iccProfile: iccProfile, metadata: metadata)
     }
-    return try encodeRows(image, layout: fileLayout, bitDepth: 8, iccProfile: iccProfile, name: "JPEG") {
+    return try encodeRows(image, layout: fileLayout, bitDepth: 8, iccProfile: iccProfile, metadata: metadata, name: "JPEG") {
       input, out, size, msg, cap in
       fx_jpeg_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(fileLayout.channelCount),
-        Int32(quality), input.icc, input.iccCount, Int32(orientation), &out, &size, msg, cap) == FX_JPEG_OK
+        Int32(quality), input.icc, input.iccCount, input.exif, input.exifCount, input.xmp, input.xmpCount, &out, &size, msg,
+        cap) == FX_JPEG_OK
     }
   }
 
   /// Encodes an opaque RGBA8 image's rows as they are, as RGBX.
-  private static func encodeRGBX(_ image: ImageBuffer, quality: Int, iccProfile: [UInt8]?, orientation: Int) throws
+  private static func encodeRGBX(_ image: ImageBuffer, quality: Int, iccProfile: [UInt8]?, metadata: MetadataBlocks) throws
     -> MallocBytes
   {
     try withExtendedLifetime(image) {
-      try runEncoder(rows: image.data, rowBytes: image.rowBytes, iccProfile: iccProfile, name: "JPEG") {
+      try runEncoder(rows: image.data, rowBytes: image.rowBytes, iccProfile: iccProfile, metadata: metadata, name: "JPEG") {
         input, out, size, msg, cap in
         fx_jpeg_encode(
           input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, 4, Int32(quality), input.icc,
-          input.iccCount, Int32(orientation), &out, &size, msg, cap) == FX_JPEG_OK
+          input.iccCount, input.exif, input.exifCount, input.xmp, input.xmpCount, &out, &size, msg, cap) == FX_JPEG_OK
       }
     }
   }

@@ -34,6 +34,7 @@ enum PNGCodec {
     var decoded = Decoded(image: image, info: info)
     decoded.icc = profile(reader, warnings: &decoded.info.warnings)
     decoded.exif = copy { fx_png_reader_exif(reader, &$0, &$1) }
+    decoded.xmp = copy { fx_png_reader_xmp(reader, &$0, &$1) }
     return decoded
   }
 
@@ -52,14 +53,14 @@ enum PNGCodec {
   /// Encodes packed rows (``encodeRows(_:layout:bitDepth:bigEndian:iccProfile:name:_:)``).
   static func encode(
     _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, compressionLevel: Int, iccProfile: [UInt8]?,
-    orientation: Int = 1
+    metadata: MetadataBlocks = MetadataBlocks()
   ) throws -> MallocBytes {
-    try encodeRows(image, layout: layout, bitDepth: bitDepth, iccProfile: iccProfile, name: "PNG") {
+    try encodeRows(image, layout: layout, bitDepth: bitDepth, iccProfile: iccProfile, metadata: metadata, name: "PNG") {
       input, out, size, msg, cap in
       fx_png_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(layout.channelCount),
-        Int32(bitDepth), Int32(compressionLevel), input.icc, input.iccCount, Int32(orientation), &out, &size, msg, cap)
-        == FX_PNG_OK
+        Int32(bitDepth), Int32(compressionLevel), input.icc, input.iccCount, input.exif, input.exifCount, input.xmp,
+        input.xmpCount, &out, &size, msg, cap) == FX_PNG_OK
     }
   }
 

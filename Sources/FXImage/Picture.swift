@@ -36,7 +36,9 @@ public struct Picture: Sendable {
 
   /// The options that write this picture as it was read: its layout (RGB or
   /// RGBA), its bit depth where `format` holds 16 bits (PNG, TIFF), its ICC
-  /// profile where `format` can carry it (``ICCProfile/embeddingRefusal(in:layout:)``).
+  /// profile where `format` can carry it (``ICCProfile/embeddingRefusal(in:layout:)``),
+  /// and its EXIF and XMP where `format` carries them (``ImageMetadata``; the
+  /// EXIF orientation set to 1, for the pixels are upright).
   public func writeOptions(format: ImageFileFormat?) -> ImageWriteOptions { Self.writeOptions(for: info, format: format) }
 
   /// The options that write an image read with `info` as it was read (``writeOptions(format:)``).
@@ -45,7 +47,9 @@ public struct Picture: Sendable {
     let sixteen = format == .png || format == .tiff
     var profile = info.iccProfile
     if let p = profile, let format, p.embeddingRefusal(in: format, layout: layout) != nil { profile = nil }
-    return ImageWriteOptions(format: format, layout: layout, bitDepth: sixteen ? info.bitDepth : 8, iccProfile: profile)
+    var options = ImageWriteOptions(format: format, layout: layout, bitDepth: sixteen ? info.bitDepth : 8, iccProfile: profile)
+    options.metadata = info.metadata
+    return options
   }
 
   /// Writes the picture to `path` (atomically) in the format its extension
@@ -58,7 +62,7 @@ public struct Picture: Sendable {
     let options = writeOptions(format: resolved)
     try ImageFile.write(
       image, to: path, format: resolved, layout: options.layout, bitDepth: options.bitDepth, jpegQuality: quality,
-      iccProfile: options.iccProfile)
+      iccProfile: options.iccProfile, metadata: options.metadata)
   }
 
   /// The picture as the bytes of a `format` file, in memory, keeping what it
@@ -71,6 +75,6 @@ public struct Picture: Sendable {
     let options = writeOptions(format: format)
     return try ImageFile.encode(
       image, format: format, layout: options.layout, bitDepth: options.bitDepth, jpegQuality: quality,
-      iccProfile: options.iccProfile)
+      iccProfile: options.iccProfile, metadata: options.metadata)
   }
 }

@@ -33,6 +33,7 @@ enum WebPCodec {
       if exif.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) { exif.removeFirst(6) }
       decoded.exif = exif
     }
+    decoded.xmp = chunk("XMP ", bytes)
     return decoded
   }
 
@@ -46,13 +47,15 @@ enum WebPCodec {
 
   /// Encodes 8-bit rows (gray layouts as RGB with R = G = B), lossless or at `quality`.
   static func encode(
-    _ image: ImageBuffer, layout: ChannelLayout, lossless: Bool, quality: Int, iccProfile: [UInt8]?
+    _ image: ImageBuffer, layout: ChannelLayout, lossless: Bool, quality: Int, iccProfile: [UInt8]?,
+    metadata: MetadataBlocks = MetadataBlocks()
   ) throws -> MallocBytes {
-    try encodeRows(image, layout: layout, bitDepth: 8, iccProfile: iccProfile, name: "WebP") {
+    try encodeRows(image, layout: layout, bitDepth: 8, iccProfile: iccProfile, metadata: metadata, name: "WebP") {
       input, out, size, msg, cap in
       fx_webp_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(layout.channelCount),
-        lossless ? 1 : 0, Int32(quality), input.icc, input.iccCount, &out, &size, msg, cap) == FX_WEBP_OK
+        lossless ? 1 : 0, Int32(quality), input.icc, input.iccCount, input.exif, input.exifCount, input.xmp, input.xmpCount,
+        &out, &size, msg, cap) == FX_WEBP_OK
     }
   }
 }

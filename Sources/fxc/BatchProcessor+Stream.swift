@@ -34,6 +34,7 @@ extension BatchProcessor {
       compressionLevel: options.compression, lossless: options.lossless, iccProfile: profile)
     write.replacing = options.overwrite
     write.orientation = recordedOrientation(info, format: job.format, warnings: &r.warnings)
+    write.metadata = outputMetadata(info, format: job.format, warnings: &r.warnings)
     writing(true)
     defer { writing(false) }
     let size = try kernel.outputSize(width: info.width, height: info.height)

@@ -37,6 +37,8 @@ final class BatchProcessor: @unchecked Sendable {
     /// `--float`: the JIT's float semantics.
     var floatMode: FloatMode = .strict
     var keepOrientation = false
+    /// `--keep-metadata`: EXIF and XMP carried into the outputs (``outputMetadata(_:format:warnings:)``).
+    var keepMetadata = false
     /// `--keep-alpha`: an output with an alpha channel also for inputs without one.
     var keepAlpha = false
     /// `--max-pixels` and `--to-srgb`.
@@ -223,12 +225,13 @@ final class BatchProcessor: @unchecked Sendable {
     writing(true)
     defer { writing(false) }
     let tag = recordedOrientation(loaded.info, format: job.format, warnings: &r.warnings)
+    let metadata = outputMetadata(loaded.info, format: job.format, warnings: &r.warnings)
     let written = try seconds {
       try claimingDestination(&r) {
         try ImageFile.write(
           result, to: job.destination, format: job.format, layout: layout, bitDepth: depth,
           jpegQuality: options.quality, pngCompressionLevel: options.compression, iccProfile: profile,
-          lossless: options.lossless, replacing: options.overwrite, orientation: tag)
+          lossless: options.lossless, replacing: options.overwrite, orientation: tag, metadata: metadata)
       }
     }
     guard r.status != .skipped else { return }
@@ -282,6 +285,32 @@ final class BatchProcessor: @unchecked Sendable {
       return 1
     }
     return info.orientation
+  }
+
+  /// The EXIF and XMP the output carries: none unless `--keep-metadata`;
+  /// then the input's, where both formats carry them (JPEG, PNG, WebP), and
+  /// a warning for what is not kept (never silently).
+  func outputMetadata(_ info: ImageFileInfo, format: ImageFileFormat, warnings: inout [String]) -> ImageMetadata {
+    guard options.keepMetadata else { return ImageMetadata() }
+    guard ImageMetadata.carried(by: info.format) else {
+      warnings.append("--keep-metadata: EXIF and XMP are read from JPEG, PNG and WebP files; this \(info.format.name)'s are not kept")
+      return ImageMetadata()
+    }
+    guard !info.metadata.isEmpty else { return ImageMetadata() }
+    guard ImageMetadata.carried(by: format) else {
+      warnings.append("--keep-metadata: a \(format.name) output does not carry EXIF and XMP (JPEG, PNG and WebP do): \(info.metadata) dropped")
+      return ImageMetadata()
+    }
+    var kept = info.metadata
+    if format == .jpeg, let exif = kept.exif, exif.count > ImageMetadata.jpegMaxEXIF {
+      warnings.append("--keep-metadata: its EXIF (\(exif.count) bytes) is larger than a JPEG APP1 segment holds: dropped")
+      kept.exif = nil
+    }
+    if format == .jpeg, let xmp = kept.xmp, xmp.count > ImageMetadata.jpegMaxXMP {
+      warnings.append("--keep-metadata: its XMP (\(xmp.count) bytes) is larger than a JPEG APP1 segment holds (extended XMP is not written): dropped")
+      kept.xmp = nil
+    }
+    return kept
   }
 
   /// Whether the kernel's output alpha is the constant 1 (an opaque input's

@@ -70,6 +70,11 @@ struct RunCommand: Command {
             "--keep-orientation",
             help: "do not apply the EXIF orientation: keep the pixels as stored and record the orientation in JPEG, PNG and TIFF outputs"),
           .flag(
+            "--keep-metadata",
+            help:
+              "carry EXIF and XMP from JPEG, PNG and WebP inputs into JPEG, PNG and WebP outputs (the orientation tag set to what the pixels need); by default they are dropped"
+          ),
+          .flag(
             "--keep-alpha",
             help: "write an alpha channel also for inputs without one (what an effect or shader made transparent stays so)"),
           .option(
@@ -173,6 +178,7 @@ struct RunCommand: Command {
     options.check = args.flag("--check")
     options.stream = !args.flag("--no-stream")
     options.keepOrientation = args.flag("--keep-orientation")
+    options.keepMetadata = args.flag("--keep-metadata")
     options.keepAlpha = args.flag("--keep-alpha")
     options.read.maxPixels = try args.intOption("--max-pixels", range: 1...ImageBuffer.maxPixels) ?? ImageReadOptions.defaultMaxPixels
     options.read.convertToSRGB = args.flag("--to-srgb")

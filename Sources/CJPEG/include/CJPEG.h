@@ -53,6 +53,10 @@ int fx_jpeg_reader_icc(fx_jpeg_reader *reader, const void **profile, size_t *siz
 /// by the reader, else 0. Only before fx_jpeg_reader_decode, which frees them.
 int fx_jpeg_reader_exif(fx_jpeg_reader *reader, const void **exif, size_t *size);
 
+/// The XMP packet (after "http://ns.adobe.com/xap/1.0/\0" in the first such
+/// APP1 segment), if any, as fx_jpeg_reader_exif gives the EXIF block.
+int fx_jpeg_reader_xmp(fx_jpeg_reader *reader, const void **xmp, size_t *size);
+
 /// Decodes the whole image as 8-bit RGBA (alpha 255) — or, for a CMYK or
 /// YCCK file, as the 4 CMYK samples per pixel as stored (inverted when
 /// `adobe_inverted`) — into `height` rows `row_bytes` apart. Corrupt entropy-coded data and a premature end of the
@@ -79,12 +83,22 @@ void fx_jpeg_reader_close(fx_jpeg_reader *reader);
 /// or 4 (RGBX, the 4th ignored) per pixel, `row_bytes` apart, as a baseline JFIF JPEG of `quality` 1…100
 /// (optimised Huffman tables up to FX_JPEG_OPTIMIZE_MAX_PIXELS),
 /// with the ICC profile `icc[0..<icc_size]` in APP2 segments unless NULL,
-/// and an EXIF APP1 segment holding the Orientation tag when `orientation` is 2…8.
+/// an EXIF APP1 segment ("Exif\0\0", then `exif[0..<exif_size]`, a TIFF
+/// structure) unless `exif` is NULL, and an XMP APP1 segment (Adobe's
+/// signature, then the packet `xmp[0..<xmp_size]`) unless `xmp` is NULL;
+/// a block larger than FX_JPEG_MAX_EXIF or FX_JPEG_MAX_XMP is refused
+/// (FX_JPEG_ERR_UNSUPPORTED), never cut.
 /// On success `*out` is a malloc'd buffer of `*out_size` bytes to release
 /// with free().
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
-                   int components, int quality, const void *icc, size_t icc_size, int orientation, void **out,
-                   size_t *out_size, char *msg, size_t msg_cap);
+                   int components, int quality, const void *icc, size_t icc_size, const void *exif,
+                   size_t exif_size, const void *xmp, size_t xmp_size, void **out, size_t *out_size, char *msg,
+                   size_t msg_cap);
+
+/// The largest EXIF and XMP blocks one APP1 segment holds (65,533 bytes of
+/// data, less the signature).
+#define FX_JPEG_MAX_EXIF (65533u - 6u)
+#define FX_JPEG_MAX_XMP (65533u - 29u)
 
 /// The largest image whose Huffman tables are optimised (a second pass over
 /// coefficients held in memory, ~3 bytes a pixel); larger ones use the
@@ -102,8 +116,9 @@ typedef struct fx_jpeg_writer fx_jpeg_writer;
 /// `row_bytes` apart), finish (for memory, `*out` is then a malloc'd buffer
 /// of `*out_size` bytes to free()), and close (also after a failure).
 fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int components, int quality,
-                                   const void *icc, size_t icc_size, int orientation, fx_jpeg_writer **out,
-                                   char *msg, size_t msg_cap);
+                                   const void *icc, size_t icc_size, const void *exif, size_t exif_size,
+                                   const void *xmp, size_t xmp_size, fx_jpeg_writer **out, char *msg,
+                                   size_t msg_cap);
 fx_jpeg_status fx_jpeg_writer_rows(fx_jpeg_writer *writer, const void *pixels, size_t row_bytes,
                                    uint32_t count, char *msg, size_t msg_cap);
 fx_jpeg_status fx_jpeg_writer_finish(fx_jpeg_writer *writer, void **out, size_t *out_size, char *msg,

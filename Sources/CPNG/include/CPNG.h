@@ -68,6 +68,9 @@ int fx_png_reader_icc(fx_png_reader *reader, const void **profile, size_t *size)
 /// and points `*exif` at `*size` bytes owned by the reader, else 0.
 int fx_png_reader_exif(fx_png_reader *reader, const void **exif, size_t *size);
 
+/// The XMP packet (the iTXt chunk "XML:com.adobe.xmp"), if any, as fx_png_reader_exif gives the EXIF block.
+int fx_png_reader_xmp(fx_png_reader *reader, const void **xmp, size_t *size);
+
 /// libpng's first warning about the iCCP chunk ("" when none), which means
 /// it dropped the profile as invalid; owned by the reader.
 const char *fx_png_reader_icc_warning(fx_png_reader *reader);
@@ -78,12 +81,15 @@ void fx_png_reader_close(fx_png_reader *reader);
 /// Encodes `height` rows of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)
 /// samples of `bit_depth` 8 or 16 (16-bit big-endian), `row_bytes` apart, as
 /// a non-interlaced PNG with zlib level `compression_level` (0…9), with the ICC
-/// profile `icc[0..<icc_size]` in an iCCP chunk unless `icc` is NULL, and an
-/// eXIf chunk holding the Orientation tag when `orientation` is 2…8. On success
+/// profile `icc[0..<icc_size]` in an iCCP chunk unless `icc` is NULL, the EXIF
+/// block `exif[0..<exif_size]` (a TIFF structure) in an eXIf chunk unless
+/// `exif` is NULL, and the XMP packet `xmp[0..<xmp_size]` in an iTXt chunk
+/// "XML:com.adobe.xmp" unless `xmp` is NULL. On success
 /// `*out` is a malloc'd buffer of `*out_size` bytes to release with free().
 fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                   int channels, int bit_depth, int compression_level, const void *icc,
-                  size_t icc_size, int orientation, void **out, size_t *out_size, char *msg, size_t msg_cap);
+                  size_t icc_size, const void *exif, size_t exif_size, const void *xmp, size_t xmp_size, void **out,
+                  size_t *out_size, char *msg, size_t msg_cap);
 
 /// A PNG encoder writing rows as they come; opaque to Swift.
 typedef struct fx_png_writer fx_png_writer;
@@ -94,8 +100,9 @@ typedef struct fx_png_writer fx_png_writer;
 /// a malloc'd buffer of `*out_size` bytes to free()), and close (also after a
 /// failure).
 fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
-                                 int compression_level, const void *icc, size_t icc_size, int orientation,
-                                 fx_png_writer **out, char *msg, size_t msg_cap);
+                                 int compression_level, const void *icc, size_t icc_size, const void *exif,
+                                 size_t exif_size, const void *xmp, size_t xmp_size, fx_png_writer **out,
+                                 char *msg, size_t msg_cap);
 fx_png_status fx_png_writer_rows(fx_png_writer *writer, const void *pixels, size_t row_bytes, uint32_t count,
                                  char *msg, size_t msg_cap);
 fx_png_status fx_png_writer_finish(fx_png_writer *writer, void **out, size_t *out_size, char *msg,

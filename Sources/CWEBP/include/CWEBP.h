@@ -37,10 +37,12 @@ int fx_webp_chunk(const void *bytes, size_t size, const char fourcc[4], void **o
 /// Encodes `height` rows of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA,
 /// straight) 8-bit samples, `row_bytes` apart: lossless (exact: colour under
 /// transparent pixels kept) or lossy at `quality` 1…100, with the ICC profile
-/// `icc` in an ICCP chunk unless NULL. On success `*out` is a malloc'd
+/// `icc` in an ICCP chunk, the EXIF block `exif` (a TIFF structure) in an
+/// EXIF chunk and the XMP packet `xmp` in an "XMP " chunk, each unless NULL. On success `*out` is a malloc'd
 /// buffer of `*out_size` bytes to release with free().
 fx_webp_status fx_webp_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                               int channels, int lossless, int quality, const void *icc, size_t icc_size,
-                              void **out, size_t *out_size, char *msg, size_t msg_cap);
+                              const void *exif, size_t exif_size, const void *xmp, size_t xmp_size, void **out,
+                              size_t *out_size, char *msg, size_t msg_cap);
 
 #endif

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@testable import FXImage
+
+/// EXIF and XMP carried byte for byte through JPEG, PNG and WebP (issue 37:
+/// `--keep-metadata`), the Orientation tag set in place.
+@Suite struct MetadataTests {
+  /// A TIFF structure: IFD0 with Software "fxc", Orientation `orientation` and Artist "me", in either byte order.
+  static func exif(orientation: Int, little: Bool) -> [UInt8] {
+    func u16(_ v: Int) -> [UInt8] { little ? [UInt8(v & 0xFF), UInt8(v >> 8)] : [UInt8(v >> 8), UInt8(v & 0xFF)] }
+    func u32(_ v: Int) -> [UInt8] { little ? u16(v & 0xFFFF) + u16(v >> 16) : u16(v >> 16) + u16(v & 0xFFFF) }
+    var tiff: [UInt8] = (little ? [0x49, 0x49] : [0x4D, 0x4D]) + u16(42) + u32(8) + u16(3)
+    tiff += u16(0x0131) + u16(2) + u32(4) + [0x66, 0x78, 0x63, 0]
+    tiff += u16(0x0112) + u16(3) + u32(1) + u16(orientation) + [0, 0]
+    tiff += u16(0x013B) + u16(2) + u32(3) + [0x6D, 0x65, 0, 0]
+    return tiff + u32(0)
+  }
+
+  static let xmp = Array(
+    """
+    <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF \
+    xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" \
+    dc:format="image/jpeg"/></rdf:RDF></x:xmpmeta><?xpacket end="w"?>
+    """.utf8)
+
+  @Test func theOrientationTagIsSetInPlaceInEitherByteOrder() {
+    for little in [true, false] {
+      let block = Self.exif(orientation: 6, little: little)
+      let set = ImageMetadata.settingOrientation(1, of: block)
+      #expect(set == Self.exif(orientation: 1, little: little), "little-endian: \(little)")
+    }
+    #expect(ImageMetadata.settingOrientation(1, of: Array("not a TIFF structure".utf8)) == nil)
+    #expect(ImageMetadata.settingOrientation(1, of: Array(Self.exif(orientation: 6, little: true).prefix(20))) == nil)
+  }
+
+  @Test(arguments: [ImageFileFormat.jpeg, .png, .webp])
+  func exifAndXMPRoundTrip(format: ImageFileFormat) throws {
+    let image = try ImageBuffer(width: 8, height: 4, format: .rgba8)
+    for y in 0..<4 { for x in 0..<8 { image[x, y] = SIMD4(Float(x) / 8, Float(y) / 4, 0.5, 1) } }
+    let kept = ImageMetadata(exif: Self.exif(orientation: 6, little: true), xmp: Self.xmp)
+    // Pixels turned upright: the tag says 1, every other byte as it was.
+    let upright = try ImageFile.read(bytes: try ImageFile.encode(image, format: format, layout: .rgb, metadata: kept)).1
+    #expect(upright.metadata == ImageMetadata(exif: Self.exif(orientation: 1, little: true), xmp: Self.xmp), "\(upright)")
+    #expect(upright.orientation == 1)
+    // Pixels as stored: the tag keeps 6, and the reader (libexif) sees it.
+    let stored = try ImageFile.read(bytes: try ImageFile.encode(image, format: format, layout: .rgb, orientation: 6, metadata: kept)).1
+    #expect(stored.metadata == kept && stored.orientation == 6)
+    // Nothing asked: nothing written (and the orientation alone where the format records it).
+    let plain = try ImageFile.read(bytes: try ImageFile.encode(image, format: format, layout: .rgb)).1
+    #expect(plain.metadata.isEmpty)
+    #expect(try ImageFile.read(bytes: try ImageFile.encode(image, format: .tiff, layout: .rgb, metadata: kept)).1.metadata.isEmpty)
+  }
+
+  /// The streamed writer writes the bytes the whole-image writer does, metadata included.
+  @Test(arguments: [ImageFileFormat.jpeg, .png])
+  func theStreamedFileHasTheSameBytes(format: ImageFileFormat) throws {
+    let dir = try TemporaryDirectory()
+    let image = try ImageBuffer(width: 16, height: 8, format: .rgba8)
+    for y in 0..<8 { for x in 0..<16 { image[x, y] = SIMD4(Float(x) / 16, 0.2, Float(y) / 8, 1) } }
+    let kept = ImageMetadata(exif: Self.exif(orientation: 3, little: false), xmp: Self.xmp)
+    let path = dir.file("streamed.\(format.preferredExtension)")
+    var options = ImageWriteOptions(format: format, layout: .rgb)
+    options.metadata = kept
+    let writer = try ImageRowWriter(path: path, width: 16, height: 8, options: options)
+    try writer.write(image.data, rowBytes: image.rowBytes, format: .rgba8, count: 8)
+    try writer.finish()
+    let whole = try ImageFile.encode(image, format: format, layout: .rgb, metadata: kept)
+    #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == whole)
+    #expect(try ImageRowReader.open(path)?.info.metadata.xmp == Self.xmp)
+  }
+
+  @Test func describedBySizesNotBytes() {
+    let m = ImageMetadata(exif: [UInt8](repeating: 0, count: 1234), xmp: Self.xmp)
+    #expect(m.description == "EXIF 1234 bytes, XMP \(Self.xmp.count) bytes")
+  }
+}
