@@ -217,10 +217,8 @@ final class BatchProcessor: @unchecked Sendable {
     let sixteen = job.format == .png || job.format == .tiff
     let depth = sixteen ? options.depth ?? max(loaded.info.bitDepth, second?.info.bitDepth ?? 8) : 8
     let layout = Self.outputLayout(hasAlpha: hasAlpha, keepAlpha: options.keepAlpha, format: job.format)
-    if layout == .rgb, !result.isOpaque {
-      // Never silently: transparency the output drops (JPEG, or an RGB output of an opaque input).
-      r.warnings.append(Self.droppedAlphaWarning(job.format))
-    }
+    // Never silently: transparency the output drops (JPEG, or an RGB output of an opaque input).
+    if layout == .rgb, !result.isOpaque { r.warnings.append(Self.droppedAlphaWarning(job.format)) }
     let profile = outputProfile(loaded.info, layout: layout, format: job.format, warnings: &r.warnings)
     writing(true)
     defer { writing(false) }

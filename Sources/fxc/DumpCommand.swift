@@ -5,13 +5,15 @@ import Foundation
 struct DumpCommand: Command {
   static let spec = CommandSpec(
     name: "dump", abstract: "print the graph, every pass, the kernel, LLVM IR and assembly of a chain",
-    usage: ["--chain CHAIN [--passes] [--ir] [--asm] [--no-split] [--opaque] [--target NAME]"],
+    usage: ["--chain CHAIN [--passes] [--ir] [--asm] [--no-split] [--opaque] [--target NAME]", "--chain CHAIN --dot"],
     discussion: """
       Without --passes, --ir or --asm, prints everything: the graph before and after each pass (with \
       its time; "(unchanged)" when it changed nothing), the compile time, the loop plan (the order, \
       interior split, block-uniform bodies and load strategy of each pass, and why), the run-time \
       schedule, the optimised LLVM IR and the assembly. The kernel is compiled for RGBA8 buffers, for \
-      this machine or the --target given.
+      this machine or the --target given. With --dot, only the compiled pipeline as a Graphviz graph:
+
+        fxc dump -c 'gaussianBlur(2) | resize(width: 300) | sepia' --dot | dot -Tsvg > plan.svg
       """,
     options: [
       .option("-c", "--chain", value: "CHAIN", help: "the chain to compile, like 'gaussianBlur(sigma: 2) | sepia'"),
@@ -20,6 +22,7 @@ struct DumpCommand: Command {
       .flag("--passes", help: "the graph before and after each pass"),
       .flag("--ir", help: "the kernel and its optimised LLVM IR"),
       .flag("--asm", help: "the kernel and its host assembly"),
+      .flag("--dot", help: "only the compiled pipeline for Graphviz: segments, passes, buffers, cuts"),
       .flag("--no-split", help: "do not split separable convolutions into two 1-D passes"),
       .flag("--opaque", help: "compile as for an opaque input (e.g. a JPEG): its alpha reads as the constant 1"),
       .option(
@@ -33,6 +36,8 @@ struct DumpCommand: Command {
   var passes: Bool
   var ir: Bool
   var asm: Bool
+  /// `--dot`: the Graphviz graph alone (``DotGraph``).
+  var dot: Bool
   var options: LoweringOptions
   var target: Target
   /// `--float`: the float semantics of the code shown.
@@ -49,6 +54,8 @@ struct DumpCommand: Command {
     if args.flag("--opaque") { options.opaqueInputs = [0] }
     ir = args.flag("--ir")
     asm = args.flag("--asm")
+    dot = args.flag("--dot")
+    if dot, passes || ir || asm { throw UsageError("--dot prints the graph alone: it does not go with --passes, --ir or --asm") }
     target = try parseTarget(args.option("--target"))
     floatMode = try parseFloatMode(&args)
     let rest = try args.remaining()
@@ -92,6 +99,11 @@ struct DumpCommand: Command {
     var (pipeline, effect) = try pipeline(chain: chain, registry: registry)
     pipeline.floatMode = floatMode
     let showAll = !passes && !ir && !asm
+    if dot {
+      let formats = [PixelFormat](repeating: .rgba8, count: max(pipeline.graph.inputs.count, 1))
+      let compiled = try pipeline.compile(inputFormats: formats, outputFormat: .rgba8, options: options, cache: nil, target: target)
+      return print(DotGraph.render(compiled, chain: effect.name), terminator: "")
+    }
     print("# chain: \(effect.name)")
     if !options.opaqueInputs.isEmpty {
       print(

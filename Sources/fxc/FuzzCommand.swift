@@ -4,7 +4,7 @@ import FXTestSupport
 import Foundation
 
 /// `fxc fuzz`: differential testing on random graphs (the long mode of
-/// Tests/FXTests/DifferentialTests). Every graph is evaluated by the staged
+/// Tests/FXTests/Differential/DifferentialTests). Every graph is evaluated by the staged
 /// interpreter (the oracle), by the interpreter on the lowered kernel with each
 /// schedule, and by the JIT; a disagreement is shrunk to a small reproducer,
 /// printed as Swift source. Exit status 1 when any graph disagrees. The

@@ -488,7 +488,8 @@ extension RunCommand {
     guard !overwrite else { return }
     let fd = PathBytes.withCString(report) { open($0, O_RDONLY | O_CLOEXEC) }
     let head = fd < 0 ? Data() : (try? FileHandle(fileDescriptor: fd, closeOnDealloc: true).read(upToCount: 10)) ?? Data()
-    if head != Data("{\"chain\": ".utf8) {
+    // A report starts `{"chain":` (Foundation's encoder; `{"chain": ` before it).
+    if !head.starts(with: Data("{\"chain\":".utf8)) {
       throw UsageError("the report \(report) exists and is not an fxc report; give --overwrite to replace it")
     }
   }

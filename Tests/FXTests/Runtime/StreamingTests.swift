@@ -154,7 +154,7 @@ struct StreamingTests {
 @Suite("Pipeline.apply(from:to:)")
 struct ApplyFileTests {
   static let rocket = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../examples/rocket.jpg").standardized
+    .appendingPathComponent("../../../examples/rocket.jpg").standardized
 
   static func scratch() throws -> URL {
     let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("fxc-apply-\(UUID().uuidString)")

@@ -7,7 +7,7 @@ import Testing
 /// from the filters' published formulas and against Pillow's own output, and
 /// the compiled pipeline against the staged interpreter at every target level.
 @Suite struct GeometryTests {
-  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/resize")
+  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/resize")
 
   /// A `w × h` rgba32f image whose pixel (x, y) holds (x, y, x·y, 1) / 100: every pixel tells where it came from.
   static func labelled(_ w: Int, _ h: Int) -> ImageBuffer {

@@ -7,7 +7,7 @@ import Testing
 /// same pixels within 1e-4 on float output, interpreted and JIT-compiled.
 struct MetalSeedTests {
   static let seeds = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../examples/shaders/seeds.metal").standardizedFileURL
+    .appendingPathComponent("../../../examples/shaders/seeds.metal").standardizedFileURL
 
   func compare(_ metal: Effect, _ catalogue: Effect, _ inputs: [ImageBuffer]) throws {
     let a = try MetalSupport.run(metal, inputs)

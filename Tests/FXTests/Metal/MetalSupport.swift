@@ -5,7 +5,7 @@ import Testing
 /// Helpers for the Metal front end's tests: fixtures, the pinned target, and
 /// running an effect through the interpreter and the JIT.
 enum MetalSupport {
-  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/metal")
+  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/metal")
 
   /// AVX2 where the host has it, else x86-64-v2: no test depends on the host's vector width.
   static let target = Target.x86Level(1).cannotRun(on: .host) == nil ? Target.x86Level(1) : Target.x86Level(0)

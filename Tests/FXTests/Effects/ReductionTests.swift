@@ -10,7 +10,7 @@ import Testing
 /// gives the reference's bits, whole and streamed.
 @Suite struct ReductionTests {
   static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-    "Fixtures/reductions")
+    "../Fixtures/reductions")
 
   static func read(_ name: String) throws -> ImageBuffer {
     try ImageFile.read(fixtures.appendingPathComponent(name).path).0

@@ -9,7 +9,7 @@ import Testing
 /// an RGB JPEG, 8 bits for 16 and a phone photo sideways.
 struct PictureTests {
   static let rocket = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../examples/rocket.jpg").standardizedFileURL.path
+    .appendingPathComponent("../../../examples/rocket.jpg").standardizedFileURL.path
 
   /// rocket.jpg (640×427, with an ICC profile) with an EXIF block saying
   /// "rotate 90° clockwise to view" (orientation 6) inserted after SOI.
