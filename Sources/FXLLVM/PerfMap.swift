@@ -55,7 +55,7 @@ public enum PerfMap {
   private static var path: String { "/tmp/perf-\(getpid()).map" }
 
   private static func create() -> FileHandle? {
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     return FileHandle(forWritingAtPath: path)
   }
 }

@@ -46,6 +46,8 @@ final class BatchProcessor: @unchecked Sendable {
     var overwrite = false
     var skipExisting = false
     var check = false
+    /// `--check-map DIR`: a difference heat-map per output (``DifferenceMap``).
+    var checkMap: String? = nil
     var quality = 90
     /// `--lossless`: WebP, HEIC and AVIF outputs lossless (a JPEG output gets a warning).
     var lossless = false
@@ -207,7 +209,7 @@ final class BatchProcessor: @unchecked Sendable {
     let (kernel, compiled) = try kernel(for: inputs)
     var result: ImageBuffer!
     r.kernelSeconds = try seconds { result = try kernel.run(inputs, uniforms: job.uniforms, threads: threads) }
-    let checked = options.check ? try check(result, inputs: inputs, uniforms: job.uniforms, input: job.input.path) : nil
+    let checked = options.check ? try check(result, inputs: inputs, uniforms: job.uniforms, job: job) : nil
     if stopping() {
       r.status = .cancelled
       return
@@ -404,16 +406,17 @@ final class BatchProcessor: @unchecked Sendable {
   }
 
   /// `--check`: the largest difference from the staged interpreter, within one step of the output format.
-  private func check(_ result: ImageBuffer, inputs: [ImageBuffer], uniforms: [Param: Float], input: String) throws -> String {
+  private func check(_ result: ImageBuffer, inputs: [ImageBuffer], uniforms: [Param: Float], job: BatchJob) throws -> String {
+    let input = job.input.path
     let reference = try Interpreter.runStaged(pipeline.pipelineGraph, inputs: inputs, uniforms: uniforms).copy(as: result.format)
-    var worst: Float = 0
-    for y in 0..<result.height {
-      for x in 0..<result.width {
-        let d = reference[x, y] - result[x, y]
-        worst = max(worst, max(max(abs(d.x), abs(d.y)), max(abs(d.z), abs(d.w))))
-      }
+    let map = try DifferenceMap(result, reference)
+    let worst = map.largest
+    let lsb = DifferenceMap.level(result.format)
+    if let directory = options.checkMap {
+      // Written before the verdict: a map matters most where the check fails.
+      try makeDirectory(directory)
+      try map.write(to: directory + "/" + DifferenceMap.name(for: job.destination), format: result.format)
     }
-    let lsb: Float = result.format == .rgba8 ? 1.0 / 255 : result.format == .rgba16 ? 1.0 / 65535 : 1e-4
     let tolerance = lsb + 1e-6  // one level, and the float noise of computing one
     let ok = worst <= tolerance
     if !ok { throw CommandFailure(description: "\(input): output differs from the interpreter by \(worst) (tolerance \(tolerance))") }

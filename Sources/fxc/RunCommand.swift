@@ -110,6 +110,11 @@ struct RunCommand: Command {
           .option("--backend", value: "jit|interp", help: "run kernels JIT-compiled by LLVM, or in the interpreter", default: "jit"),
           .floatMode,
           .flag("--check", help: "also run the interpreter and print each output's largest difference from it (implies -v)"),
+          .option(
+            "--check-map", value: "DIR",
+            help:
+              "with --check: write a difference heat-map per output to DIR/NAME.diff.png (black: equal; each level of difference 64 grey levels brighter)"
+          ),
           .flag(
             "--no-stream",
             help:
@@ -176,6 +181,8 @@ struct RunCommand: Command {
     options.overwrite = args.flag("--overwrite")
     options.skipExisting = args.flag("--skip-existing")
     options.check = args.flag("--check")
+    options.checkMap = try args.option("--check-map")
+    if options.checkMap != nil { options.check = true }
     options.stream = !args.flag("--no-stream")
     options.keepOrientation = args.flag("--keep-orientation")
     options.keepMetadata = args.flag("--keep-metadata")

@@ -13,10 +13,12 @@ import Testing
 /// for a reason written below.
 @Suite("docs: every fxc example runs")
 struct DocExamplesTests {
+  /// The fxc commands of one code block, run in order in one directory (a
+  /// block's later commands may read what its earlier ones wrote).
   struct Example: CustomTestStringConvertible, Sendable {
     var file: String
-    var command: String
-    var testDescription: String { "\(file): \(command)" }
+    var commands: [String]
+    var testDescription: String { "\(file): \(commands[0])\(commands.count > 1 ? " (+\(commands.count - 1))" : "")" }
   }
 
   /// Commands not run, each with why.
@@ -37,11 +39,13 @@ struct DocExamplesTests {
     let docs = (try? FileManager.default.contentsOfDirectory(atPath: root + "/docs"))?.filter { $0.hasSuffix(".md") }.sorted() ?? []
     for file in ["README.md"] + docs.map({ "docs/" + $0 }) {
       guard let text = try? String(contentsOfFile: root + "/" + file, encoding: .utf8) else { continue }
-      var inBlock = false, runnable = false, pending = ""
+      var inBlock = false, runnable = false, pending = "", block: [String] = []
       for line in text.components(separatedBy: "\n") {
         if line.hasPrefix("```") {
           inBlock.toggle()
           runnable = inBlock && (line == "```" || line == "```sh")
+          if !inBlock, !block.isEmpty { found.append(Example(file: file, commands: block)) }
+          block = []
           continue
         }
         guard inBlock, runnable else { continue }
@@ -53,7 +57,7 @@ struct DocExamplesTests {
         let command = (pending + code).trimmingCharacters(in: .whitespaces)
         pending = ""
         guard runsFXC(command) else { continue }
-        found.append(Example(file: file, command: command))
+        block.append(command)
       }
     }
     return found
@@ -95,6 +99,7 @@ struct DocExamplesTests {
   }
 
   /// The reader's own files the examples name.
+  /// (Not noise.png: the docs make it, in the block that reads it.)
   static func furnish(_ dir: BatchScratch, examples: Bool) throws {
     let photo = try Data(contentsOf: URL(fileURLWithPath: BatchFXC.rocket))
     for name in ["photo.jpg", "a.jpg", "in.jpg", "next.jpg", "photos/one.jpg", "photos/sub/two.jpg"] {
@@ -103,7 +108,7 @@ struct DocExamplesTests {
     }
     let small = try ImageBuffer(width: 64, height: 48, format: .rgba8)
     for y in 0..<48 { for x in 0..<64 { small[x, y] = SIMD4(Float(x) / 64, Float(y) / 48, 0.5, 1) * (x < 8 ? 0.5 : 1) } }
-    for name in ["logo.png", "noise.png", "scan.png", "x.png"] { try ImageFile.write(small, to: dir.file(name)) }
+    for name in ["logo.png", "scan.png", "x.png"] { try ImageFile.write(small, to: dir.file(name)) }
     try ImageFile.write(small, to: dir.file("scan.tif"))
     try dir.write(Data("sepia | vignette".utf8), to: "long-chain.txt")
     if examples {
@@ -112,26 +117,34 @@ struct DocExamplesTests {
   }
 
   @Test func theDocsHaveExamples() {
-    #expect(Self.examples.count >= 40, "\(Self.examples.count) found: is the extraction broken?")
-    #expect(Self.examples.contains { $0.command.contains("--shaders examples/shaders/seeds.metal") })
+    let commands = Self.examples.flatMap(\.commands)
+    #expect(commands.count >= 40, "\(commands.count) found: is the extraction broken?")
+    #expect(commands.contains { $0.contains("--shaders examples/shaders/seeds.metal") })
   }
 
   @Test(arguments: examples)
   func runsAsWritten(_ example: Example) throws {
-    if let skip = Self.leftOut.first(where: { example.command.contains($0.fragment) }) {
-      print("left out: \(example.command) — \(skip.reason)")
-      return
-    }
     let fxc = try #require(BatchFXC.executable)
     let dir = try BatchScratch()
-    try Self.furnish(dir, examples: example.command.contains("examples/"))
+    try Self.furnish(dir, examples: example.commands.contains { $0.contains("examples/") })
+    for command in example.commands {
+      if let skip = Self.leftOut.first(where: { command.contains($0.fragment) }) {
+        print("left out: \(command) — \(skip.reason)")
+        continue
+      }
+      try Self.run(command, in: dir, fxc: fxc, file: example.file)
+    }
+  }
+
+  /// Runs `command` with bash in `dir`, the built fxc first on the PATH; it must succeed and do something visible.
+  static func run(_ command: String, in dir: BatchScratch, fxc: String, file: String) throws {
     func entries() -> Int { FileManager.default.enumerator(atPath: dir.path)?.allObjects.count ?? 0 }
     let before = entries()
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/bash")
     // A `source <(…)` changes the shell: what it defined is what it did.
-    let check = example.command.hasPrefix("source <(fxc completions bash)") ? " && complete -p fxc" : ""
-    p.arguments = ["-c", "set -o pipefail; " + example.command + check]
+    let check = command.hasPrefix("source <(fxc completions bash)") ? " && complete -p fxc" : ""
+    p.arguments = ["-c", "set -o pipefail; " + command + check]
     p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
     var env = ProcessInfo.processInfo.environment
     env["PATH"] = (fxc as NSString).deletingLastPathComponent + ":" + (env["PATH"] ?? "/usr/bin:/bin")
@@ -148,7 +161,7 @@ struct DocExamplesTests {
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
     let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     p.waitUntilExit()
-    #expect(p.terminationStatus == 0, "\(example.file): \(example.command)\n\(stderr)")
-    #expect(!stdout.isEmpty || entries() > before, "\(example.command): no output and no file written")
+    #expect(p.terminationStatus == 0, "\(file): \(command)\n\(stderr)")
+    #expect(!stdout.isEmpty || entries() > before, "\(command): no output and no file written")
   }
 }

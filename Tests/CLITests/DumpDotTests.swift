@@ -1,5 +1,8 @@
+import FX
 import Foundation
 import Testing
+
+@testable import fxc
 
 /// `fxc dump --dot` (issue 37): the compiled pipeline as a Graphviz graph —
 /// every edge between declared nodes, each pass writing one buffer, a cut
@@ -26,5 +29,38 @@ struct DumpDotTests {
   @Test func dotGoesAlone() throws {
     let result = try fxc(["dump", "-c", "sepia", "--dot", "--ir"])
     #expect(result.status == 2 && result.stderr.contains("--dot prints the graph alone"), "\(result)")
+  }
+}
+
+/// `fxc run --check-map DIR` (issue 37): the difference from the interpreter as a picture.
+@Suite("fxc run --check-map")
+struct CheckMapTests {
+  @Test func aDifferenceOfTwoLevelsIsMidGrey() throws {
+    let a = try ImageBuffer(width: 5, height: 3, format: .rgba8)
+    let b = try ImageBuffer(width: 5, height: 3, format: .rgba8)
+    for y in 0..<3 {
+      for x in 0..<5 {
+        a[stored: x, y] = SIMD4(0.5, 0.5, 0.5, 1)
+        b[stored: x, y] = SIMD4(0.5, 0.5, 0.5, 1)
+      }
+    }
+    b[stored: 3, 1] = SIMD4(0.5, 0.5 + 2.0 / 255, 0.5, 1)
+    let map = try DifferenceMap(a, b)
+    #expect(abs(map.largest - 2.0 / 255) < 1e-6)
+    let dir = try BatchScratch()
+    try map.write(to: dir.file("m.png"))
+    let (grey, info) = try ImageFile.read(dir.file("m.png"))
+    #expect(info.layout == .gray)
+    for y in 0..<3 {
+      for x in 0..<5 { #expect(grey[stored: x, y].x * 255 == (x == 3 && y == 1 ? 128 : 0), "(\(x), \(y))") }
+    }
+  }
+
+  @Test func theRunWritesAMapPerOutput() throws {
+    let dir = try BatchScratch()
+    let result = try BatchFXC.run(["run", "-c", "sepia | vignette", BatchFXC.rocket, "-o", "out/r.png", "--check-map", "maps"], in: dir.path)
+    #expect(result.status == 0 && result.stdout.contains("check:"), "\(result)")
+    let (map, _) = try ImageFile.read(dir.file("maps/r.png.diff.png"))
+    #expect(map.width == 640 && map.height == 427)
   }
 }
