@@ -165,3 +165,26 @@ struct DocExamplesTests {
     #expect(!stdout.isEmpty || entries() > before, "\(command): no output and no file written")
   }
 }
+
+/// Every relative link and picture in README.md and docs/ names a file that is there.
+@Suite("docs: links")
+struct DocLinkTests {
+  @Test func everyRelativeLinkResolves() throws {
+    let root = BatchFXC.packageRoot
+    let docs = try FileManager.default.contentsOfDirectory(atPath: root + "/docs").filter { $0.hasSuffix(".md") }
+    var checked = 0
+    for file in ["README.md"] + docs.map({ "docs/" + $0 }) {
+      let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+      let base = (file as NSString).deletingLastPathComponent
+      // `](target)` of [text](target) and ![alt](target), up to a space, `#` or `)`.
+      for part in text.components(separatedBy: "](").dropFirst() {
+        let target = String(part.prefix { $0 != ")" && $0 != " " && $0 != "#" })
+        guard !target.isEmpty, !target.contains("://"), !target.hasPrefix("mailto:") else { continue }
+        let path = ((root + "/" + base) as NSString).appendingPathComponent(target)
+        #expect(FileManager.default.fileExists(atPath: path), "\(file): \(target)")
+        checked += 1
+      }
+    }
+    #expect(checked >= 10, "only \(checked) links found")
+  }
+}
