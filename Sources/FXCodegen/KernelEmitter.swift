@@ -53,7 +53,7 @@ public struct KernelLayout: Hashable, Sendable {
   }
 }
 
-/// The C view of one buffer that a pass function receives (32 bytes), the
+/// The C view of one buffer that a loop nest function receives (32 bytes), the
 /// contract between the code generator and the runtime:
 /// `{ void *data; int64 rowBytes; int32 width; int32 height; int32 rowMask; int32 planeStride; }`.
 /// Row `y` lives at `data + (y & rowMask)·rowBytes`: `rowMask` is all ones for
@@ -91,7 +91,7 @@ public struct BufferDescriptor {
 }
 
 /// Emits the LLVM IR of a ``Kernel`` following its ``KernelPlan``: one
-/// function per pass, `void fxc_pass<k>(BufferDescriptor *buffers, float
+/// function per loop nest, `void fxc_nest<k>(BufferDescriptor *buffers, float
 /// *uniforms, i32 width, i32 height, i32 y0, i32 y1, i32 x0, i32 x1)`,
 /// computing columns `x0..<x1` of rows `y0..<y1` (every index the body
 /// computes stays inside the image whatever the range; a range is only the
@@ -101,44 +101,44 @@ public struct BufferDescriptor {
 /// scalar IR node becoming one `<W x T>` value: structure of arrays in
 /// registers. Loads follow the plan's strategy (dense vector loads
 /// deinterleaved by shuffles, masked edge loads, gathers); intermediates are
-/// stored planar (a row of each channel in turn), so passes read and write
+/// stored planar (a row of each channel in turn), so loop nests read and write
 /// them without shuffles. A row range is covered by whole vectors, the last
 /// one ending at `x1` (overlapping the one before); a range narrower than W
 /// computes nothing — ``CompiledKernel`` never asks for one (it pads images
 /// narrower than W). Loop order, chunks, row tables, the interior split and
-/// block-uniform bodies are the plan's (``PassPlan``); the emitter decides
+/// block-uniform bodies are the plan's (``LoopNestPlan``); the emitter decides
 /// nothing.
 public enum KernelEmitter {
-  /// A module defining `fxc_pass<k>` for each pass `k` of `passes` (by
-  /// default every pass of `kernel`): one module per pass lets
-  /// ``NativeCode`` optimise and generate code for the passes on several
+  /// A module defining `fxc_nest<k>` for each loop nest `k` of `loopNests` (by
+  /// default every loop nest of `kernel`): one module per loop nest lets
+  /// ``NativeCode`` optimise and generate code for the loop nests on several
   /// threads, each module in its own LLVM context.
   public static func emit(
-    _ kernel: Kernel, plan: KernelPlan, layout: KernelLayout, passes: Range<Int>? = nil
+    _ kernel: Kernel, plan: KernelPlan, layout: KernelLayout, loopNests: Range<Int>? = nil
   ) throws -> KernelModule {
-    let passes = passes ?? kernel.passes.indices
-    let module = try KernelModule(name: passes.count == 1 ? "fxc_pass\(passes.lowerBound)" : "fxc_kernel", target: plan.target)
+    let nests = loopNests ?? kernel.loopNests.indices
+    let module = try KernelModule(name: nests.count == 1 ? "fxc_nest\(nests.lowerBound)" : "fxc_kernel", target: plan.target)
     let formats = layout.formats(kernel)
-    for k in passes {
-      let (pass, passPlan) = (kernel.passes[k], plan.passes[k])
+    for k in nests {
+      let (pass, passPlan) = (kernel.loopNests[k], plan.loopNests[k])
       try module.withBuilder { builder in
         let planar = Set(kernel.inputCount..<kernel.outputBuffer)
-        var e = PassEmitter(module: module, builder: builder, plan: passPlan, formats: formats, planar: planar, pass: pass)
+        var e = LoopNestEmitter(module: module, builder: builder, plan: passPlan, formats: formats, planar: planar, pass: pass)
         e.compactRings = compactRings(kernel, plan)
         e.unreadChannels = pass.output == kernel.outputBuffer ? [] : unreadChannels(kernel, pass.output)
-        try e.emitFunction(named: "fxc_pass\(k)")
+        try e.emitFunction(named: "fxc_nest\(k)")
       }
     }
     try module.verify()
     return module
   }
 
-  /// The channels of intermediate `buffer` that no pass loads (an opaque
+  /// The channels of intermediate `buffer` that no loop nest loads (an opaque
   /// input's alpha, once ``ConstantChannels`` has replaced its loads): its
-  /// pass need not store them.
+  /// loop nest need not store them.
   public static func unreadChannels(_ kernel: Kernel, _ buffer: Int) -> Set<Int> {
     var unread = Set(0..<4)
-    for pass in kernel.passes {
+    for pass in kernel.loopNests {
       pass.program.visitDeep { if case .load(buffer, let c) = $0.op { unread.remove(c) } }
     }
     return unread
@@ -154,10 +154,10 @@ public enum KernelEmitter {
   }
 }
 
-/// The CPU back end for one pass: the loop nest of its plan, the loads
+/// The CPU back end for one loop nest: the loop nest of its plan, the loads
 /// (dense, masked at the edges, gathered), stores, and the block-uniform
 /// body; pure ops go to the shared ``OpEmitter``.
-struct PassEmitter: VectorEmitter {
+struct LoopNestEmitter: VectorEmitter {
   let m: KernelModule
   let b: Builder
   let t: LLVMTypes
@@ -165,24 +165,24 @@ struct PassEmitter: VectorEmitter {
   /// The pure-op emitter at this emitter's width.
   var ops: OpEmitter { OpEmitter(m: m, b: b, t: t, w: w) }
   let formats: [PixelFormat]
-  let pass: Kernel.Pass
-  /// The program emitted: the pass's, or a loop body's (``emitFold``).
+  let pass: Kernel.LoopNest
+  /// The program emitted: the loop nest's, or a loop body's (``emitFold``).
   var program: Program
-  /// What this pass (or loop body) does, decided by ``LoopPlanner``.
-  var plan: PassPlan
+  /// What this loop nest (or loop body) does, decided by ``LoopPlanner``.
+  var plan: LoopNestPlan
   /// In a loop body: the index (a scalar i32), the accumulators and the captured values.
   var loopIndex: Value? = nil
-  /// In the window copy of a loop body (``PassEmitter/tapWindowIndices(_:_:_:)``,
+  /// In the window copy of a loop body (``LoopNestEmitter/tapWindowIndices(_:_:_:)``,
   /// the index a constant): each planar tap is one of the vectors at x + j·W
-  /// or a shuffle of two (``PassEmitter/windowTap(_:channel:row:x:offset:)``).
+  /// or a shuffle of two (``LoopNestEmitter/windowTap(_:channel:row:x:offset:)``).
   var tapWindow = false
   var loopAccumulators: [Value] = []
   var loopCaptures: [Value] = []
   /// The folds emitted so far in the current vector body, by loop and operands.
   var folds = FoldMemo()
-  /// The pass function's block-uniform cache, shared by its loops' bodies.
+  /// The loop nest function's block-uniform cache, shared by its loops' bodies.
   let blockCache = BlockCache.Store()
-  /// The pass function's column table (``PassPlan/columnTable``), shared by its loops' bodies.
+  /// The loop nest function's column table (``LoopNestPlan/columnTable``), shared by its loops' bodies.
   let columnCache = BlockCache.Store()
   var live: [Bool] { plan.live }
   /// Nodes whose value changes along a row (depend on `pixelX`).
@@ -193,7 +193,7 @@ struct PassEmitter: VectorEmitter {
   let planar: Set<Int>
   /// Planar buffers whose byte offsets fit in 32 bits (``KernelEmitter/compactRings(_:_:)``).
   var compactRings: Set<Int> = []
-  /// Channels of this pass's planar output that no pass reads, left unstored
+  /// Channels of this loop nest's planar output that no loop nest reads, left unstored
   /// (``KernelEmitter/unreadChannels(_:_:)``).
   var unreadChannels: Set<Int> = []
 
@@ -207,7 +207,7 @@ struct PassEmitter: VectorEmitter {
   var headers: [Int: (data: Value, rowBytes: Value, width: Value, height: Value, rowMask: Value, planeStride: Value)] = [:]
   var uniforms: [Int: Value] = [:]
 
-  init(module: KernelModule, builder: Builder, plan: PassPlan, formats: [PixelFormat], planar: Set<Int>, pass: Kernel.Pass) {
+  init(module: KernelModule, builder: Builder, plan: LoopNestPlan, formats: [PixelFormat], planar: Set<Int>, pass: Kernel.LoopNest) {
     self.planar = planar
     m = module
     b = builder
@@ -361,7 +361,7 @@ struct PassEmitter: VectorEmitter {
     return i
   }
 
-  /// Loads every buffer descriptor and uniform the pass uses, once per call.
+  /// Loads every buffer descriptor and uniform the loop nest uses, once per call.
   mutating func hoistHeaders() {
     var used = Set<Int>([pass.output])
     program.visitDeep { n in

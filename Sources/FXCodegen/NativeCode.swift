@@ -4,15 +4,15 @@ import FXLLVM
 import FXPasses
 import Synchronization
 
-/// Machine code for the passes of one kernel on one ``Target``, linked into
-/// a ``JIT`` of its own: one C function per pass (``PassFunction``). What a
+/// Machine code for the loop nests of one kernel on one ``Target``, linked into
+/// a ``JIT`` of its own: one C function per loop nest (``LoopNestFunction``). What a
 /// back end hands the runtime (FXRuntime's `CompiledKernel`), which knows
 /// nothing of LLVM.
 public final class NativeCode: @unchecked Sendable {
-  /// `void fxc_pass<k>(BufferDescriptor *buffers, float *uniforms, i32 width,
+  /// `void fxc_nest<k>(BufferDescriptor *buffers, float *uniforms, i32 width,
   /// i32 height, i32 y0, i32 y1, i32 x0, i32 x1)`: computes columns `x0..<x1`
   /// of rows `y0..<y1` (``KernelEmitter``).
-  public typealias PassFunction =
+  public typealias LoopNestFunction =
     @convention(c) (
       UnsafeRawPointer, UnsafePointer<Float>, Int32, Int32, Int32, Int32, Int32, Int32
     ) -> Void
@@ -28,22 +28,22 @@ public final class NativeCode: @unchecked Sendable {
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),gvn,instcombine<no-verify-fixpoint>,"
     + "simplifycfg,loop(loop-rotate),loop-unroll<O2>,instcombine<no-verify-fixpoint>,simplifycfg)"
 
-  /// The pass functions, in kernel order.
-  public let passes: [PassFunction]
-  /// The relocatable objects the code was linked from (one per pass, in an
+  /// The loop nest functions, in kernel order.
+  public let loopNests: [LoopNestFunction]
+  /// The relocatable objects the code was linked from (one per loop nest, in an
   /// ``ObjectBundle``), when asked to keep them (for a disk cache) or when
   /// they came from one.
   public let object: [UInt8]?
   /// Milliseconds by phase: "emit", "optimise" and "codegen" summed over the
-  /// passes (which are compiled in parallel, so the sum may exceed the
-  /// wall-clock time), "link" (loading the objects and looking up the passes).
+  /// loop nests (which are compiled in parallel, so the sum may exceed the
+  /// wall-clock time), "link" (loading the objects and looking up the loop nests).
   public let phaseMilliseconds: [String: Double]
   /// Keeps the code alive: releasing the JIT frees it.
   private let jit: JIT
 
-  /// Emits each pass of `kernel` following `plan` into a module of its own,
+  /// Emits each loop nest of `kernel` following `plan` into a module of its own,
   /// optimises it (``optimisationPipeline``) and generates an ELF object for
-  /// the plan's target — the passes on as many threads as there are cores
+  /// the plan's target — the loop nests on as many threads as there are cores
   /// (LLVM contexts are independent, so this is safe and gives the same
   /// machine code as one module) — then links the objects into a JIT.
   /// With `keepObject`, the objects are kept for a disk cache.
@@ -52,12 +52,12 @@ public final class NativeCode: @unchecked Sendable {
   ///   this machine cannot run the target's code.
   public init(_ kernel: Kernel, plan: KernelPlan, layout: KernelLayout, keepObject: Bool = false) throws {
     try Self.checkRunnable(plan.target)
-    let count = kernel.passes.count
+    let count = kernel.loopNests.count
     let results = Mutex<[Result<PassObject, Error>?]>(Array(repeating: nil, count: count))
     // Largest first (longest-processing-time scheduling): the thread that is
-    // free first takes the next largest, so the cheapest pass (a planar copy)
+    // free first takes the next largest, so the cheapest loop nest (a planar copy)
     // is the last to start and the threads finish close together.
-    let order = kernel.passes.indices.sorted { Self.size(kernel.passes[$0].program) > Self.size(kernel.passes[$1].program) }
+    let order = kernel.loopNests.indices.sorted { Self.size(kernel.loopNests[$0].program) > Self.size(kernel.loopNests[$1].program) }
     DispatchQueue.concurrentPerform(iterations: count) { i in
       let k = order[i]
       let result = Result { try PassObject(k, of: kernel, plan: plan, layout: layout) }
@@ -67,8 +67,8 @@ public final class NativeCode: @unchecked Sendable {
     let linking = DispatchTime.now().uptimeNanoseconds
     let jit = try JIT(target: plan.target)
     for object in objects { try jit.addObject(object.bytes) }
-    passes = try Self.lookup(count, in: jit)
-    if PerfMap.isEnabled { Self.recordPerfMap(passes, objects.map(\.bytes), names: kernel.passes.map(\.name)) }
+    loopNests = try Self.lookup(count, in: jit)
+    if PerfMap.isEnabled { Self.recordPerfMap(loopNests, objects.map(\.bytes), names: kernel.loopNests.map(\.name)) }
     var phases = ["link": Double(DispatchTime.now().uptimeNanoseconds - linking) / 1e6]
     for phase in ["emit", "optimise", "codegen"] {
       phases[phase] = objects.reduce(0) { $0 + ($1.milliseconds[phase] ?? 0) }
@@ -82,7 +82,7 @@ public final class NativeCode: @unchecked Sendable {
   /// optimisation or code generation.
   ///
   /// - Throws: ``LLVMError`` if the bytes are not an ``ObjectBundle`` of
-  ///   objects for `target` defining `passCount` pass functions.
+  ///   objects for `target` defining `passCount` loop nest functions.
   public init(object: [UInt8], passCount: Int, target: Target) throws {
     try Self.checkRunnable(target)
     let start = DispatchTime.now().uptimeNanoseconds
@@ -91,19 +91,19 @@ public final class NativeCode: @unchecked Sendable {
     }
     let jit = try JIT(target: target)
     for bytes in objects { try jit.addObject(bytes) }
-    passes = try Self.lookup(passCount, in: jit)
-    if PerfMap.isEnabled { Self.recordPerfMap(passes, objects, names: (0..<passCount).map { "pass \($0) (cached)" }) }
+    loopNests = try Self.lookup(passCount, in: jit)
+    if PerfMap.isEnabled { Self.recordPerfMap(loopNests, objects, names: (0..<passCount).map { "pass \($0) (cached)" }) }
     phaseMilliseconds = ["link": Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6]
     self.object = object
     self.jit = jit
   }
 
   /// The optimised LLVM IR and the assembly of `kernel` following `plan`, for
-  /// `fxc dump`: each pass's module in turn, as compiled.
+  /// `fxc dump`: each loop nest's module in turn, as compiled.
   public static func dump(_ kernel: Kernel, plan: KernelPlan, layout: KernelLayout) throws -> (ir: String, assembly: String) {
     var ir: [String] = [], assembly: [String] = []
-    for k in kernel.passes.indices {
-      let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout, passes: k..<(k + 1))
+    for k in kernel.loopNests.indices {
+      let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout, loopNests: k..<(k + 1))
       try module.optimize(optimisationPipeline)
       ir.append(module.textualIR)
       assembly.append(try module.assembly())
@@ -127,21 +127,21 @@ public final class NativeCode: @unchecked Sendable {
     }
   }
 
-  private static func lookup(_ count: Int, in jit: JIT) throws -> [PassFunction] {
-    try (0..<count).map { unsafeBitCast(try jit.lookup("fxc_pass\($0)"), to: PassFunction.self) }
+  private static func lookup(_ count: Int, in jit: JIT) throws -> [LoopNestFunction] {
+    try (0..<count).map { unsafeBitCast(try jit.lookup("fxc_nest\($0)"), to: LoopNestFunction.self) }
   }
 
-  /// Names each pass function in perf's map of JIT'd code (``PerfMap``).
-  private static func recordPerfMap(_ passes: [PassFunction], _ objects: [[UInt8]], names: [String]) {
+  /// Names each loop nest function in perf's map of JIT'd code (``PerfMap``).
+  private static func recordPerfMap(_ passes: [LoopNestFunction], _ objects: [[UInt8]], names: [String]) {
     let sizes = objects.reduce(into: [String: UInt64]()) { $0.merge(PerfMap.functionSizes(inObject: $1)) { a, _ in a } }
     PerfMap.record(
       passes.indices.map { k in
-        (unsafeBitCast(passes[k], to: UnsafeRawPointer.self), sizes["fxc_pass\(k)"] ?? 1, "fxc_pass\(k) '\(names[k])'")
+        (unsafeBitCast(passes[k], to: UnsafeRawPointer.self), sizes["fxc_nest\(k)"] ?? 1, "fxc_nest\(k) '\(names[k])'")
       })
   }
 }
 
-/// One pass compiled on its own: its module emitted, optimised and turned into
+/// One loop nest compiled on its own: its module emitted, optimised and turned into
 /// an ELF object, with the time of each step.
 private struct PassObject {
   let bytes: [UInt8]
@@ -149,7 +149,7 @@ private struct PassObject {
 
   init(_ k: Int, of kernel: Kernel, plan: KernelPlan, layout: KernelLayout) throws {
     let start = DispatchTime.now().uptimeNanoseconds
-    let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout, passes: k..<(k + 1))
+    let module = try KernelEmitter.emit(kernel, plan: plan, layout: layout, loopNests: k..<(k + 1))
     let emitted = DispatchTime.now().uptimeNanoseconds
     try module.optimize(NativeCode.optimisationPipeline)
     let optimised = DispatchTime.now().uptimeNanoseconds

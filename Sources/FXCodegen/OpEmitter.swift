@@ -52,7 +52,7 @@ extension VectorEmitter {
 /// ``OpSpec`` meaning (the interpreter's): the part of code generation that
 /// does not depend on loops, buffers or the target's memory layout, shared by
 /// every back end that emits LLVM IR. Loads, the loop nest and stores are the
-/// CPU back end's (``PassEmitter``).
+/// CPU back end's (``LoopNestEmitter``).
 struct OpEmitter: VectorEmitter {
   let m: KernelModule
   let b: Builder

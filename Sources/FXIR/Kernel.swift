@@ -3,14 +3,14 @@
 ///
 /// Buffers are numbered: `0..<inputCount` are the graph's inputs, then one
 /// RGBA32F intermediate per materialised stage, and last the output. Every
-/// buffer except inputs `1…` has the output's size. Passes run in order; each
+/// buffer except inputs `1…` has the output's size. Loop nests run in order; each
 /// computes every pixel of its output buffer (rows may be split across threads).
-/// Every `load` in a pass program reads a texel index that the program itself
+/// Every `load` in a loop nest program reads a texel index that the program itself
 /// has resolved through the sampler's address mode, so loads are in bounds by
 /// construction, whatever the parameters.
 public struct Kernel: Sendable, CustomStringConvertible {
-  public struct Pass: Sendable {
-    /// The stage this pass computes.
+  public struct LoopNest: Sendable {
+    /// The stage this loop nest computes.
     public var name: String
     /// A kernel-level program: reads `pixelX/pixelY`, `load`s; four float outputs (RGBA).
     public var program: Program
@@ -27,7 +27,7 @@ public struct Kernel: Sendable, CustomStringConvertible {
   public var inputCount: Int
   /// For each intermediate buffer (index `inputCount + i`), the stage it holds.
   public var intermediates: [Int]
-  public var passes: [Pass]
+  public var loopNests: [LoopNest]
   public var uniformCount: Int
   /// Why each stage was inlined or materialised, for `fxc dump`.
   public var scheduleNotes: [String]
@@ -35,17 +35,17 @@ public struct Kernel: Sendable, CustomStringConvertible {
   /// their `load`s return the stored values and the program premultiplies
   /// color by alpha itself, in fp32. Other inputs hold premultiplied values.
   public var straightAlphaInputs: Set<Int>
-  /// Whether the output buffer holds straight alpha: the last pass's program
+  /// Whether the output buffer holds straight alpha: the last loop nest's program
   /// un-premultiplies (`c / a` where `a > 0`, else 0) before the store quantises.
   public var straightAlphaOutput: Bool
 
   public init(
-    inputCount: Int, intermediates: [Int], passes: [Pass], uniformCount: Int, scheduleNotes: [String],
+    inputCount: Int, intermediates: [Int], loopNests: [LoopNest], uniformCount: Int, scheduleNotes: [String],
     straightAlphaInputs: Set<Int> = [], straightAlphaOutput: Bool = false
   ) {
     self.inputCount = inputCount
     self.intermediates = intermediates
-    self.passes = passes
+    self.loopNests = loopNests
     self.uniformCount = uniformCount
     self.scheduleNotes = scheduleNotes
     self.straightAlphaInputs = straightAlphaInputs
@@ -56,14 +56,14 @@ public struct Kernel: Sendable, CustomStringConvertible {
   public var bufferCount: Int { outputBuffer + 1 }
 
   public var description: String {
-    var s = "kernel: \(passes.count) pass\(passes.count == 1 ? "" : "es"), buffers: "
+    var s = "kernel: \(loopNests.count) loop nest\(loopNests.count == 1 ? "" : "s"), buffers: "
     s += (0..<bufferCount).map { b in
       if b < inputCount { return "b\(b)=in\(b)" + (straightAlphaInputs.contains(b) ? " (straight alpha)" : "") }
       if b == outputBuffer { return "b\(b)=output" + (straightAlphaOutput ? " (straight alpha)" : "") }
       return "b\(b)=s\(intermediates[b - inputCount]) (rgba32f)"
     }.joined(separator: ", ")
-    for p in passes {
-      s += "\npass '\(p.name)' → b\(p.output) (\(p.program.liveCount) nodes)\n\(p.program)"
+    for p in loopNests {
+      s += "\nloop nest '\(p.name)' → b\(p.output) (\(p.program.liveCount) nodes)\n\(p.program)"
     }
     return s
   }

@@ -71,7 +71,7 @@ public enum Interpreter {
       inputCount: kernel.inputCount, inputs, uniforms: uniforms, params: params, stored: kernel.straightAlphaInputs)
     let w = Int(ctx.width), h = Int(ctx.height)
     ctx.buffers = ctx.inputs + Array(repeating: Raster(width: w, height: h), count: kernel.bufferCount - kernel.inputCount)
-    for (index, pass) in kernel.passes.enumerated() {
+    for (index, pass) in kernel.loopNests.enumerated() {
       let evaluator = SpanEvaluator(pass.program)
       var raster = Raster(width: w, height: h)
       for y in 0..<h {

@@ -1,5 +1,5 @@
 // The syntax tree of a Metal translation unit, as the parser builds it.
-// Types are still names here; the lowering resolves them (Types.swift).
+// Types are still names here; the translator resolves them (Types.swift).
 
 /// A type as written: `float2`, `metal::half4`, `texture2d<half>`,
 /// `device const float *`, `SwiftUI::Layer`, `float3x3`.

@@ -6,32 +6,32 @@ import FXIR
 // convert lane by lane; constructors concatenate lanes (`float4(rgb, 1)`),
 // build matrices from a diagonal, columns or scalars, and structs from fields.
 
-extension Lowering {
+extension MetalTranslator {
   /// `value` as a value of `type`: implicitly (assignments, arguments, returns) or as a cast.
-  func convert(_ value: Value, to type: MetalType, at location: SourceLocation, explicit: Bool = false) throws -> Value {
+  func convert(_ value: MetalValue, to type: MetalType, at location: SourceLocation, explicit: Bool = false) throws -> MetalValue {
     if value.type == type { return value }
     switch (value.type, type) {
     case (.vector(let s, let n), .vector(let t, let m)) where n == m || n == 1:
       let lanes = value.scalars.map { convertScalar($0, from: s, to: t) }
-      return Value(type, n == m ? lanes : Array(repeating: lanes[0], count: m))
+      return MetalValue(type, n == m ? lanes : Array(repeating: lanes[0], count: m))
     case (.vector(let s, 1), .matrix(let t, _, _)) where explicit:
-      return try construct(type, [Value(.scalar(s), value.scalars)], at: location).converted(t)
+      return try construct(type, [MetalValue(.scalar(s), value.scalars)], at: location).converted(t)
     case (.matrix(let s, let c, let r), .matrix(let t, let c2, let r2)) where c == c2 && r == r2:
-      return Value(type, value.scalars.map { convertScalar($0, from: s, to: t) })
+      return MetalValue(type, value.scalars.map { convertScalar($0, from: s, to: t) })
     case (.array(let e, let n), .array(let f, let m)) where n == m && e.scalarCount == f.scalarCount:
       let kinds = zip(e.scalarKinds, f.scalarKinds)
       let converted = value.scalars.enumerated().map { k, x in
         let (from, to) = Array(kinds)[k % e.scalarCount]
         return convertScalar(x, from: from, to: to)
       }
-      return Value(type, converted)
+      return MetalValue(type, converted)
     default:
       throw MetalError("cannot convert a value of type \(value.type) to \(type)", at: location)
     }
   }
 
   /// `T(arguments…)` for a vector, matrix or struct type `T`.
-  func construct(_ type: MetalType, _ arguments: [Value], at location: SourceLocation) throws -> Value {
+  func construct(_ type: MetalType, _ arguments: [MetalValue], at location: SourceLocation) throws -> MetalValue {
     for a in arguments where !a.type.isNumeric {
       if case .matrix = a.type { continue }
       if case .structure = a.type, arguments.count == 1, a.type == type { return a }
@@ -55,7 +55,7 @@ extension Lowering {
     case .matrix(let k, let c, let r):
       if arguments.count == 1, arguments[0].scalars.count == 1 {
         let d = convertScalar(arguments[0].scalars[0], from: arguments[0].type.scalarType!, to: k)
-        return Value(type, (0..<c).flatMap { j in (0..<r).map { i in i == j ? d : zeroScalar(k) } })
+        return MetalValue(type, (0..<c).flatMap { j in (0..<r).map { i in i == j ? d : zeroScalar(k) } })
       }
       if arguments.count == 1, case .matrix(_, let c2, let r2) = arguments[0].type, c2 == c, r2 == r {
         return try convert(arguments[0], to: type, at: location)
@@ -65,34 +65,34 @@ extension Lowering {
       guard lanes.count == c * r, columnsOnly || arguments.allSatisfy({ $0.type.lanes == 1 }) else {
         throw MetalError("\(type) needs \(c) column vectors of \(r) or \(c * r) scalars", at: location)
       }
-      return Value(type, lanes)
+      return MetalValue(type, lanes)
     case .structure(_, let fields):
       guard arguments.count == fields.count else {
         throw MetalError("\(type) has \(fields.count) fields; \(arguments.count) values given", at: location)
       }
       let values = try zip(arguments, fields).map { try convert($0, to: $1.type, at: location) }
-      return Value(type, values.flatMap(\.scalars))
+      return MetalValue(type, values.flatMap(\.scalars))
     default:
       throw MetalError("cannot construct a value of type \(type)", at: location)
     }
   }
 }
 
-extension Value {
+extension MetalValue {
   /// A matrix or vector value with every scalar converted to `kind`.
-  func converted(_ kind: ScalarType) -> Value {
+  func converted(_ kind: ScalarType) -> MetalValue {
     switch type {
-    case .matrix(let s, let c, let r): Value(.matrix(kind, columns: c, rows: r), scalars.map { convertScalar($0, from: s, to: kind) })
-    case .vector(let s, let n): Value(.vector(kind, n), scalars.map { convertScalar($0, from: s, to: kind) })
+    case .matrix(let s, let c, let r): MetalValue(.matrix(kind, columns: c, rows: r), scalars.map { convertScalar($0, from: s, to: kind) })
+    case .vector(let s, let n): MetalValue(.vector(kind, n), scalars.map { convertScalar($0, from: s, to: kind) })
     default: self
     }
   }
 }
 
-extension Lowering {
+extension MetalTranslator {
   /// `as_type<T>(v)`: the same bits as another 32-bit kind, lane for lane
   /// (float ↔ int ↔ uint scalars and vectors of one lane count).
-  func bitCast(_ v: Value, to type: MetalType, at location: SourceLocation) throws -> Value {
+  func bitCast(_ v: MetalValue, to type: MetalType, at location: SourceLocation) throws -> MetalValue {
     let kinds: [ScalarType] = [.float, .int, .uint]
     guard case .vector(let from, let n) = v.type, case .vector(let to, let m) = type, n == m,
       kinds.contains(from), kinds.contains(to)
@@ -106,6 +106,6 @@ extension Lowering {
       if from != .float, to == .float { return bitsFloat(e) }
       return e
     }
-    return Value(type, scalars)
+    return MetalValue(type, scalars)
   }
 }

@@ -42,9 +42,9 @@ enum Operators {
   static let comparisons: Set<String> = ["<", ">", "<=", ">=", "==", "!="]
 }
 
-extension Lowering {
+extension MetalTranslator {
   /// `a op b` on scalars, vectors (lane by lane; a scalar operand broadcasts) and matrices.
-  func binary(_ op: String, _ a: Value, _ b: Value, at location: SourceLocation) throws -> Value {
+  func binary(_ op: String, _ a: MetalValue, _ b: MetalValue, at location: SourceLocation) throws -> MetalValue {
     if case .matrix = a.type { return try matrixBinary(op, a, b, at: location) }
     if case .matrix = b.type { return try matrixBinary(op, a, b, at: location) }
     guard case .vector(let s, let n) = a.type, case .vector(let t, let m) = b.type else {
@@ -78,8 +78,8 @@ extension Lowering {
     return .vector(Operators.comparisons.contains(op) ? .bool : k, out)
   }
 
-  func unary(_ op: String, _ a: Value, at location: SourceLocation) throws -> Value {
-    if case .matrix = a.type, op == "-" { return Value(a.type, a.scalars.map { -$0 }) }
+  func unary(_ op: String, _ a: MetalValue, at location: SourceLocation) throws -> MetalValue {
+    if case .matrix = a.type, op == "-" { return MetalValue(a.type, a.scalars.map { -$0 }) }
     guard case .vector(let s, let n) = a.type else {
       throw MetalError("invalid argument type \(a.type) to unary '\(op)'", at: location)
     }
@@ -104,8 +104,10 @@ extension Lowering {
   }
 
   /// Matrix arithmetic: `m * v`, `v * m`, `m * m`, and lane-wise `+ - * /` with scalars or a matrix of one shape.
-  private func matrixBinary(_ op: String, _ a: Value, _ b: Value, at location: SourceLocation) throws -> Value {
-    func columns(_ v: Value, _ rows: Int) -> [[Expr]] { stride(from: 0, to: v.scalars.count, by: rows).map { Array(v.scalars[$0..<($0 + rows)]) } }
+  private func matrixBinary(_ op: String, _ a: MetalValue, _ b: MetalValue, at location: SourceLocation) throws -> MetalValue {
+    func columns(_ v: MetalValue, _ rows: Int) -> [[Expr]] {
+      stride(from: 0, to: v.scalars.count, by: rows).map { Array(v.scalars[$0..<($0 + rows)]) }
+    }
     func dotted(_ x: [Expr], _ y: [Expr]) -> Expr { zip(x, y).dropFirst().reduce(x[0] * y[0]) { $0 + $1.0 * $1.1 } }
     switch (a.type, b.type, op) {
     case (.matrix(let s, let c, let r), .vector(_, let n), "*") where n == c:
@@ -118,10 +120,10 @@ extension Lowering {
     case (.matrix(let s, let c, let r), .matrix(_, let c2, let r2), "*") where c == r2:
       let left = columns(a, r), right = columns(b, r2)
       let out = (0..<c2).flatMap { j in (0..<r).map { row in dotted(left.map { $0[row] }, right[j]) } }
-      return Value(.matrix(s, columns: c2, rows: r), out)
+      return MetalValue(.matrix(s, columns: c2, rows: r), out)
     case (.matrix, .matrix, "+"), (.matrix, .matrix, "-"):
       guard a.type == b.type else { break }
-      return Value(a.type, zip(a.scalars, b.scalars).map { op == "+" ? $0 + $1 : $0 - $1 })
+      return MetalValue(a.type, zip(a.scalars, b.scalars).map { op == "+" ? $0 + $1 : $0 - $1 })
     case (.matrix, .vector(_, 1), _), (.vector(_, 1), .matrix, _):
       guard ["+", "-", "*", "/"].contains(op) else { break }
       let matrixFirst: Bool
@@ -132,7 +134,7 @@ extension Lowering {
         let (p, q) = matrixFirst ? (x, k) : (k, x)
         return Operators.scalar(op, p, q, .float)!
       }
-      return Value(m.type, out)
+      return MetalValue(m.type, out)
     default: break
     }
     throw MetalError("invalid operands to binary '\(op)' (\(a.type) and \(b.type))", at: location)

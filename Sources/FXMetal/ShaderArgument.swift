@@ -107,8 +107,8 @@ struct ShaderBinding {
   }
 
   /// The values of the source function's parameters after the fixed ones.
-  func parameterValues(textures: [Layer]) -> [Int: Value] {
-    var values: [Int: Value] = [:]
+  func parameterValues(textures: [Layer]) -> [Int: MetalValue] {
+    var values: [Int: MetalValue] = [:]
     var image = 0
     let size = Expr.size
     for (k, (p, a)) in zip(function.parameters, arguments).enumerated() {
@@ -119,13 +119,13 @@ struct ShaderBinding {
       case .boundingRect: values[slot] = .vector(.float, [Expr(Float(0)), Expr(Float(0)), size.x, size.y])
       case .size: values[slot] = .vector(.float, [size.x, size.y])
       case .floatArray(let v):
-        values[slot] = Value(handle: .buffer(v), type: .buffer(.float))
+        values[slot] = MetalValue(handle: .buffer(v), type: .buffer(.float))
         values[slot + 1] = .vector(.int, [.int(v.count)])
       case .colorArray(let v):
-        values[slot] = Value(handle: .buffer(v.flatMap { $0 }), type: .buffer(.vector(.half, 4)))
+        values[slot] = MetalValue(handle: .buffer(v.flatMap { $0 }), type: .buffer(.vector(.half, 4)))
         values[slot + 1] = .vector(.int, [.int(v.count)])
       case .image:
-        values[slot] = Value(handle: .texture(textures[image]), type: .texture)
+        values[slot] = MetalValue(handle: .texture(textures[image]), type: .texture)
         image += 1
       }
     }

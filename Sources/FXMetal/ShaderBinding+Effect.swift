@@ -31,43 +31,43 @@ extension ShaderBinding {
   /// Lowers the function's body for one application: the result is float4
   /// (premultiplied color) or, for a distortion, float2.
   func body(position: Expr, color: Expr?, layer: Layer?, textures: [Layer]) throws -> Expr {
-    try lower(position: position, color: color, layer: layer, textures: textures).body
+    try translate(position: position, color: color, layer: layer, textures: textures).body
   }
 
-  /// The body (as ``body(position:color:layer:textures:)``) and the warnings lowering it gave.
-  func lower(position: Expr, color: Expr?, layer: Layer?, textures: [Layer]) throws -> (body: Expr, warnings: [MetalError]) {
+  /// The body (as ``body(position:color:layer:textures:)``) and the warnings translator it gave.
+  func translate(position: Expr, color: Expr?, layer: Layer?, textures: [Layer]) throws -> (body: Expr, warnings: [MetalError]) {
     let p = [position.x, position.y]
-    let lowering = Lowering(program: function.program, position: p)
+    let translator = MetalTranslator(program: function.program, position: p)
     var values = parameterValues(textures: textures)
     values[0] = .vector(.float, p)
-    if let layer { values[1] = Value(handle: .layer(layer), type: .layer) }
-    if let color { values[1] = Lowering.lanes(color, kind: .half) }
+    if let layer { values[1] = MetalValue(handle: .layer(layer), type: .layer) }
+    if let color { values[1] = MetalTranslator.lanes(color, kind: .half) }
     let syntax = function.syntax
-    let parameters = try syntax.parameters.indices.map { k -> Value in
+    let parameters = try syntax.parameters.indices.map { k -> MetalValue in
       guard let v = values[k] else { throw MetalError("internal error: parameter \(k) is unbound", at: syntax.location) }
       let type = try function.program.resolve(syntax.parameters[k].type)
-      return type.isHandle ? v : try lowering.convert(v, to: type, at: syntax.parameters[k].location)
+      return type.isHandle ? v : try translator.convert(v, to: type, at: syntax.parameters[k].location)
     }
-    let (result, _) = try lowering.call(syntax, parameters, at: syntax.location)
+    let (result, _) = try translator.call(syntax, parameters, at: syntax.location)
     if function.kind == .distortion {
-      let q = try lowering.convert(result, to: .float2, at: syntax.location).scalars
-      return (float2(q[0], q[1]), lowering.warnings)
+      let q = try translator.convert(result, to: .float2, at: syntax.location).scalars
+      return (float2(q[0], q[1]), translator.warnings)
     }
-    let c = try lowering.convert(result, to: .float4, at: syntax.location).scalars
-    return (float4(c[0], c[1], c[2], c[3]), lowering.warnings)
+    let c = try translator.convert(result, to: .float4, at: syntax.location).scalars
+    return (float4(c[0], c[1], c[2], c[3]), translator.warnings)
   }
 
-  /// The effect; lowering once first, so that every error is thrown here.
+  /// The effect; translator once first, so that every error is thrown here.
   func effect() throws -> Effect { try effectAndWarnings().effect }
 
-  /// The effect and the warnings lowering it gave (loops that may be cut off).
+  /// The effect and the warnings translator it gave (loops that may be cut off).
   /// The body is lowered once here, so that every error is thrown now, and
   /// again where the effect is applied (to that application's input). Should
   /// that ever fail, the stage's body is the failure (``Expr/failure(_:type:)``)
   /// and building the graph throws it: an error never becomes the identity.
   func effectAndWarnings() throws -> (effect: Effect, warnings: [MetalError]) {
     let probe = Image.input(0)
-    let (_, warnings) = try lower(
+    let (_, warnings) = try translate(
       position: .position, color: function.kind == .color ? probe.layer(.nearest).sample(.position) : nil,
       layer: function.kind == .layer ? probe.layer() : nil, textures: images.map { $0.layer() })
     return (effect(named: effectName, kind: function.kind, binding: self), warnings)

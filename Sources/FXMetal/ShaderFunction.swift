@@ -64,7 +64,7 @@ public struct ShaderFunction: @unchecked Sendable {
   /// The arguments after the fixed parameters (`position`, `color` or `layer`), in order.
   public let parameters: [ShaderParameter]
   let syntax: FunctionSyntax
-  let program: Program
+  let program: MetalProgram
   /// Parameters of the source function that each ``parameters`` entry covers (an array and its count are two).
   let slots: [Int]
 
@@ -89,7 +89,7 @@ public struct ShaderFunction: @unchecked Sendable {
   }
 
   /// Classifies a function by SwiftUI's signatures; nil when it is not stitchable.
-  static func classify(_ f: FunctionSyntax, in program: Program) throws -> ShaderFunction? {
+  static func classify(_ f: FunctionSyntax, in program: MetalProgram) throws -> ShaderFunction? {
     guard f.isStitchable, !f.body.isEmpty else { return nil }
     let returnType = try program.resolve(f.returnType)
     let types = try f.parameters.map { try program.resolve($0.type) }

@@ -51,7 +51,7 @@ public final class ShaderLibrary: @unchecked Sendable {
     self.path = path
     let files = SourceFiles()
     do {
-      let program = try Program(text: source, path: path, url: url, files: files)
+      let program = try MetalProgram(text: source, path: path, url: url, files: files)
       var working: [ShaderFunction] = []
       var failing: [(name: String, diagnostic: MetalDiagnostic)] = []
       var warnings: [MetalDiagnostic] = []
@@ -74,7 +74,7 @@ public final class ShaderLibrary: @unchecked Sendable {
 
   /// Lowers every function once with default arguments, so that errors in a
   /// body surface when the library is loaded, not when an effect is used.
-  /// Returns the warnings that lowering gives.
+  /// Returns the warnings that translator gives.
   private static func check(_ f: ShaderFunction) throws -> [MetalDiagnostic] {
     let (_, warnings) = try ShaderBinding(function: f, arguments: f.parameters.map(\.defaultArgument)).effectAndWarnings()
     return warnings.map { $0.diagnostic(f.program.files, severity: .warning) }

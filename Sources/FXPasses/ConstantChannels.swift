@@ -16,18 +16,18 @@ public enum ConstantChannels {
     var k = kernel
     var known: [Int: [Int: Scalar]] = [:]  // buffer → channel → value
     var replaced = 0
-    for i in k.passes.indices {
+    for i in k.loopNests.indices {
       if !known.isEmpty {
-        let (p, n) = substitute(k.passes[i].program, known)
+        let (p, n) = substitute(k.loopNests[i].program, known)
         if n > 0 {
-          k.passes[i].program = Simplify.run(p).0
+          k.loopNests[i].program = Simplify.run(p).0
           replaced += n
         }
       }
-      guard k.passes[i].output != k.outputBuffer else { continue }
-      let p = k.passes[i].program
+      guard k.loopNests[i].output != k.outputBuffer else { continue }
+      let p = k.loopNests[i].program
       for (c, out) in p.outputs.enumerated() {
-        if let v = p.constantValue(out) { known[k.passes[i].output, default: [:]][c] = v }
+        if let v = p.constantValue(out) { known[k.loopNests[i].output, default: [:]][c] = v }
       }
     }
     return (k, replaced)

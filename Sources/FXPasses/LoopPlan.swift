@@ -1,16 +1,16 @@
 import FXIR
 
-/// How one pass of a ``Kernel`` is executed for a ``Target``: every decision
+/// How one loop nest of a ``Kernel`` is executed for a ``Target``: every decision
 /// the code generator and the runtime follow, made here as data so that it
 /// can be printed (`fxc dump`) and tested at any vector width without LLVM.
 ///
-/// A pass runs W = ``lanes`` pixels at a time (structure of arrays). It runs
+/// A loop nest runs W = ``lanes`` pixels at a time (structure of arrays). It runs
 /// in row order (row by row, W columns at a time) or in column order: rows in
 /// chunks of ``chunkRows``, each vector of columns walking down a chunk, with
 /// row addresses from a per-chunk table for the buffers in ``rowTables``.
 /// With an ``interior`` range, each row is three loops — left border,
 /// interior, right border — so that taps `pixelX + k` load densely inside.
-public struct PassPlan: Sendable {
+public struct LoopNestPlan: Sendable {
   public enum Order: String, Sendable, Equatable { case rows, columns }
 
   /// How a load gets its W pixels.
@@ -30,7 +30,7 @@ public struct PassPlan: Sendable {
     case gatherOrDense
     /// In a loop body: column `pixelX + index·i + offset` (`index` 0, 1 or −1
     /// times the loop's index i) clamped to the row, of a row the same in
-    /// every lane. The loop is emitted twice (``PassPlan/shifted``): dense
+    /// every lane. The loop is emitted twice (``LoopNestPlan/shifted``): dense
     /// loads where every such column of every iteration is inside the row,
     /// masked edge loads elsewhere.
     case denseShifted(offset: Int32, index: Int32)
@@ -81,7 +81,7 @@ public struct PassPlan: Sendable {
   /// In row order: values that depend on the column only (on `pixelX`,
   /// constants and uniforms, not on the row or any buffer) and feed per-pixel
   /// work — a vignette's `((x + ½)/width − ½)²` — kept per vector position of
-  /// the row in a table of the pass function and computed in its first row
+  /// the row in a table of the loop nest function and computed in its first row
   /// only (Halide's `compute_root` of a function of x). Empty when none is
   /// worth a table.
   public var columnTable: [Int] = []
@@ -102,7 +102,7 @@ public struct PassPlan: Sendable {
   /// interior split or block-uniform body (LLVM's time grows faster than
   /// linearly with code size).
   public var isLarge: Bool
-  /// Live nodes of the pass program.
+  /// Live nodes of the loop nest program.
   public var live: [Bool]
   /// Nodes whose value changes along a row (depend on `pixelX`).
   public var varies: [Bool]
@@ -116,8 +116,8 @@ public struct PassPlan: Sendable {
   /// The float semantics the code is compiled with.
   public var floatMode: FloatMode = .strict
   /// The plan of the body of each loop the program folds (``Loop``), whose
-  /// loads are planned like the pass's; nested loops in theirs.
-  public var loops: [Loop: PassPlan] = [:]
+  /// loads are planned like the loop nest's; nested loops in theirs.
+  public var loops: [Loop: LoopNestPlan] = [:]
   /// In a loop body's plan: the smallest and largest offset of its
   /// ``LoadStrategy/denseShifted(offset:index:)`` loads, by their index
   /// coefficient (−1, 0, 1); the emitter tests them against the row once per
@@ -125,18 +125,18 @@ public struct PassPlan: Sendable {
   public var shifted: [Int32: ClosedRange<Int32>] = [:]
 }
 
-/// Makes the ``PassPlan`` of every pass and the ``RunPlan`` of a kernel for
+/// Makes the ``LoopNestPlan`` of every loop nest and the ``RunPlan`` of a kernel for
 /// a target. Pure: the same kernel, buffers and lanes give the same plan on
 /// every machine.
 public enum LoopPlanner {
-  /// Passes with more live nodes than this are compiled for size: one vector body.
+  /// Loop nests with more live nodes than this are compiled for size: one vector body.
   public static let largePass = 4000
   /// Rows per chunk of column order: a vector of columns walks down this many
   /// rows, reading a window of chunkRows + 2·reach rows (for a σ10 blur of
   /// planar floats, 32 + 60 rows × 4 planes × 32 bytes ≈ 12 KiB: in L1).
   public static let chunkRows = 32
   /// Taps further away than this many rows keep row order: their row window
-  /// would not stay in cache, and the row tables live on the stack. (A pass in
+  /// would not stay in cache, and the row tables live on the stack. (A loop nest in
   /// column order for its column-only work gives such loads no table.)
   public static let maxTableReach = 256
   /// How much the column-order saving must exceed to leave row order for it:
@@ -144,18 +144,18 @@ public enum LoopPlanner {
   /// strided stores cost a little).
   public static let columnOrderThreshold = 16
 
-  /// The plan of each pass of `kernel` at `lanes` fp32 lanes, where
+  /// The plan of each loop nest of `kernel` at `lanes` fp32 lanes, where
   /// `interleavedFloat` names the buffers stored as interleaved RGBA32F
   /// (float inputs; intermediates are planar).
-  public static func plan(_ kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>) -> [PassPlan] {
+  public static func plan(_ kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>) -> [LoopNestPlan] {
     // 8- and 16-bit buffers: the inputs and the output that are not interleaved floats.
     let unorm = Set((0..<kernel.inputCount) + [kernel.outputBuffer]).subtracting(interleavedFloat)
     let facts = RangeAnalysis.run(kernel, unormBuffers: unorm)
-    // From the last pass back: a channel a later pass reads into a
+    // From the last loop nest back: a channel a later loop nest reads into a
     // discontinuous op stays strict where it is written as well.
-    var plans: [PassPlan] = []
+    var plans: [LoopNestPlan] = []
     var discontinuous: Set<RangeProofs.BufferChannel> = []
-    for (pass, f) in zip(kernel.passes, facts).reversed() {
+    for (pass, f) in zip(kernel.loopNests, facts).reversed() {
       let outputs = Set(pass.program.outputs.indices.filter { discontinuous.contains(.init(buffer: pass.output, channel: $0)) })
       let plan = plan(pass, kernel: kernel, lanes: lanes, interleavedFloat: interleavedFloat, facts: f, outputsFeedingDiscontinuity: outputs)
       discontinuous.formUnion(plan.proofs.loadsFeedingDiscontinuity(pass.program))
@@ -165,25 +165,25 @@ public enum LoopPlanner {
   }
 
   static func plan(
-    _ pass: Kernel.Pass, kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>, facts: [ValueFacts],
+    _ pass: Kernel.LoopNest, kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>, facts: [ValueFacts],
     outputsFeedingDiscontinuity: Set<Int> = []
-  ) -> PassPlan {
+  ) -> LoopNestPlan {
     let p = pass.program
     let live = p.live()
     let varies = p.dependence(on: .pixelX)
     let isLarge = live.lazy.filter { $0 }.count > largePass
     let planar = Set(kernel.inputCount..<kernel.outputBuffer)
-    var loads: [Int: PassPlan.Load] = [:]
+    var loads: [Int: LoopNestPlan.Load] = [:]
     for (i, n) in p.nodes.enumerated() where live[i] {
       guard case .load(let buffer, let channel) = n.op else { continue }
       let rowInvariant = !varies[Int(n.args[1].index)]
       // Interleaved floats gather one channel at a time: no whole pixels to load densely.
       let checked = rowInvariant && varies[Int(n.args[0].index)] && (planar.contains(buffer) || !interleavedFloat.contains(buffer))
-      var strategy = checked ? PassPlan.LoadStrategy.gatherOrDense : .gather
+      var strategy = checked ? LoopNestPlan.LoadStrategy.gatherOrDense : .gather
       if rowInvariant, p[n.args[0]].op == .pixelX {
         strategy = .dense
       } else if rowInvariant, let k = ClampToEdge.offset(of: n.args[0], .x, in: p) {
-        let border: PassPlan.Border = !planar.contains(buffer) && interleavedFloat.contains(buffer) ? .gather : .masked
+        let border: LoopNestPlan.Border = !planar.contains(buffer) && interleavedFloat.contains(buffer) ? .gather : .masked
         strategy = .denseInterior(offset: k, border: border)
       }
       loads[i] = .init(buffer: buffer, channel: channel, strategy: strategy, rowOffset: ClampToEdge.offset(of: n.args[1], .y, in: p))
@@ -191,7 +191,7 @@ public enum LoopPlanner {
         loads[i]!.rowReach = PixelOffsetBounds.reach(n.args[1], .y, in: p, facts: facts)
       }
     }
-    var plan = PassPlan(
+    var plan = LoopNestPlan(
       lanes: lanes, order: .rows, orderReason: "", chunkRows: chunkRows, rowTables: [:], interior: nil, blockUniform: [],
       blockUniformReason: "", loads: loads, isLarge: isLarge, live: live, varies: varies, emissionOrder: depthFirstOrder(p),
       proofs: RangeProofs(p, facts: facts, live: live, outputsFeedingDiscontinuity: outputsFeedingDiscontinuity))
@@ -204,7 +204,7 @@ public enum LoopPlanner {
     return plan
   }
 
-  /// Two rows per step in column order when every loop the pass folds can
+  /// Two rows per step in column order when every loop the loop nest folds can
   /// run for both rows as one loop: index bounds the same in every lane and
   /// row, no load shifted along the row (those have two copies of their body),
   /// no nested loop; and no block-uniform body. Loops of any length: with the
@@ -212,7 +212,7 @@ public enum LoopPlanner {
   /// LLVM sees the taps both rows share as one load), σ 3 (±9) went 241 →
   /// 257 Mpix/s, the unsharp mask (±5) 300 → 326 on 1 thread and 554–613 →
   /// 650 on 2 (5640×3172, Zen 4); σ 10 (±30) had it already.
-  static func chooseRowsPerStep(_ plan: inout PassPlan, _ p: Program) {
+  static func chooseRowsPerStep(_ plan: inout LoopNestPlan, _ p: Program) {
     guard plan.order == .columns else { return }
     let dependsOnY = p.dependence(on: .pixelY)
     var reasons: [String] = []
@@ -234,11 +234,11 @@ public enum LoopPlanner {
       : "1 row per step: " + reasons.joined(separator: ", ")
   }
 
-  /// The column table (``PassPlan/columnTable``) and why: in row order, the
+  /// The column table (``LoopNestPlan/columnTable``) and why: in row order, the
   /// column-only values that per-pixel work reads, when the work only they
   /// need costs more than reading them back (a load each and a check of the
   /// slot per vector).
-  static func chooseColumnTable(_ plan: inout PassPlan, _ p: Program) {
+  static func chooseColumnTable(_ plan: inout LoopNestPlan, _ p: Program) {
     guard plan.order == .rows else {
       plan.columnTableReason = "none: column order computes column-only work once per chunk"
       return
@@ -298,14 +298,14 @@ public enum LoopPlanner {
   /// along the row when it does at any fold of the loop.
   static func loopPlans(
     _ p: Program, live: [Bool], varies: [Bool], lanes: Int, kernel: Kernel, interleavedFloat: Set<Int>
-  ) -> [Loop: PassPlan] {
+  ) -> [Loop: LoopNestPlan] {
     var captureVaries: [Loop: [Bool]] = [:]
     for (i, n) in p.nodes.enumerated() where live[i] {
       guard case .fold(let loop, _) = n.op else { continue }
       let v = n.args[loop.firstCapture...].map { varies[Int($0.index)] }
       captureVaries[loop] = zip(captureVaries[loop] ?? v, v).map { $0 || $1 }
     }
-    var plans: [Loop: PassPlan] = [:]
+    var plans: [Loop: LoopNestPlan] = [:]
     for (loop, v) in captureVaries {
       plans[loop] = bodyPlan(loop, captureVaries: v, lanes: lanes, kernel: kernel, interleavedFloat: interleavedFloat)
     }
@@ -314,11 +314,11 @@ public enum LoopPlanner {
 
   /// The plan of `loop`'s body: its loads dense where the column is `pixelX`
   /// (plus a constant and the index: shifted) and the row the same in every
-  /// lane, else gathered. A row `pixelY ± i + k` comes from the pass's row
+  /// lane, else gathered. A row `pixelY ± i + k` comes from the loop nest's row
   /// table in column order when the table reaches `limit + |k|` rows
   /// (``rowTableReach(_:)``). Values depend on the column through `pixelX`, the
   /// accumulators and the captured values that vary.
-  static func bodyPlan(_ loop: Loop, captureVaries: [Bool], lanes: Int, kernel: Kernel, interleavedFloat: Set<Int>) -> PassPlan {
+  static func bodyPlan(_ loop: Loop, captureVaries: [Bool], lanes: Int, kernel: Kernel, interleavedFloat: Set<Int>) -> LoopNestPlan {
     let p = loop.body
     let live = p.live()
     let varies = p.dependence { _, n in
@@ -328,11 +328,11 @@ public enum LoopPlanner {
       default: false
       }
     }
-    var loads: [Int: PassPlan.Load] = [:]
+    var loads: [Int: LoopNestPlan.Load] = [:]
     var shifted: [Int32: ClosedRange<Int32>] = [:]
     for (i, n) in p.nodes.enumerated() where live[i] {
       guard case .load(let buffer, let channel) = n.op else { continue }
-      var strategy = PassPlan.LoadStrategy.gather
+      var strategy = LoopNestPlan.LoadStrategy.gather
       if !varies[Int(n.args[1].index)], let t = ClampToEdge.tap(of: n.args[0], .x, in: p) {
         if t.k == 0, t.index == 0, p[n.args[0]].op == .pixelX {
           strategy = .dense
@@ -342,7 +342,7 @@ public enum LoopPlanner {
           shifted[t.index] = Swift.min(r.lowerBound, t.k)...Swift.max(r.upperBound, t.k)
         }
       }
-      var load = PassPlan.Load(buffer: buffer, channel: channel, strategy: strategy, rowOffset: nil)
+      var load = LoopNestPlan.Load(buffer: buffer, channel: channel, strategy: strategy, rowOffset: nil)
       if !varies[Int(n.args[1].index)], let t = ClampToEdge.tap(of: n.args[1], .y, in: p) {
         load.rowOffset = t.k
         load.rowIndex = t.index
@@ -350,7 +350,7 @@ public enum LoopPlanner {
       loads[i] = load
     }
     let unknown = [ValueFacts](repeating: .unknown, count: p.count)
-    var plan = PassPlan(
+    var plan = LoopNestPlan(
       lanes: lanes, order: .rows, orderReason: "a loop body", chunkRows: chunkRows, rowTables: [:], interior: nil, blockUniform: [],
       blockUniformReason: "none: a loop body", loads: loads, isLarge: false, live: live, varies: varies,
       emissionOrder: depthFirstOrder(p), proofs: RangeProofs(p, facts: unknown, live: live))
@@ -361,9 +361,9 @@ public enum LoopPlanner {
 
   /// For each buffer that the loop bodies of `plan` read at rows
   /// `pixelY ± i + k` (or `pixelY + k`), the farthest such row: `limit + |k|`
-  /// (`|k|`). Nested bodies count too: every body's emitter reads the pass's
+  /// (`|k|`). Nested bodies count too: every body's emitter reads the loop nest's
   /// row tables, so each table must reach every row any of them reads.
-  static func rowTableReach(_ plan: PassPlan) -> [Int: Int] {
+  static func rowTableReach(_ plan: LoopNestPlan) -> [Int: Int] {
     var reach: [Int: Int] = [:]
     for (loop, body) in plan.loops {
       for load in body.loads.values {
@@ -377,7 +377,7 @@ public enum LoopPlanner {
 
   /// Whether a loop body of `plan` (or one nested in it) loads rows at the
   /// loop's index: a vertical filter, whose window of rows column order keeps in cache.
-  static func loopsWalkRows(_ plan: PassPlan) -> Bool {
+  static func loopsWalkRows(_ plan: LoopNestPlan) -> Bool {
     plan.loops.contains { loop, body in
       body.loads.contains { i, _ in
         let row = loop.body.nodes[i].args[1]
@@ -386,7 +386,7 @@ public enum LoopPlanner {
     }
   }
 
-  static func interiorRange(_ loads: [Int: PassPlan.Load]) -> (lo: Int32, hi: Int32)? {
+  static func interiorRange(_ loads: [Int: LoopNestPlan.Load]) -> (lo: Int32, hi: Int32)? {
     let ks = loads.values.compactMap { load -> Int32? in
       if case .denseInterior(let k, _) = load.strategy { return k }
       return load.strategy == .dense ? 0 : nil
@@ -395,12 +395,12 @@ public enum LoopPlanner {
     return (min(ks.min()!, 0), max(ks.max()!, 0))
   }
 
-  /// Column order for a pass with vertical taps (all within
+  /// Column order for a loop nest with vertical taps (all within
   /// ``maxTableReach``), whose taps then read a window of rows that stays in
   /// L1, or for one whose column-only float work outweighs its row-only work
   /// (``columnOrderSaving``: a wave's `sin(x·k)` is then computed once per
   /// column and chunk instead of at every pixel).
-  static func chooseOrder(_ plan: inout PassPlan, _ p: Program) {
+  static func chooseOrder(_ plan: inout LoopNestPlan, _ p: Program) {
     var reach: [Int: Int] = [:]
     for (i, load) in plan.loads.sorted(by: { $0.key < $1.key }) {
       guard let k = load.rowOffset, !plan.varies[Int(p.nodes[i].args[1].index)] else { continue }
@@ -436,7 +436,7 @@ public enum LoopPlanner {
   /// that depend on the column only once per chunk (the loop-invariant code
   /// motion is LLVM's). Integer index arithmetic is left out: it is cheap,
   /// and that of a horizontal blur's taps (clamp(x + k)) folds into addresses.
-  static func columnOrderSaving(_ plan: PassPlan, _ p: Program) -> Int {
+  static func columnOrderSaving(_ plan: LoopNestPlan, _ p: Program) -> Int {
     let dependsOnY = p.dependence(on: .pixelY)
     var saving = 0
     for (i, n) in p.nodes.enumerated() where plan.live[i] && plan.varies[i] != dependsOnY[i] && n.kind == .float {
@@ -445,8 +445,8 @@ public enum LoopPlanner {
     return saving
   }
 
-  /// The block-uniform nodes (``PassPlan/blockUniform``) and why.
-  static func chooseBlockUniform(_ plan: inout PassPlan, _ p: Program) {
+  /// The block-uniform nodes (``LoopNestPlan/blockUniform``) and why.
+  static func chooseBlockUniform(_ plan: inout LoopNestPlan, _ p: Program) {
     let slopes = slopes(p)
     let candidates = p.nodes.indices.filter { i in
       plan.live[i] && p.nodes[i].op == .floor && (slopes[Int(p.nodes[i].args[0].index)].map { $0 != 0 } ?? false)

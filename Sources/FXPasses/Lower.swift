@@ -86,16 +86,17 @@ public enum Lower {
       let kernel = LowerToKernel.run(
         g, schedule, opaqueInputs: options.opaqueInputs, straightAlphaInputs: options.straightAlphaInputs,
         straightAlphaOutput: options.straightAlphaOutput)
-      let merged = kernel.passes.reduce(0) { $0 + $1.program.merged }
+      let merged = kernel.loopNests.reduce(0) { $0 + $1.program.merged }
       return (
-        kernel, "\(kernel.passes.count) pass\(kernel.passes.count == 1 ? "" : "es"), CSE merged \(merged) repeated computations across fused stages"
+        kernel,
+        "\(kernel.loopNests.count) loop nest\(kernel.loopNests.count == 1 ? "" : "s"), CSE merged \(merged) repeated computations across fused stages"
       )
     }
 
     if options.simplify {
       try passes.run("simplify kernel", &kernel) { kernel in
         var kernel = kernel
-        let total = simplify(&kernel.passes, \.program)
+        let total = simplify(&kernel.loopNests, \.program)
         return (kernel, "folded \(total.folded) nodes, \(total.rewriteSummary)")
       }
       try passes.run("constant channels", &kernel) { kernel in
@@ -106,7 +107,7 @@ public enum Lower {
       // sample) reaches the passes that load it, and may let the ranges prove
       // more there (that pass's own bilinear sample of the now constant
       // channel): alternate until no load is replaced, at most once per pass.
-      for _ in 0...kernel.passes.count {
+      for _ in 0...kernel.loopNests.count {
         try passes.run("range simplify", &kernel) { kernel in
           let (rewritten, counts) = RangeSimplify.run(kernel)
           let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")

@@ -26,12 +26,12 @@ public enum LowerToKernel {
     let inputCount = max(graph.inputs.count, 1)
     var buffers: [Int: Int] = [:]
     for (i, s) in schedule.materialised.enumerated() { buffers[s] = inputCount + i }
-    var passes: [Kernel.Pass] = []
+    var loopNests: [Kernel.LoopNest] = []
     let outputBuffer = inputCount + schedule.materialised.count
     let targets: [(ImageRef, Int)] =
       schedule.materialised.map { (.stage($0), buffers[$0]!) } + [(graph.output, outputBuffer)]
     for (ref, buffer) in targets {
-      var b = PassBuilder(
+      var b = LoopNestBuilder(
         graph: graph, buffers: buffers, inputCount: inputCount, opaqueInputs: opaqueInputs, straightAlphaInputs: straightAlphaInputs)
       let x = b.p.add(.pixelX), y = b.p.add(.pixelY)
       b.inRange = [Axis(id: x, isX: true), Axis(id: y, isX: false)]
@@ -45,10 +45,10 @@ public enum LowerToKernel {
       if buffer == outputBuffer && straightAlphaOutput { b.p.outputs = b.unpremultiply(b.p.outputs) }
       var name = graph.inputs.first ?? "input"
       if case .stage(let s) = ref { name = graph.stages[s].name }
-      passes.append(Kernel.Pass(name: name, program: b.p, output: buffer))
+      loopNests.append(Kernel.LoopNest(name: name, program: b.p, output: buffer))
     }
     return Kernel(
-      inputCount: inputCount, intermediates: schedule.materialised, passes: passes,
+      inputCount: inputCount, intermediates: schedule.materialised, loopNests: loopNests,
       uniformCount: graph.uniforms.count, scheduleNotes: schedule.notes,
       straightAlphaInputs: straightAlphaInputs, straightAlphaOutput: straightAlphaOutput)
   }
@@ -61,7 +61,7 @@ struct Axis: Hashable {
 }
 
 /// Builds one pass program.
-struct PassBuilder {
+struct LoopNestBuilder {
   let graph: EffectGraph
   /// Materialised stage → buffer index.
   let buffers: [Int: Int]
@@ -115,7 +115,7 @@ struct PassBuilder {
   mutating func fold(_ loop: Loop, _ args: [NodeID], _ i: NodeID, _ j: NodeID) -> [NodeID] {
     let key = FoldAt(loop: loop, args: args + [i, j])
     if let m = foldMemo[key] { return m }
-    var body = PassBuilder(
+    var body = LoopNestBuilder(
       graph: graph, buffers: buffers, inputCount: inputCount, opaqueInputs: opaqueInputs, straightAlphaInputs: straightAlphaInputs)
     body.sourceCaptures = Array(args[loop.firstCapture...])
     func coordinate(_ v: NodeID, isX: Bool) -> NodeID {

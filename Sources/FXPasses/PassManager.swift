@@ -46,10 +46,10 @@ extension EffectGraph: PassIR {
 }
 
 extension Kernel: PassIR {
-  var programs: [Program] { passes.map(\.program) }
+  var programs: [Program] { loopNests.map(\.program) }
   func sameIR(as other: Kernel) -> Bool {
-    passes.count == other.passes.count && intermediates == other.intermediates
-      && zip(passes, other.passes).allSatisfy { $0.output == $1.output && $0.program.sameNodes(as: $1.program) }
+    loopNests.count == other.loopNests.count && intermediates == other.intermediates
+      && zip(loopNests, other.loopNests).allSatisfy { $0.output == $1.output && $0.program.sameNodes(as: $1.program) }
   }
 }
 

@@ -54,7 +54,7 @@ public enum RangeAnalysis {
   public static func run(_ kernel: Kernel, unormBuffers: Set<Int>) -> [[ValueFacts]] {
     var stored: [Int: [ValueFacts]] = [:]  // buffer → per channel, from the pass that wrote it
     var result: [[ValueFacts]] = []
-    for pass in kernel.passes {
+    for pass in kernel.loopNests {
       let facts = analyse(pass.program) { buffer, channel in
         if unormBuffers.contains(buffer) { return ValueFacts(0, 1) }
         return stored[buffer]?[channel] ?? .unknown
@@ -285,7 +285,7 @@ extension ValueFacts {
   var hasInfinity: Bool { lo == -.infinity || hi == .infinity }
 }
 
-/// What a pass's code may rely on, from its ``ValueFacts`` (for ``PassPlan``).
+/// What a pass's code may rely on, from its ``ValueFacts`` (for ``LoopNestPlan``).
 public struct RangeProofs: Sendable {
   /// Every node's facts.
   public var facts: [ValueFacts]

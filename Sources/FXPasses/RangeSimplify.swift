@@ -51,15 +51,15 @@ public enum RangeSimplify {
     let facts = RangeAnalysis.run(kernel, unormBuffers: unorm)
     var k = kernel
     var counts: [String: Int] = [:]
-    for i in k.passes.indices {
-      let p = k.passes[i].program
+    for i in k.loopNests.indices {
+      let p = k.loopNests[i].program
       let proofs = RangeProofs(p, facts: facts[i], live: p.live())
       let negativeZero = NegativeZero.analyse(p, facts: facts[i], unormBuffers: unorm)
       let (rewritten, stats) = Simplify.run(p) { index, node, args, out in
         if let y = timesZeroPlus(node, args, p, facts[i], negativeZero) { return (y, "y + x·0 → y (x finite, y never −0)") }
         return rule(index, node, args, &out, facts[i], proofs)
       }
-      k.passes[i].program = rewritten
+      k.loopNests[i].program = rewritten
       counts.merge(stats.byRule, uniquingKeysWith: +)
     }
     return (k, counts)

@@ -1,11 +1,11 @@
 import FXIR
 
-/// How a kernel's passes are run over an image: line buffers or whole-image
-/// intermediates, how far ahead each pass runs, ring sizes and column halos.
+/// How a kernel's loop nests are run over an image: line buffers or whole-image
+/// intermediates, how far ahead each loop nest runs, ring sizes and column halos.
 ///
 /// When every intermediate is read only at rows `y + k` with constant `k`
 /// (blur taps, colour reads), each thread streams its band of rows in strips
-/// of ``stripRows``, computing each pass just far enough ahead of its
+/// of ``stripRows``, computing each loop nest just far enough ahead of its
 /// consumers into a small per-thread ring of rows — a line buffer (Halide's
 /// sliding window) — so intermediates stay in cache. Otherwise intermediates
 /// are whole images. Both give identical pixels for any thread count.
@@ -13,36 +13,36 @@ public struct RunPlan: Sendable {
   /// Rows per strip of the line-buffer schedule.
   public static let stripRows = 8
 
-  /// How far ahead of the output row each pass must have computed its rows
-  /// (0 for the last pass), or nil when some intermediate is read at
+  /// How far ahead of the output row each loop nest must have computed its rows
+  /// (0 for the last loop nest), or nil when some intermediate is read at
   /// data-dependent rows (then intermediates are whole images) or there is none.
   public var lookahead: [Int]?
-  /// Columns each pass must compute beyond a tile's edges, or nil when some
+  /// Columns each loop nest must compute beyond a tile's edges, or nil when some
   /// intermediate is read at data-dependent columns with no proved bound
   /// (then tiles are whole rows).
   public var columnLookahead: [Int]?
-  /// For each pass, how many rows of its output are alive at once beyond a
+  /// For each loop nest, how many rows of its output are alive at once beyond a
   /// strip: from the oldest row a consumer still reads, `lookahead[j] − r`,
   /// to the newest row written, `lookahead[i] = max(lookahead[j] + r)`, over
   /// its consumers j reading it at rows `y ± r`. A buffer read only at `y`
   /// (the planar copy) needs a strip, however far ahead it is computed.
   public var rowSpan: [Int] = []
 
-  /// The run plan of `kernel`; with `facts` (each pass's ``RangeAnalysis``
+  /// The run plan of `kernel`; with `facts` (each loop nest's ``RangeAnalysis``
   /// facts), a load at data-dependent rows whose offset from the pixel is
   /// bounded (``PixelOffsetBounds``) reaches that far, so it keeps line
   /// buffers; a load at such columns (a chromatic aberration's shift) keeps
   /// column tiles, its producer computing the bound as halo. Clamp-to-edge
   /// keeps every read column inside the image, and so inside the last tile.
   public init(_ kernel: Kernel, facts: [[ValueFacts]]? = nil) {
-    columnLookahead = Self.lookahead(kernel, kernel.passes.indices.map { Self.reach(kernel.passes[$0].program, .x, facts: facts?[$0]) })
-    let reach = kernel.passes.indices.map { Self.reach(kernel.passes[$0].program, .y, facts: facts?[$0]) }
+    columnLookahead = Self.lookahead(kernel, kernel.loopNests.indices.map { Self.reach(kernel.loopNests[$0].program, .x, facts: facts?[$0]) })
+    let reach = kernel.loopNests.indices.map { Self.reach(kernel.loopNests[$0].program, .y, facts: facts?[$0]) }
     lookahead = kernel.intermediates.isEmpty ? nil : Self.lookahead(kernel, reach)
     if let lookahead {
-      rowSpan = kernel.passes.indices.map { i in
-        let buffer = kernel.passes[i].output
+      rowSpan = kernel.loopNests.indices.map { i in
+        let buffer = kernel.loopNests[i].output
         var oldest = lookahead[i]
-        for j in kernel.passes.indices where j > i {
+        for j in kernel.loopNests.indices where j > i {
           if case .some(.some(let r)) = reach[j][buffer] { oldest = Swift.min(oldest, lookahead[j] - Int(r)) }
         }
         return lookahead[i] - oldest
@@ -91,10 +91,10 @@ public struct RunPlan: Sendable {
   }
 
   static func lookahead(_ kernel: Kernel, _ reach: [[Int: Int32?]]) -> [Int]? {
-    var lookahead = [Int](repeating: 0, count: kernel.passes.count)
-    for i in stride(from: kernel.passes.count - 2, through: 0, by: -1) {
-      let buffer = kernel.passes[i].output
-      for j in (i + 1)..<kernel.passes.count {
+    var lookahead = [Int](repeating: 0, count: kernel.loopNests.count)
+    for i in stride(from: kernel.loopNests.count - 2, through: 0, by: -1) {
+      let buffer = kernel.loopNests[i].output
+      for j in (i + 1)..<kernel.loopNests.count {
         guard let r = reach[j][buffer] else { continue }
         guard let r else { return nil }
         lookahead[i] = Swift.max(lookahead[i], lookahead[j] + Int(r))
@@ -105,11 +105,11 @@ public struct RunPlan: Sendable {
 }
 
 /// Everything the code generator and the runtime follow for one kernel on
-/// one target: a ``PassPlan`` per pass and the ``RunPlan``. `fxc dump`
+/// one target: a ``LoopNestPlan`` per loop nest and the ``RunPlan``. `fxc dump`
 /// prints it.
 public struct KernelPlan: Sendable, CustomStringConvertible {
   public var target: Target
-  public var passes: [PassPlan]
+  public var loopNests: [LoopNestPlan]
   public var run: RunPlan
   let kernel: Kernel
   /// Whether the output is an 8- or 16-bit buffer (its store quantises).
@@ -121,16 +121,16 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     self.kernel = kernel
     unormOutput = !interleavedFloat.contains(kernel.outputBuffer)
     self.target = target
-    passes = LoopPlanner.plan(kernel, lanes: target.lanes, interleavedFloat: interleavedFloat)
-    for i in passes.indices { passes[i].floatMode = floatMode }
-    run = RunPlan(kernel, facts: passes.map(\.proofs.facts))
+    loopNests = LoopPlanner.plan(kernel, lanes: target.lanes, interleavedFloat: interleavedFloat)
+    for i in loopNests.indices { loopNests[i].floatMode = floatMode }
+    run = RunPlan(kernel, facts: loopNests.map(\.proofs.facts))
   }
 
   /// Rows of the ring that holds intermediate `buffer` at run time
   /// (``RunPlan/ringRows(_:)``), or nil when intermediates are whole images
   /// or `buffer` is not one.
   public func ringRows(of buffer: Int) -> Int? {
-    guard run.lookahead != nil, buffer != kernel.outputBuffer, let k = kernel.passes.firstIndex(where: { $0.output == buffer }) else {
+    guard run.lookahead != nil, buffer != kernel.outputBuffer, let k = kernel.loopNests.firstIndex(where: { $0.output == buffer }) else {
       return nil
     }
     return RunPlan.ringRows(run.rowSpan[k])
@@ -138,9 +138,10 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
 
   public var description: String {
     var lines = [target.name == target.cpuName ? "target \(target.summary)" : "target \(target.name): \(target.summary)"]
-    for (k, (pass, plan)) in zip(kernel.passes, passes).enumerated() {
+    for (k, (pass, plan)) in zip(kernel.loopNests, loopNests).enumerated() {
       lines.append(
-        "pass \(k) '\(pass.name)' → b\(pass.output), \(plan.lanes) lanes" + (plan.floatMode == .strict ? "" : ", float \(plan.floatMode.rawValue)"))
+        "loop nest \(k) '\(pass.name)' → b\(pass.output), \(plan.lanes) lanes"
+          + (plan.floatMode == .strict ? "" : ", float \(plan.floatMode.rawValue)"))
       lines.append("  order: \(plan.order.rawValue) — \(plan.orderReason)")
       if !plan.rowTables.isEmpty {
         let tables = plan.rowTables.sorted { $0.key < $1.key }.map { "b\($0.key) ±\($0.value)" }
@@ -167,7 +168,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
 
   /// One line per loop of a plan (nested loops indented): its limit, loads
   /// and the dense copy's test.
-  static func describeLoops(_ plan: PassPlan, indent: String, into lines: inout [String]) {
+  static func describeLoops(_ plan: LoopNestPlan, indent: String, into lines: inout [String]) {
     // In an order fixed by the loops' contents (the plan keeps them in a dictionary).
     for (loop, body) in plan.loops.sorted(by: { "\($0.key)\n\($0.key.body)" < "\($1.key)\n\($1.key.body)" }) {
       var counts: [String: Int] = [:]
@@ -182,7 +183,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
   }
 
   /// What the range analysis proved and what the code uses it for.
-  static func describe(_ proofs: RangeProofs, _ pass: Kernel.Pass, output: Bool) -> String {
+  static func describe(_ proofs: RangeProofs, _ pass: Kernel.LoopNest, output: Bool) -> String {
     let p = pass.program, live = p.live()
     let floats = p.nodes.indices.filter { live[$0] && p.nodes[$0].kind == .float }
     let nanFree = floats.filter { !proofs.facts[$0].mayBeNaN }.count
@@ -199,7 +200,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     return s
   }
 
-  static func name(_ load: PassPlan.Load) -> String {
+  static func name(_ load: LoopNestPlan.Load) -> String {
     switch load.strategy {
     case .dense: "dense"
     case .denseInterior(_, let border): "dense inside, \(border == .masked ? "masked" : "gathered") at the border"
@@ -219,8 +220,8 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     var lines = [
       "line buffers: each thread streams its band of rows in strips of \(RunPlan.stripRows), every pass computed just ahead of its consumers"
     ]
-    for (i, pass) in kernel.passes.enumerated() {
-      var line = "  pass \(i) '\(pass.name)': \(lookahead[i]) rows ahead"
+    for (i, pass) in kernel.loopNests.enumerated() {
+      var line = "  loop nest \(i) '\(pass.name)': \(lookahead[i]) rows ahead"
       if pass.output != kernel.outputBuffer { line += ", ring of \(RunPlan.ringRows(run.rowSpan[i])) rows" }
       if let c = run.columnLookahead { line += ", \(c[i]) columns of halo" }
       lines.append(line)

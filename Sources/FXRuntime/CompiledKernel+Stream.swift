@@ -38,14 +38,14 @@ extension CompiledKernel {
   /// whole rows; Benchmarks/README.md).
   public nonisolated(unsafe) static var streamTileCacheBytes: Int = 1 << 20
 
-  /// For each pass, the largest row offset at which it reads input 0:
+  /// For each loop nest, the largest row offset at which it reads input 0:
   /// nil when it does not read it, `.some(nil)` when at data-dependent rows
   /// (computed once, with the plan: ``inputRowReach``).
   private var inputReach: [Int??] { inputRowReach }
 
   /// ``inputReach`` of `kernel`.
   static func inputRowReach(_ kernel: Kernel) -> [Int??] {
-    kernel.passes.map { pass in RunPlan.reach(pass.program, .y)[0].map { $0.map(Int.init) } }
+    kernel.loopNests.map { pass in RunPlan.reach(pass.program, .y)[0].map { $0.map(Int.init) } }
   }
 
   /// Runs the kernel over a `width × height` image whose rows `read` gives
@@ -83,7 +83,7 @@ extension CompiledKernel {
     guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
       throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
     }
-    let lookahead = plan.run.lookahead ?? Array(repeating: 0, count: kernel.passes.count)
+    let lookahead = plan.run.lookahead ?? Array(repeating: 0, count: kernel.loopNests.count)
     let (below, above) = inputRows(lookahead)
     let slack = threads > 1 ? 64 : 0
     let input = try Ring(rows: RunPlan.stripRows + above - below + slack, rowBytes: width * layout.inputs[0].bytesPerPixel)
@@ -117,7 +117,7 @@ extension CompiledKernel {
     defer { state.stopAndJoin() }
 
     let values = uniforms.isEmpty ? [0] : uniforms
-    var done = Array(repeating: 0, count: kernel.passes.count)
+    var done = Array(repeating: 0, count: kernel.loopNests.count)
     var strip = -2 * (lookahead.max() ?? 0)
     try values.withUnsafeBufferPointer { u in
       while strip < height {
@@ -166,7 +166,7 @@ extension CompiledKernel {
   }
 
   /// Input rows a strip `[s, e)` reads: `s + below ..< e + above`, from each
-  /// pass's lookahead and its reach into input 0.
+  /// loop nest's lookahead and its reach into input 0.
   private func inputRows(_ lookahead: [Int]) -> (below: Int, above: Int) {
     var below = Int.max, above = Int.min
     for (i, r) in inputReach.enumerated() {
@@ -177,14 +177,14 @@ extension CompiledKernel {
     return below == Int.max ? (0, 0) : (below, above)
   }
 
-  /// Computes every pass up to its row for the strip ending at `end`.
-  /// Every tile computes the strip's rows of every pass, in rings of its
+  /// Computes every loop nest up to its row for the strip ending at `end`.
+  /// Every tile computes the strip's rows of every loop nest, in rings of its
   /// own, before the next strip starts.
   private func computeStrip(
     end: Int, lookahead: [Int], done: inout [Int], tiles: ColumnTiles, descriptors: [[BufferDescriptor]], width: Int, height: Int,
     _ u: UnsafeBufferPointer<Float>
   ) {
-    let passes = self.passes, columnLookahead = plan.run.columnLookahead
+    let passes = self.loopNests, columnLookahead = plan.run.columnLookahead
     let targets = passes.indices.map { i in i == passes.count - 1 ? end : Swift.min(height, end + lookahead[i]) }
     for (t, tx) in tiles.starts.enumerated() {
       let tileEnd = t == tiles.starts.count - 1 ? width : tx + tiles.width

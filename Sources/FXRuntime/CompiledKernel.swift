@@ -11,7 +11,7 @@ import Synchronization
 /// any image size. Safe to run from several threads at once (each run has its
 /// own intermediates).
 public final class CompiledKernel: @unchecked Sendable {
-  public typealias PassFunction = NativeCode.PassFunction
+  public typealias LoopNestFunction = NativeCode.LoopNestFunction
 
   public let kernel: Kernel
   public let layout: KernelLayout
@@ -21,14 +21,14 @@ public final class CompiledKernel: @unchecked Sendable {
   public let compileMilliseconds: Double
   /// The machine code, from the code generator.
   private let code: NativeCode
-  var passes: [PassFunction] { code.passes }
-  /// The loop plan the code follows (``KernelPlan``): per pass and at run time.
+  var loopNests: [LoopNestFunction] { code.loopNests }
+  /// The loop plan the code follows (``KernelPlan``): per loop nest and at run time.
   public let plan: KernelPlan
-  /// Each pass's reach into input 0's rows (``stream(width:height:uniforms:threads:read:write:)``).
+  /// Each loop nest's reach into input 0's rows (``stream(width:height:uniforms:threads:read:write:)``).
   let inputRowReach: [Int??]
 
   /// Milliseconds spent in each phase of the compile (``NativeCode/phaseMilliseconds``:
-  /// "emit", "optimise" and "codegen" summed over the passes, compiled in parallel; "link").
+  /// "emit", "optimise" and "codegen" summed over the loop nests, compiled in parallel; "link").
   public var phaseMilliseconds: [String: Double] { code.phaseMilliseconds }
 
   /// The machine code as ELF objects (``NativeCode/object``), when compiled with `keepObject` or loaded from them (for the disk cache).
@@ -53,7 +53,7 @@ public final class CompiledKernel: @unchecked Sendable {
     let start = DispatchTime.now().uptimeNanoseconds
     let plan = layout.plan(kernel, target: target)
     if let object {
-      code = try NativeCode(object: object, passCount: kernel.passes.count, target: target)
+      code = try NativeCode(object: object, passCount: kernel.loopNests.count, target: target)
     } else {
       code = try NativeCode(kernel, plan: plan, layout: layout, keepObject: keepObject)
     }
@@ -64,13 +64,13 @@ public final class CompiledKernel: @unchecked Sendable {
     self.layout = layout
   }
 
-  /// Runs every pass on `threads` threads: with line buffers, rows split into
+  /// Runs every loop nest on `threads` threads: with line buffers, rows split into
   /// one contiguous band per thread; otherwise into strips of 16 rows that the
   /// threads take one at a time.
   ///
   /// Schedule: when every intermediate is read only at rows `y + k` with
   /// constant `k` (blur taps, color reads), each band streams through its rows
-  /// in strips of ``RunPlan/stripRows``, computing each pass just far enough ahead of
+  /// in strips of ``RunPlan/stripRows``, computing each loop nest just far enough ahead of
   /// its consumers into a small per-thread ring of rows — a line buffer (Halide's
   /// sliding window) — so intermediates stay in cache and no whole-image buffer
   /// is streamed through memory. Otherwise intermediates (if any) are whole
@@ -96,7 +96,7 @@ public final class CompiledKernel: @unchecked Sendable {
     }
     let lanes = target.lanes
     guard output.width >= lanes else {
-      // The pass functions work in whole vectors of `lanes` columns (a row
+      // The loop nest functions work in whole vectors of `lanes` columns (a row
       // range narrower than that computes nothing). A narrower image runs on
       // copies of input 0 and the output padded to `lanes` columns: the
       // kernel still sees the true width (every clamp and address mode uses
@@ -118,8 +118,8 @@ public final class CompiledKernel: @unchecked Sendable {
     for y in 0..<a.height { (b.data + y * b.rowBytes).copyMemory(from: a.data + y * a.rowBytes, byteCount: bytes) }
   }
 
-  /// Runs the passes over `width` columns of images whose buffers are at
-  /// least one vector wide: every pass call gets a column range of at least
+  /// Runs the loop nests over `width` columns of images whose buffers are at
+  /// least one vector wide: every loop nest call gets a column range of at least
   /// `lanes` columns (`columns` = the buffers' width).
   private func execute(inputs: [ImageBuffer], output: ImageBuffer, width: Int, uniforms: [Float], threads: Int) throws {
     let height = output.height, columns = output.width
@@ -137,7 +137,7 @@ public final class CompiledKernel: @unchecked Sendable {
       defer { release() }
       let perBand = { (band: Int) in
         let y0 = band * height / bands, y1 = (band + 1) * height / bands
-        // Column tiles keep the rows a pass reads in cache (Halide's tile
+        // Column tiles keep the rows a loop nest reads in cache (Halide's tile
         // schedule); each tile slides down the band on its own, in the same rings.
         for (t, tx) in tiles.starts.enumerated() {
           var descriptors = Array(fixed.dropLast())
@@ -159,8 +159,8 @@ public final class CompiledKernel: @unchecked Sendable {
             values.withUnsafeBufferPointer { u in
               while strip < y1 {
                 let end = Swift.min(y1, strip + RunPlan.stripRows)
-                for (i, pass) in self.passes.enumerated() {
-                  let target = i == self.passes.count - 1 ? end : Swift.min(height, end + lookahead[i])
+                for (i, pass) in self.loopNests.enumerated() {
+                  let target = i == self.loopNests.count - 1 ? end : Swift.min(height, end + lookahead[i])
                   guard target > done[i] else { continue }
                   let halo = columnLookahead?[i] ?? 0
                   let x0 = Swift.max(0, tx - halo), x1 = Swift.min(columns, tileEnd + halo)
@@ -195,7 +195,7 @@ public final class CompiledKernel: @unchecked Sendable {
     return (blocks.map { $0.map(\.pointer) }, { for rings in blocks { rings.forEach(BufferPool.shared.release) } })
   }
 
-  /// Whole-image intermediates (or none), each pass over every strip of rows before the next.
+  /// Whole-image intermediates (or none), each loop nest over every strip of rows before the next.
   private func executeWholeImage(fixed: [BufferDescriptor], width: Int, height: Int, columns: Int, values: [Float], bands: Int) throws {
     let (planeStride, intermediateBytes) = BufferDescriptor.planar(width: columns)
     let buffers = try kernel.intermediates.map { _ in try BufferPool.shared.allocate(byteCount: intermediateBytes * height) }
@@ -210,7 +210,7 @@ public final class CompiledKernel: @unchecked Sendable {
     let strips = Self.strips(height: height, threads: bands)
     descriptors.withUnsafeBytes { d in
       values.withUnsafeBufferPointer { u in
-        for pass in passes {
+        for pass in loopNests {
           let run = { (strip: Range<Int>) in
             pass(d.baseAddress!, u.baseAddress!, Int32(width), Int32(height), Int32(strip.lowerBound), Int32(strip.upperBound), 0, Int32(columns))
           }
@@ -258,7 +258,7 @@ public final class CompiledKernel: @unchecked Sendable {
     guard starts.count > 1, let halos = plan.run.columnLookahead else {
       return ColumnTiles(starts: starts, width: tileWidth, widest: columns, margins: kernel.intermediates.map { _ in 0 })
     }
-    // A ring row holds the widest tile, the halo its pass computes on either
+    // A ring row holds the widest tile, the halo its loop nest computes on either
     // side, and a vector of margin beyond it.
     let margins = kernel.intermediates.indices.map { halos[passWriting(inputCountOffset: $0)] + target.lanes }
     return ColumnTiles(starts: starts, width: tileWidth, widest: Swift.max(tileWidth, columns - starts.last!), margins: margins)
@@ -273,7 +273,7 @@ public final class CompiledKernel: @unchecked Sendable {
   ///
   /// Half this CPU's L2 cache (``hostL2Bytes``; 512 KiB where the system does
   /// not say), within 256 KiB…2 MiB: the rings stay in L2 beside the rows
-  /// streaming in and out. A pass with vertical taps walks down columns
+  /// streaming in and out. A loop nest with vertical taps walks down columns
   /// (``KernelEmitter``), so its window of rows stays in L1 whatever the tile
   /// width, while each column tile recomputes only its planar copy's halo.
   /// On the 5640 px wide photo, Zen 4 (1 MiB L2), 1 thread: σ 10 80 Mpix/s
@@ -293,9 +293,9 @@ public final class CompiledKernel: @unchecked Sendable {
   /// tile's columns faults instead of reading another row's bytes.
   package nonisolated(unsafe) static var guardedRings = false
 
-  /// The pass that writes intermediate number `i` (buffer `inputCount + i`).
+  /// The loop nest that writes intermediate number `i` (buffer `inputCount + i`).
   func passWriting(inputCountOffset i: Int) -> Int {
-    kernel.passes.firstIndex { $0.output == kernel.inputCount + i }!
+    kernel.loopNests.firstIndex { $0.output == kernel.inputCount + i }!
   }
 
   static func descriptor(_ b: ImageBuffer) -> BufferDescriptor {
@@ -309,7 +309,7 @@ public final class CompiledKernel: @unchecked Sendable {
 ///
 /// With one tile a ring row is the image's row. With several, it holds
 /// only the columns a tile computes — its width and its producer's halo on
-/// either side — so that a pass walking down a column of many rows (a
+/// either side — so that a loop nest walking down a column of many rows (a
 /// vertical blur of large σ) steps through rows a tile's width apart, not
 /// an image's: at σ 100 on a 2000 px wide image its 600 rows spread over
 /// 20 MB otherwise, and the taps missed the cache (Benchmarks/README.md).

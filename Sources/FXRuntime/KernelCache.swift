@@ -96,7 +96,7 @@ public struct KernelCache: Sendable {
       }
       text += "out \(indices(p.outputs))\n"
     }
-    for pass in kernel.passes {
+    for pass in kernel.loopNests {
       text += "pass → \(pass.output)\n"
       append(pass.program)
     }

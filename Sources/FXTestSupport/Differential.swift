@@ -189,7 +189,7 @@ public enum Differential {
           if jitSchedule == 1 && cost <= inlineLimit {
             var inline = options
             inline.forceInline = true
-            let nodes = try Lower.run(graph, options: inline).0.passes.reduce(0) { $0 + $1.program.liveCount }
+            let nodes = try Lower.run(graph, options: inline).0.loopNests.reduce(0) { $0 + $1.program.liveCount }
             options.forceInline = Double(nodes) <= jitInlineLimit
           }
           if jitSchedule == 2 { options.forceMaterialise = true }

@@ -259,7 +259,7 @@ final class BatchProcessor: @unchecked Sendable {
   /// the plan); false when `--skip-existing` skips it.
   func prepareDestination(_ r: inout FileResult) throws -> Bool {
     let job = r.job
-    try makeDirectory(BatchPlanner.split(job.destination).directory)
+    try makeDirectory(BatchDestinations.split(job.destination).directory)
     if !options.overwrite, FileIdentity(job.destination) != nil {
       if options.skipExisting {
         r.status = .skipped
@@ -330,7 +330,7 @@ final class BatchProcessor: @unchecked Sendable {
   }
 
   static func isOpaque(_ kernel: CompiledPipeline) -> Bool {
-    guard let p = (kernel.steps.last?.next ?? kernel).kernel.passes.last?.program, p.outputs.count == 4,
+    guard let p = (kernel.steps.last?.next ?? kernel).kernel.loopNests.last?.program, p.outputs.count == 4,
       case .float(bits: let bits)? = p.constantValue(p.outputs[3])
     else { return false }
     return Float(bitPattern: bits) == 1

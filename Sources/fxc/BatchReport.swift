@@ -80,7 +80,7 @@ final class BatchReport {
 
   init(path: String, chain: String, shard: Shard?, threads: Int) throws {
     self.path = path
-    let (directory, name) = BatchPlanner.split(path)
+    let (directory, name) = BatchDestinations.split(path)
     // As for outputs: a missing directory is made (a failure shows as mkstemp's below).
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     var template = PathBytes.bytes(of: "\(directory)/\(FileSystem.temporaryName(for: name))").map { CChar(bitPattern: $0) } + [0]

@@ -187,7 +187,7 @@ final class BatchRunner: @unchecked Sendable {
     }
     // Second signal: leave at once, without the temporary files of writes in progress.
     locked {
-      BatchPlanner.removeStaleTemporaries(
+      BatchDestinations.removeStaleTemporaries(
         of: jobs.filter { writing.contains(PathBytes.bytes(of: $0.destination)) })
       report?.abandon()
     }

@@ -200,7 +200,7 @@ struct BenchCommand: Command {
       let interpRate = Double(interpPixels) / 1e6 / interp, jitRate = mpix / jit, jitAllRate = mpix / jitAll
       // A chain with a split convolution is also timed unsplit, side by side.
       var unsplitRate: Double? = nil
-      let hasSplit = compiled.kernel.passes.count > (try pipeline.lower(unsplitOptions)).0.passes.count
+      let hasSplit = compiled.kernel.loopNests.count > (try pipeline.lower(unsplitOptions)).0.loopNests.count
       if unsplit, hasSplit {
         let unsplit = try pipeline.compile(inputFormats: inputs.map(\.format), outputFormat: input.format, options: unsplitOptions, target: target)
         unsplitRate =

@@ -28,13 +28,14 @@ enum DotGraph {
   /// Segment `s`'s kernel: its buffers, its passes, and what each pass reads and writes.
   static func cluster(_ kernel: Kernel, segment s: Int) -> [String] {
     var lines = [
-      "  subgraph cluster_\(s) {", "    label=\(quoted("segment \(s): \(kernel.passes.count) pass\(kernel.passes.count == 1 ? "" : "es")"))",
+      "  subgraph cluster_\(s) {",
+      "    label=\(quoted("segment \(s): \(kernel.loopNests.count) loop nest\(kernel.loopNests.count == 1 ? "" : "s")"))",
     ]
     for b in 0..<kernel.bufferCount {
       let name = b < kernel.inputCount ? "in\(b)" : b == kernel.outputBuffer ? "out" : "t\(b)"
       lines.append("    s\(s)_b\(b) [shape=ellipse, label=\(quoted(name))]")
     }
-    for (p, pass) in kernel.passes.enumerated() {
+    for (p, pass) in kernel.loopNests.enumerated() {
       lines.append("    s\(s)_p\(p) [shape=box, style=filled, fillcolor=lightblue, label=\(quoted(pass.name))]")
       for b in reads(pass).sorted() { lines.append("    s\(s)_b\(b) -> s\(s)_p\(p)") }
       lines.append("    s\(s)_p\(p) -> s\(s)_b\(pass.output)")
@@ -44,7 +45,7 @@ enum DotGraph {
   }
 
   /// The buffers a pass loads from, its loops' bodies included.
-  static func reads(_ pass: Kernel.Pass) -> Set<Int> {
+  static func reads(_ pass: Kernel.LoopNest) -> Set<Int> {
     var buffers: Set<Int> = []
     pass.program.visitDeep { node in
       if case .load(let buffer, _) = node.op { buffers.insert(buffer) }

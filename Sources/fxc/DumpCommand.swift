@@ -23,7 +23,7 @@ struct DumpCommand: Command {
       .flag("--ir", help: "the kernel and its optimised LLVM IR"),
       .flag("--asm", help: "the kernel and its host assembly"),
       .flag("--dot", help: "only the compiled pipeline for Graphviz: segments, passes, buffers, cuts"),
-      .flag("--no-split", help: "do not split separable convolutions into two 1-D passes"),
+      .flag("--no-split", help: "do not split separable convolutions into two 1-D loop nests"),
       .flag("--opaque", help: "compile as for an opaque input (e.g. a JPEG): its alpha reads as the constant 1"),
       .option(
         "--target", value: "NAME",
@@ -123,7 +123,7 @@ struct DumpCommand: Command {
     let compiled = try pipeline.compile(inputFormats: formats, outputFormat: .rgba8, options: options, cache: nil, target: target)
     let phases = compiled.llvmPhases.sorted { $0.key < $1.key }.map { "\($0.key) \(fixed($0.value))" }.joined(separator: ", ")
     print(
-      "\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms; emit, optimise and codegen summed over the \(compiled.kernel.passes.count) passes, compiled in parallel"))"
+      "\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms; emit, optimise and codegen summed over the \(compiled.kernel.loopNests.count) loop nests, compiled in parallel"))"
     )
     print("\n## loop plan\n\(compiled.plan)")
     print("\n## run-time schedule\n\(compiled.runtimeSchedule)")

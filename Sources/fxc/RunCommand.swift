@@ -296,7 +296,7 @@ struct RunCommand: Command {
     guard !listing.isEmpty else {
       throw CommandFailure(description: "error: no input files found (directories are read one level deep unless -r is given)")
     }
-    let planner = try makePlanner()
+    let destinations = try makeDestinations()
     let second = try to.map { try LoadedImage.load($0, read: options.read, keepOrientation: options.keepOrientation) }
     let extras = try loadChainImages(resolved.images, read: options.read, keepOrientation: options.keepOrientation)
     var shared: LoadedImage? = nil
@@ -304,12 +304,12 @@ struct RunCommand: Command {
     if let frames {
       guard listing.count == 1 else { throw UsageError("--frames animates one input; \(listing.count) were given") }
       shared = try LoadedImage.load(listing[0].path, read: options.read, keepOrientation: options.keepOrientation)
-      all = try frameJobs(listing[0], frames: frames, planner, resolved)
+      all = try frameJobs(listing[0], frames: frames, destinations, resolved)
     } else {
       if output != nil && listing.count != 1 { throw UsageError("-o takes one input; use --out-dir DIR for \(listing.count) inputs") }
-      all = try batchJobs(listing, planner, resolved)
+      all = try batchJobs(listing, destinations, resolved)
     }
-    try BatchPlanner.checkClashes(all)
+    try BatchDestinations.checkClashes(all)
     if let reportPath {
       try Self.checkReport(
         reportPath, inputs: listing.map(\.path) + (to.map { [$0] } ?? []) + resolved.images.map(\.path),
@@ -319,11 +319,11 @@ struct RunCommand: Command {
 
     var jobs = shard.map { s in all.filter { s.contains($0.input.relativePath) } } ?? all
     let named = ((to.map { [$0] } ?? []) + resolved.images.map(\.path)).map { BatchInput(path: $0, relativePath: "") }
-    planner.decide(&jobs, allInputs: listing + named)
+    destinations.decide(&jobs, allInputs: listing + named)
     // Every run, not only --skip-existing/--overwrite: a hard-killed run's
     // temporaries next to this run's outputs are garbage whatever the flags.
-    BatchPlanner.removeStaleTemporaries(of: jobs)
-    try checkWritable(jobs, planner)
+    BatchDestinations.removeStaleTemporaries(of: jobs)
+    try checkWritable(jobs, destinations)
 
     say("chain: \(resolved.effect.name)")
     let processor = BatchProcessor(
@@ -381,35 +381,35 @@ struct RunCommand: Command {
   }
 
   /// Where outputs go. With --frames, `-o dir/f_{frame}.png` is a name template in its directory.
-  func makePlanner() throws -> BatchPlanner {
+  func makeDestinations() throws -> BatchDestinations {
     var outDir = outDir, output = output, template = nameTemplate
     if frames != nil, let o = output {
       guard o.contains("{frame") else {
         throw UsageError("with --frames, -o needs '{frame}' in its name (like -o frames/f_{frame}.png), or use --out-dir")
       }
-      let (directory, name) = BatchPlanner.split(o)
+      let (directory, name) = BatchDestinations.split(o)
       (outDir, output, template) = (directory, nil, name)
     }
     let text = template ?? (frames != nil ? NameTemplate.framesDefault : NameTemplate.batchDefault)
-    return BatchPlanner(
+    return BatchDestinations(
       outDir: outDir, output: output, template: try NameTemplate(text, frames: frames != nil), format: format,
       overwrite: options.overwrite, skipExisting: options.skipExisting)
   }
 
-  private func batchJobs(_ listing: [BatchInput], _ planner: BatchPlanner, _ resolved: Resolved) throws -> [BatchJob] {
+  private func batchJobs(_ listing: [BatchInput], _ destinations: BatchDestinations, _ resolved: Resolved) throws -> [BatchJob] {
     let uniforms = Dictionary(uniqueKeysWithValues: resolved.uniforms.values.map { ($0.0.param, Float($0.1.from)) })
     return try listing.enumerated().map { i, input in
-      let (destination, format) = try planner.destination(of: input, number: i + 1)
+      let (destination, format) = try destinations.destination(of: input, number: i + 1)
       return BatchJob(number: i + 1, input: input, destination: destination, format: format, uniforms: uniforms)
     }
   }
 
-  private func frameJobs(_ input: BatchInput, frames: Int, _ planner: BatchPlanner, _ resolved: Resolved) throws -> [BatchJob] {
+  private func frameJobs(_ input: BatchInput, frames: Int, _ destinations: BatchDestinations, _ resolved: Resolved) throws -> [BatchJob] {
     return try (1...frames).map { frame in
       let t = frames == 1 ? 0 : Double(frame - 1) / Double(frames - 1)
       let uniforms = Dictionary(
         uniqueKeysWithValues: resolved.uniforms.values.map { u, s in (u.param, Float(s.from + ((s.to ?? s.from) - s.from) * t)) })
-      let (destination, format) = try planner.destination(of: input, number: 1, frame: frame, frameCount: frames)
+      let (destination, format) = try destinations.destination(of: input, number: 1, frame: frame, frameCount: frames)
       // A frame's place in the tree is its own name, so --shard splits frames too.
       let relative = InputListing.components(destination).last ?? ""
       return BatchJob(
@@ -421,9 +421,9 @@ struct RunCommand: Command {
   /// Fails before any work when the output directory cannot be written at all
   /// (rather than once per file); a read-only directory deeper in the tree
   /// fails its files one by one.
-  private func checkWritable(_ jobs: [BatchJob], _ planner: BatchPlanner) throws {
+  private func checkWritable(_ jobs: [BatchJob], _ destinations: BatchDestinations) throws {
     guard jobs.contains(where: { $0.disposition == .process }) else { return }
-    let directory = planner.outDir ?? BatchPlanner.split(planner.output ?? ".").directory
+    let directory = destinations.outDir ?? BatchDestinations.split(destinations.output ?? ".").directory
     guard FileKind.of(directory) == .directory, PathBytes.withCString(directory, { access($0, W_OK | X_OK) }) != 0 else { return }
     let reason = errno == EROFS ? "read-only file system" : "permission denied"
     throw CommandFailure(description: "error: cannot write to the output directory \(directory): \(reason); nothing was written")
@@ -508,7 +508,7 @@ extension RunCommand {
       defer { free(resolved) }
       return PathBytes.string(fromCString: resolved)
     }
-    let (directory, name) = BatchPlanner.split(path)
+    let (directory, name) = BatchDestinations.split(path)
     guard let resolved = PathBytes.withCString(directory, { realpath($0, nil) }) else { return InputListing.normalized(path) }
     defer { free(resolved) }
     return PathBytes.string(fromCString: resolved) + "/" + name

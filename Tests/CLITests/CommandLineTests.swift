@@ -586,7 +586,7 @@ struct CommandLineTests {
       let result = try fxc(["dump", "--chain", Self.chain, "--ir"], in: dir.path)
       #expect(result.status == 0, "\(result)")
       #expect(result.stdout.contains("## LLVM IR"))
-      #expect(result.stdout.contains("define void @fxc_pass0"))
+      #expect(result.stdout.contains("define void @fxc_nest0"))
       #expect(!result.stdout.contains("## assembly"))
     }
   }

@@ -14,7 +14,7 @@ struct SourceSizeTests {
   static let known: [String: Int] = [
     "FuzzCase.swift: build": 87,
     "FuzzCase.swift: b": 82,
-    "PassEmitter+Body.swift: emitBlockUniformBody": 87,
+    "LoopNestEmitter+Body.swift: emitBlockUniformBody": 87,
   ]
 
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

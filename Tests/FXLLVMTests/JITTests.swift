@@ -187,8 +187,8 @@ import Testing
     try? FileManager.default.removeItem(atPath: path)
     defer { try? FileManager.default.removeItem(atPath: path) }
     let address = UnsafeRawPointer(bitPattern: 0x7f00_1234_5000)!
-    PerfMap.record([(address, 0x1b5, "fxc_pass0 'sepia'")])
-    PerfMap.record([(address + 0x1000, 16, "fxc_pass1 'x'")])
-    #expect(try String(contentsOfFile: path, encoding: .utf8) == "7f0012345000 1b5 fxc_pass0 'sepia'\n7f0012346000 10 fxc_pass1 'x'\n")
+    PerfMap.record([(address, 0x1b5, "fxc_nest0 'sepia'")])
+    PerfMap.record([(address + 0x1000, 16, "fxc_nest1 'x'")])
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "7f0012345000 1b5 fxc_nest0 'sepia'\n7f0012346000 10 fxc_nest1 'x'\n")
   }
 }

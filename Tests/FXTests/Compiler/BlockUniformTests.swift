@@ -18,7 +18,7 @@ struct BlockUniformTests {
   /// JIT gives the interpreter's bits at 1 and 3 threads.
   func expectSameBits(_ effect: Effect, _ image: ImageBuffer, blockUniformAt: (Int) -> Bool) throws {
     try expectInterpreterBitsAtEveryLevel(effect, image) { compiled, target in
-      let used = compiled.plan.passes.contains { !$0.blockUniform.isEmpty }
+      let used = compiled.plan.loopNests.contains { !$0.blockUniform.isEmpty }
       #expect(used == blockUniformAt(target.lanes), "\(target.name), \(target.lanes) lanes")
       let ir = try compiled.dumpNative().ir
       #expect(ir.contains("block.uniform") == used, "\(target.name)")

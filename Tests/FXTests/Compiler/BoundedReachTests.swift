@@ -103,7 +103,7 @@ import Testing
       // floats, gathered channel by channel with no prefetch. A blur's planar
       // copy reads its input densely in row order and prefetches a few rows on.
       let waveOfInput = chain.hasPrefix("wave") && format == .rgba8
-      #expect(compiled.plan.passes[0].order == .columns || !waveOfInput)
+      #expect(compiled.plan.loopNests[0].order == .columns || !waveOfInput)
       let prefetches = waveOfInput || chain.hasPrefix("gaussianBlur")
       #expect(try compiled.dumpNative().ir.contains("llvm.prefetch") == prefetches, "\(chain), \(format)")
       for threads in [1, 2, 3] {
@@ -120,7 +120,7 @@ import Testing
     options.opaqueInputs = [0]
     let layout = KernelLayout(inputs: [.rgba8], output: .rgba8)
     let (kernel, log) = try Pipeline(wave(amplitude: 10, wavelength: 60) | chromaticAberration(amount: 6)).lower(layout.matching(options))
-    let loads = kernel.passes[1].program.nodes.filter { if case .load = $0.op { true } else { false } }
+    let loads = kernel.loopNests[1].program.nodes.filter { if case .load = $0.op { true } else { false } }
     #expect(loads.count == 9)
     #expect(!loads.contains { if case .load(_, 3) = $0.op { true } else { false } })
     let summaries = log.entries.filter { $0.pass == "range simplify" }.map(\.summary).joined()
@@ -146,10 +146,10 @@ import Testing
     let wide = p.add(.mul, [c, p.constant(Float(3e7))])
     let sum = p.add(.add, [p.add(.sub, [p.constant(Float(1)), wide]), wide])
     p.outputs = [sum, sum, sum, sum]
-    let k = Kernel(inputCount: 1, intermediates: [], passes: [.init(name: "t", program: p, output: 1)], uniformCount: 0, scheduleNotes: [])
+    let k = Kernel(inputCount: 1, intermediates: [], loopNests: [.init(name: "t", program: p, output: 1)], uniformCount: 0, scheduleNotes: [])
     let (out, counts) = RangeSimplify.run(k)
     #expect(counts["(1 − t) + t → 1 (t in 0…1)"] == nil)
-    #expect(out.passes[0].program.constantValue(out.passes[0].program.outputs[0]) == nil)
+    #expect(out.loopNests[0].program.constantValue(out.loopNests[0].program.outputs[0]) == nil)
     #expect((1 - Float(3e7)) + Float(3e7) != 1, "why: 1 − 3·10⁷ rounds")
   }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A load of columns computed per lane from a row that is the same in every
-/// lane (`PassPlan.LoadStrategy.gatherOrDense`: a chromatic aberration's
+/// lane (`LoopNestPlan.LoadStrategy.gatherOrDense`: a chromatic aberration's
 /// sample, shifted by a function of x) tests each vector at run time and loads
 /// it densely when its columns are consecutive, else gathers. Both paths must
 /// read the same pixels: the JIT gives the interpreter's bits on images whose
@@ -15,7 +15,7 @@ struct ConsecutiveColumnsTests {
   /// emitted); the JIT's float output must equal the interpreter's bit for bit.
   func expectSameBits(_ effect: Effect, _ image: ImageBuffer, checked: Bool) throws {
     try expectInterpreterBitsAtEveryLevel(effect, image) { compiled, target in
-      let planned = compiled.plan.passes.contains { $0.loads.values.contains { $0.strategy == .gatherOrDense } }
+      let planned = compiled.plan.loopNests.contains { $0.loads.values.contains { $0.strategy == .gatherOrDense } }
       #expect(planned == checked, "\(target.name)")
       let ir = try compiled.dumpNative().ir
       #expect(ir.contains("load.consecutive") == checked, "\(target.name)")

@@ -27,9 +27,9 @@ struct LoopPlanTests {
   func blockUniformBodyNeedsBlocksAsWideAsAVector(side: Int) throws {
     for target in Self.levels {
       let p = try plan(pixelate(amount: 1, blockSize: Expr(Float(side))) | vignette(), target)
-      let used = p.passes.contains { !$0.blockUniform.isEmpty }
+      let used = p.loopNests.contains { !$0.blockUniform.isEmpty }
       #expect(used == (side >= target.lanes), "block \(side), \(target.lanes) lanes")
-      let reason = p.passes.map(\.blockUniformReason).joined()
+      let reason = p.loopNests.map(\.blockUniformReason).joined()
       #expect(reason.contains(used ? "used for" : "not for"), "\(reason)")
       #expect(reason.contains("1/\(target.lanes)"))
     }
@@ -38,8 +38,8 @@ struct LoopPlanTests {
   @Test func colourChainLoadsDenselyInRowOrder() throws {
     for target in Self.levels {
       let p = try plan(sepia() | vignette(), target)
-      #expect(p.passes.count == 1)
-      let pass = p.passes[0]
+      #expect(p.loopNests.count == 1)
+      let pass = p.loopNests[0]
       #expect(pass.order == .rows)
       #expect(pass.lanes == target.lanes)
       #expect(pass.interior == nil)
@@ -53,11 +53,11 @@ struct LoopPlanTests {
   @Test func splitBlurPlansColumnsAndAnInterior() throws {
     for target in Self.levels {
       let p = try plan(tapGaussian(sigma: 2), target)
-      #expect(p.passes.count >= 2)
-      let vertical = p.passes.filter { $0.order == .columns }
+      #expect(p.loopNests.count >= 2)
+      let vertical = p.loopNests.filter { $0.order == .columns }
       #expect(!vertical.isEmpty && vertical.allSatisfy { !$0.rowTables.isEmpty })
       #expect(vertical.allSatisfy { $0.rowTables.values.allSatisfy { $0 > 0 && $0 <= LoopPlanner.maxTableReach } })
-      let horizontal = p.passes.filter { $0.interior != nil }
+      let horizontal = p.loopNests.filter { $0.interior != nil }
       #expect(!horizontal.isEmpty)
       for pass in horizontal {
         #expect(pass.order == .rows)
@@ -76,7 +76,7 @@ struct LoopPlanTests {
     for target in Self.levels {
       let p = try plan(gaussianBlur(sigma: 2), target)
       let r: Int32 = 6
-      let withLoops = p.passes.filter { !$0.loops.isEmpty }
+      let withLoops = p.loopNests.filter { !$0.loops.isEmpty }
       #expect(withLoops.count == 2, "\(p)")
       let horizontal = withLoops[0], vertical = withLoops[1]
       let h = try #require(horizontal.loops.first).value
@@ -96,7 +96,7 @@ struct LoopPlanTests {
     var inline = LoweringOptions()
     inline.forceInline = true
     let p = try plan(tapGaussian(sigma: 1), Self.levels[1], options: inline, input: .rgba32f)
-    let borders = p.passes.flatMap(\.loads.values).compactMap { load -> PassPlan.Border? in
+    let borders = p.loopNests.flatMap(\.loads.values).compactMap { load -> LoopNestPlan.Border? in
       if case .denseInterior(_, let border) = load.strategy, load.buffer == 0 { return border }
       return nil
     }
@@ -107,8 +107,8 @@ struct LoopPlanTests {
   @Test func waveRunsInColumnOrderForItsColumnWork() throws {
     for target in Self.levels {
       let p = try plan(wave(), target)
-      #expect(p.passes.last!.order == .columns, "\(p)")
-      #expect(p.passes.last!.orderReason.contains("column only"))
+      #expect(p.loopNests.last!.order == .columns, "\(p)")
+      #expect(p.loopNests.last!.orderReason.contains("column only"))
     }
   }
 

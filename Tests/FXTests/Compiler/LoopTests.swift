@@ -53,7 +53,7 @@ import Testing
     #expect(try Self.run(out, Self.ramp(2, 1))[0, 0].x == 712)
     let (kernel, log) = try Lower.run(EffectGraph(output: out))
     #expect(log.entries.contains { $0.summary.contains("iterations unrolled") })
-    #expect(!kernel.passes.contains { $0.program.hasLoops })
+    #expect(!kernel.loopNests.contains { $0.program.hasLoops })
     #expect(Differential.check(out, inputs: [Self.ramp(3, 2)]) == nil)
   }
 
@@ -76,7 +76,7 @@ import Testing
     let (kernel, log) = try Lower.run(EffectGraph(output: out))
     #expect(log.entries.contains { $0.summary.contains("loop constants tabulated") })
     var tables: [ConstantTable] = [], accumulators: [Int] = []
-    for pass in kernel.passes {
+    for pass in kernel.loopNests {
       for n in pass.program.nodes {
         guard case .fold(let loop, _) = n.op else { continue }
         accumulators.append(loop.accumulators.count)
@@ -448,7 +448,7 @@ struct TinySigmaTests {
   func tapsOfATinyGaussianAreDense(sigma: Float) throws {
     let image = randomImage(37, 9, seed: 4, format: .rgba8)
     try expectInterpreterBitsAtEveryLevel(gaussianBlur(sigma: Expr(sigma), method: .exact), image) { compiled, target in
-      let gathers = compiled.plan.passes.flatMap {
+      let gathers = compiled.plan.loopNests.flatMap {
         $0.loads.values.filter { $0.strategy == .gather || $0.strategy == .gatherOrDense }
       }
       #expect(gathers.count == 0, "σ \(sigma), \(target.name)")

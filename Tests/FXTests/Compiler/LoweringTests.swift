@@ -45,7 +45,7 @@ struct LongChainTests {
     let graph = try EffectGraph(output: chain.effect(.input(0)))
     #expect(graph.stages.count == 3000)
     let (kernel, log) = try Lower.run(graph)
-    #expect(kernel.passes.count > 1 && kernel.passes.count < 100, "\(kernel.passes.count) passes")
+    #expect(kernel.loopNests.count > 1 && kernel.loopNests.count < 100, "\(kernel.loopNests.count) passes")
     #expect(log.entries.contains { $0.pass == "lower to kernel" })
     let image = try ImageBuffer(width: 3, height: 1, format: .rgba32f)
     image[0, 0] = SIMD4(0.1, 0.5, 0.9, 1)

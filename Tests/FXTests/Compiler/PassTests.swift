@@ -10,7 +10,7 @@ struct PassTests {
   }
 
   func count(_ op: Op, in kernel: Kernel) -> Int {
-    kernel.passes.reduce(0) { total, pass in
+    kernel.loopNests.reduce(0) { total, pass in
       let live = pass.program.live()
       return total + pass.program.nodes.indices.filter { live[$0] && pass.program.nodes[$0].op == op }.count
     }
@@ -19,7 +19,7 @@ struct PassTests {
   /// Two vignettes compute `length(position/size − 0.5)` once in the fused kernel.
   @Test func cseMergesAcrossFusedStages() throws {
     let (graph, k, log) = try kernel(vignette() | vignette(intensity: 0.5, radius: 0.6))
-    #expect(k.passes.count == 1)
+    #expect(k.loopNests.count == 1)
     #expect(count(.sqrt, in: k) == 1)
     #expect(log.entries.contains { $0.summary.contains("CSE merged") })
     let input = randomImage(11, 9, seed: 2, format: .rgba32f)
@@ -56,7 +56,7 @@ struct PassTests {
     for effect in [sepia(amount: 0.3) | contrast(amount: 1.4), pixelate(amount: 0.5, blockSize: 6), unsharpMask(sigma: 1, amount: 2)] {
       let (graph, optimised, _) = try kernel(effect)
       let (_, plain, _) = try kernel(effect, off)
-      #expect(optimised.passes.map(\.program.liveCount).reduce(0, +) < plain.passes.map(\.program.liveCount).reduce(0, +))
+      #expect(optimised.loopNests.map(\.program.liveCount).reduce(0, +) < plain.loopNests.map(\.program.liveCount).reduce(0, +))
       let input = randomImage(13, 7, seed: 3, format: .rgba32f)
       let reference = try Interpreter.runStaged(graph, inputs: [input])
       #expect(maxDifference(reference, try Interpreter.run(optimised, inputs: [input])) <= 1e-4)
@@ -81,7 +81,7 @@ struct FusedSizeTests {
     #expect(Schedule.decide(try Pipeline(short).graph).materialised.isEmpty, "a short chain stays one pass")
     let image = randomImage(37, 5, seed: 8, format: .rgba8)
     try expectInterpreterBitsAtEveryLevel(chain, image) { compiled, target in
-      #expect(compiled.kernel.passes.count >= 3, "\(target.name)")
+      #expect(compiled.kernel.loopNests.count >= 3, "\(target.name)")
     }
   }
 

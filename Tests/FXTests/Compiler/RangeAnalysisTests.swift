@@ -230,7 +230,7 @@ import Testing
     let plan = layout.plan(kernel, target: try Target.named("x86-64-v2"))
     var violations: [String] = []
     _ = try Interpreter.run(kernel, inputs: inputs, params: pipeline.graph.uniforms, format: .rgba8) { pass, node, values in
-      let f = plan.passes[pass].proofs.facts[node]
+      let f = plan.loopNests[pass].proofs.facts[node]
       for v in values where v.isNaN ? !f.mayBeNaN : !(f.lo <= Double(v) && Double(v) <= f.hi) {
         if violations.count < 5 { violations.append("pass \(pass) %\(node) = \(v) outside \(f)") }
       }
@@ -242,7 +242,7 @@ import Testing
 /// Rewrites licensed by the ranges: the same bits, fewer nodes.
 @Suite struct RangeSimplifyTests {
   func loads(_ kernel: Kernel) -> Int {
-    kernel.passes.reduce(0) { total, pass in
+    kernel.loopNests.reduce(0) { total, pass in
       let live = pass.program.live()
       return total
         + pass.program.nodes.indices.filter { i in
@@ -275,9 +275,9 @@ import Testing
     let a = p.add(.sub, [p.add(.add, [big, half]), half])
     let b = p.add(.sub, [p.add(.add, [small, half]), half])
     p.outputs = [a, b, b, b]
-    let k = Kernel(inputCount: 1, intermediates: [], passes: [.init(name: "t", program: p, output: 1)], uniformCount: 1, scheduleNotes: [])
+    let k = Kernel(inputCount: 1, intermediates: [], loopNests: [.init(name: "t", program: p, output: 1)], uniformCount: 1, scheduleNotes: [])
     let (out, counts) = RangeSimplify.run(k)
-    let q = out.passes[0].program
+    let q = out.loopNests[0].program
     #expect(counts["(float(i) + 0.5) − 0.5 → float(i) (i an index)"] == 1)
     #expect(q[q.outputs[0]].op == .sub, "float(int(u)) may be 2³¹: (t + 0.5) − 0.5 rounds")
     #expect(q[q.outputs[1]].op == .toFloat)
@@ -298,10 +298,10 @@ import Testing
     let keptForInfinity = p.add(.fma, [p.add(.div, [one, load]), zero, load])
     let sumFolded = p.add(.add, [p.add(.mul, [load, zero]), load])
     p.outputs = [keptForNegativeZero, folded, keptForInfinity, sumFolded]
-    var k = Kernel(inputCount: 1, intermediates: [], passes: [.init(name: "t", program: p, output: 1)], uniformCount: 0, scheduleNotes: [])
+    var k = Kernel(inputCount: 1, intermediates: [], loopNests: [.init(name: "t", program: p, output: 1)], uniformCount: 0, scheduleNotes: [])
     k.straightAlphaInputs = [0]
     let (out, counts) = RangeSimplify.run(k)
-    let q = out.passes[0].program
+    let q = out.loopNests[0].program
     #expect(counts["y + x·0 → y (x finite, y never −0)"] == 2)
     #expect(q[q.outputs[0]].op == .fma, "−load may be −0")
     #expect(q[q.outputs[1]].op == .load(buffer: 0, channel: 0))
@@ -318,7 +318,7 @@ import Testing
     let (kernel, log) = try Pipeline(saturation(amount: 1.2) | sepia()).lower(layout.matching(options))
     let entry = try #require(log.entries.first { $0.pass == "range simplify" })
     #expect(entry.summary.contains("y + x·0 → y (x finite, y never −0): 3"), "\(entry.summary)")
-    let p = kernel.passes[0].program
+    let p = kernel.loopNests[0].program
     let live = p.live()
     #expect(p.nodes.indices.filter { live[$0] && p.nodes[$0].op == .sub }.count == 3, "only saturation's luma − c")
     for format in [PixelFormat.rgba8, .rgba32f] {

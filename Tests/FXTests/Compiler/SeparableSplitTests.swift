@@ -28,8 +28,8 @@ struct SeparableSplitTests {
       let r = Int((3 * sigma).rounded(.up)), n = 2 * r + 1
       // Horizontal, then vertical fused with sepia; from 6 taps on, the input
       // is first converted once to a planar copy (WrapInput).
-      #expect(kernel.passes.map(\.name).filter { $0.hasSuffix("(horizontal)") }.count == 1)
-      #expect(kernel.passes.count == (n > 5 ? 3 : 2))
+      #expect(kernel.loopNests.map(\.name).filter { $0.hasSuffix("(horizontal)") }.count == 1)
+      #expect(kernel.loopNests.count == (n > 5 ? 3 : 2))
       #expect(log.entries.contains { $0.ir.contains("split convolution \(n)×\(n) → \(n)+\(n) taps") })
     }
   }

@@ -119,18 +119,18 @@ extension SaturatingStoreTests {
 
 /// Column-only work that feeds per-pixel work (a vignette's
 /// `((x + ½)/width − ½)²`) is computed in the first row of a call and read
-/// back from a table in the others (`PassPlan.columnTable`): the same bits,
+/// back from a table in the others (`LoopNestPlan.columnTable`): the same bits,
 /// on rows of every width — narrower than a vector, ending mid-vector, and
 /// wider than the table's slots (the last slot is then shared and checked).
 struct ColumnTableTests {
   @Test func aVignetteKeepsItsColumnWorkInATable() throws {
     let compiled = try Pipeline(vignette()).compile(cache: nil)
-    let plan = compiled.plan.passes.last!
+    let plan = compiled.plan.loopNests.last!
     #expect(!plan.columnTable.isEmpty, "\(plan.columnTableReason)")
-    #expect(plan.columnTableWork.contains { i in compiled.kernel.passes.last!.program.nodes[i].op == .div })
+    #expect(plan.columnTableWork.contains { i in compiled.kernel.loopNests.last!.program.nodes[i].op == .div })
     // A blur's vertical pass (column order) and sepia (no column-only work) have none.
     for effect in [gaussianBlur(sigma: 2), sepia()] {
-      #expect(try Pipeline(effect).compile(cache: nil).plan.passes.allSatisfy { $0.columnTable.isEmpty })
+      #expect(try Pipeline(effect).compile(cache: nil).plan.loopNests.allSatisfy { $0.columnTable.isEmpty })
     }
   }
 
@@ -139,7 +139,7 @@ struct ColumnTableTests {
     let image = randomImage(size.0, size.1, seed: UInt64(size.0))
     for effect in [vignette(intensity: 0.8, radius: 0.6), sepia() | vignette() | contrast(amount: 1.3)] {
       try expectInterpreterBitsAtEveryLevel(effect, image) { compiled, target in
-        #expect(compiled.plan.passes.contains { !$0.columnTable.isEmpty }, "\(target.name)")
+        #expect(compiled.plan.loopNests.contains { !$0.columnTable.isEmpty }, "\(target.name)")
         let ir = try compiled.dumpNative().ir
         #expect(ir.contains("columns.reuse"), "\(target.name)")
       }
@@ -149,12 +149,12 @@ struct ColumnTableTests {
 
 /// In column order, a vertical filter computes two rows per step, their
 /// loops run as one
-/// (`PassPlan.rowsPerStep`): the interpreter's bits on chunks of odd and
+/// (`LoopNestPlan.rowsPerStep`): the interpreter's bits on chunks of odd and
 /// even heights (the pair loop and the odd row left), at every level and on
 /// 1 and 3 threads (bands that start at odd rows).
 struct RowPairTests {
   @Test func verticalLoopsTakeTwoRowsPerStep() throws {
-    func rows(_ effect: Effect) throws -> [Int] { try Pipeline(effect).compile(cache: nil).plan.passes.map(\.rowsPerStep) }
+    func rows(_ effect: Effect) throws -> [Int] { try Pipeline(effect).compile(cache: nil).plan.loopNests.map(\.rowsPerStep) }
     #expect(try rows(gaussianBlur(sigma: 10, method: .exact)) == [1, 1, 2], "the vertical pass of ±30 taps")
     #expect(try rows(gaussianBlur(sigma: 3)) == [1, 1, 2], "±9 taps")
     #expect(try rows(invert()) == [1], "no loop")
@@ -166,7 +166,7 @@ struct RowPairTests {
       let image = randomImage(w, h, seed: UInt64(h), format: format)
       for effect in [gaussianBlur(sigma: 6), gaussianBlur(sigma: 6) | contrast(amount: 1.3), unsharpMask(sigma: 1.5, amount: 0.8)] {
         try expectInterpreterBitsAtEveryLevel(effect, image) { compiled, target in
-          #expect(compiled.plan.passes.contains { $0.rowsPerStep == 2 }, "\(target.name)")
+          #expect(compiled.plan.loopNests.contains { $0.rowsPerStep == 2 }, "\(target.name)")
         }
       }
     }

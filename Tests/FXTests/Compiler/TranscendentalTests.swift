@@ -189,7 +189,7 @@ struct TranscendentalTests {
         return float4(pow(x, Expr(exponent)), 0, 0, 1)
       }
       let compiled = try Pipeline(effect).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil)
-      #expect(compiled.plan.passes.map(\.proofs.normalPow.count) == [normal ? 1 : 0], "pow(x, \(exponent))")
+      #expect(compiled.plan.loopNests.map(\.proofs.normalPow.count) == [normal ? 1 : 0], "pow(x, \(exponent))")
       let out = try compiled.run([input])
       for (i, x) in xs.enumerated() {
         let want = Transcendentals.pow(Swift.min(Swift.max(x, 0), 1), exponent), got = out[i, 0].x
@@ -232,7 +232,7 @@ struct TranscendentalTests {
     for y: Float in [0.8, 1 / 2.4, 0.25] {
       let proved = Effect.color("gamma") { _, c in float4(pow(clamp(c.r, Expr(Float(0)), Expr(Float(1))), Expr(y)), 0, 0, 1) }
       let compiled = try Pipeline(proved).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil, target: target)
-      #expect(compiled.plan.passes.map(\.proofs.normalPow.count) == [1], "pow(x, \(y)) proved normal")
+      #expect(compiled.plan.loopNests.map(\.proofs.normalPow.count) == [1], "pow(x, \(y)) proved normal")
       let out = try compiled.run([input])
       for (i, x) in xs.enumerated() {
         let want = Transcendentals.pow(Swift.min(Swift.max(x, 0), 1), y), got = out[i, 0].x

@@ -31,7 +31,7 @@ private func pyramidResponse(width: Int, at center: Int, level: Int) -> [Double]
     let (kernel, log) = try Lower.run(graph)
     let split = try #require(log.entries.first { $0.pass == "separable split" })
     #expect(split.summary == "split 0 convolutions")
-    #expect(kernel.passes.count >= 2)
+    #expect(kernel.loopNests.count >= 2)
   }
 
   @Test func impulseResponseIsOneSmoothBumpAtLargeRadius() throws {

@@ -142,7 +142,7 @@ import Testing
       #expect(eight.steps.count == 2, "\(effect.name): scans for 8 bits")
       for deeper in [PixelFormat.rgba16, .rgba32f] {
         let compiled = try pipeline.compile(inputFormats: [.rgba16], outputFormat: deeper, cache: nil)
-        #expect(compiled.steps.isEmpty && !compiled.kernel.passes.isEmpty, "\(effect.name): the loop for \(deeper)")
+        #expect(compiled.steps.isEmpty && !compiled.kernel.loopNests.isEmpty, "\(effect.name): the loop for \(deeper)")
       }
       #expect(try EffectGraph(output: effect(Image.input())).stages.count == 2, "\(effect.name): the loop's two passes")
       #expect(try Pipeline(output: effect(.input()).scan(Scan(.box(radius: 1), axis: .x))).steps.count >= 1)

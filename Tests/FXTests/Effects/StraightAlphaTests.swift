@@ -81,7 +81,7 @@ import Testing
     let (without, _) = try pipeline.lower(opaque)
     // The steps are multiplies and divides (the 8-bit loads' value ranges remove clamps the float ones keep).
     func steps(_ k: Kernel) -> Int {
-      k.passes.reduce(0) { n, pass in
+      k.loopNests.reduce(0) { n, pass in
         let live = pass.program.live()
         return n + pass.program.nodes.indices.filter { live[$0] && [.mul, .div].contains(pass.program.nodes[$0].op) }.count
       }
@@ -89,7 +89,7 @@ import Testing
     #expect(steps(withSteps) == steps(without))
     let (translucent, _) = try pipeline.lower(KernelLayout(inputs: [.rgba8], output: .rgba8).matching(LoweringOptions()))
     let (premultiplied, _) = try pipeline.lower(LoweringOptions())
-    #expect(translucent.passes[0].program.liveCount > premultiplied.passes[0].program.liveCount, "3 multiplies, 3 divides")
+    #expect(translucent.loopNests[0].program.liveCount > premultiplied.loopNests[0].program.liveCount, "3 multiplies, 3 divides")
   }
 
   @Test func aKernelLoweredForAnotherAlphaStorageIsRefused() throws {

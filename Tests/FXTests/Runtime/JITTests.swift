@@ -145,7 +145,7 @@ struct JITTests {
     let target = try Target.named(level)
     let pipeline = try Pipeline(sepia() | vignette())
     let compiled = try pipeline.compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil, target: target)
-    #expect(compiled.plan.passes.allSatisfy { $0.lanes == target.lanes })
+    #expect(compiled.plan.loopNests.allSatisfy { $0.lanes == target.lanes })
     let assembly = try compiled.dumpNative().assembly
     #expect(assembly.contains("%zmm") == (target.lanes == 16), "\(level)")
     #expect(assembly.contains("%ymm") == (target.lanes == 8) || target.lanes == 16, "\(level)")
@@ -165,10 +165,10 @@ struct JITTests {
   /// The plan decides (no lanes involved), the emitted code follows it: a
   /// function walks down chunks exactly when its pass is in column order.
   @Test func columnOrderWhereItSaves() throws {
-    func orders(_ effect: Effect) throws -> [PassPlan.Order] {
+    func orders(_ effect: Effect) throws -> [LoopNestPlan.Order] {
       let compiled = try Pipeline(effect).compile(inputFormats: [.rgba8], outputFormat: .rgba8, cache: nil)
       let functions = try compiled.dumpNative().ir.components(separatedBy: "\ndefine ").dropFirst()
-      let orders = compiled.plan.passes.map(\.order)
+      let orders = compiled.plan.loopNests.map(\.order)
       #expect(functions.count == orders.count)
       #expect(functions.map { $0.contains("\nchunk.body") } == orders.map { $0 == .columns })
       return orders

@@ -21,7 +21,7 @@ struct KernelCacheTests {
     let first = try pipeline.compile(cache: cache)
     #expect(first.kernelSource == .compiled)
     // Several passes, so several objects compiled in parallel, bundled in one cache file.
-    #expect(first.kernel.passes.count > 1)
+    #expect(first.kernel.loopNests.count > 1)
     let second = try pipeline.compile(cache: cache)
     #expect(second.kernelSource == .diskCache)
     let input = randomImage(29, 11, seed: 6)
@@ -51,13 +51,13 @@ struct KernelCacheTests {
   @Test func parallelCompilesGiveTheSameMachineCode() throws {
     let pipeline = try Pipeline(gaussianBlur(sigma: 4) | sepia() | vignette())
     let compiled = try pipeline.compile(cache: nil)
-    #expect(compiled.kernel.passes.count >= 3)
+    #expect(compiled.kernel.loopNests.count >= 3)
     let plan = compiled.plan
     let objects = try (0..<3).map { _ in
       try NativeCode(compiled.kernel, plan: plan, layout: compiled.layout, keepObject: true).object
     }
     #expect(objects[0] != nil && objects[0] == objects[1] && objects[1] == objects[2])
-    #expect(ObjectBundle.unpack(objects[0] ?? [])?.count == compiled.kernel.passes.count)
+    #expect(ObjectBundle.unpack(objects[0] ?? [])?.count == compiled.kernel.loopNests.count)
   }
 
   @Test func memoryCacheHit() throws {
@@ -131,7 +131,7 @@ struct KernelCacheKeyTests {
     let v = build(&p)
     p.outputs = [v, v, v, v]
     return Kernel(
-      inputCount: 1, intermediates: [], passes: [.init(name: "k", program: p, output: 1)], uniformCount: 1, scheduleNotes: [],
+      inputCount: 1, intermediates: [], loopNests: [.init(name: "k", program: p, output: 1)], uniformCount: 1, scheduleNotes: [],
       straightAlphaOutput: straightAlphaOutput)
   }
 

@@ -60,13 +60,13 @@ struct OpaqueInputTests {
     options.opaqueInputs = [0]
     let (kernel, log) = try Lower.run(graph, options: options)
     func alphaLoads(_ k: Kernel) -> Int {
-      k.passes.reduce(0) { n, pass in
+      k.loopNests.reduce(0) { n, pass in
         var loads = 0
         pass.program.visitDeep { if case .load(_, 3) = $0.op { loads += 1 } }
         return n + loads
       }
     }
-    #expect(kernel.passes.count == 3)
+    #expect(kernel.loopNests.count == 3)
     #expect(alphaLoads(general) > 0)
     #expect(alphaLoads(kernel) == 0)
     #expect(log.entries.contains { $0.pass == "constant channels" })
@@ -75,7 +75,7 @@ struct OpaqueInputTests {
       #expect(KernelEmitter.unreadChannels(kernel, buffer) == [3], "b\(buffer)")
       #expect(KernelEmitter.unreadChannels(general, buffer).isEmpty, "b\(buffer)")
     }
-    #expect(kernel.passes.reduce(0) { $0 + $1.program.liveCount } < general.passes.reduce(0) { $0 + $1.program.liveCount })
+    #expect(kernel.loopNests.reduce(0) { $0 + $1.program.liveCount } < general.loopNests.reduce(0) { $0 + $1.program.liveCount })
   }
 
   /// A wave's alpha is 1 only once the ranges prove its bilinear weights sum
@@ -89,7 +89,7 @@ struct OpaqueInputTests {
     options.opaqueInputs = [0]
     options.straightAlphaOutput = true
     let (kernel, log) = try Lower.run(graph, options: options)
-    let last = try #require(kernel.passes.last).program
+    let last = try #require(kernel.loopNests.last).program
     #expect(last.constantValue(last.outputs[3]) == .float(1))
     var divisions = 0
     last.visitDeep { if $0.op == .div { divisions += 1 } }

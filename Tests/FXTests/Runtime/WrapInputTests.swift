@@ -22,8 +22,8 @@ struct WrapInputTests {
       let graph = try EffectGraph(output: output)
       let (kernel, log) = try Lower.run(graph)
       #expect(log.entries.contains { $0.pass == "wrap input" })
-      #expect(kernel.passes.count == 2)
-      #expect(kernel.passes[0].name.hasSuffix("(planar copy)"))
+      #expect(kernel.loopNests.count == 2)
+      #expect(kernel.loopNests[0].name.hasSuffix("(planar copy)"))
       for format in [PixelFormat.rgba8, .rgba16, .rgba32f] {
         let input = randomImage(37, 5, seed: 3, format: format)
         #expect(maxDifference(try Interpreter.runStaged(graph, inputs: [input]), try Interpreter.run(kernel, inputs: [input])) <= 1e-6)
@@ -39,7 +39,7 @@ struct WrapInputTests {
     for effect in [sepia() | vignette(), wave(), box(5, Sampler(filter: .nearest, address: .clampToEdge))] {
       let (kernel, log) = try Lower.run(try EffectGraph(output: effect(.input())))
       #expect(!log.entries.contains { $0.pass == "wrap input" })
-      #expect(kernel.passes.allSatisfy { !$0.name.hasSuffix("(planar copy)") })
+      #expect(kernel.loopNests.allSatisfy { !$0.name.hasSuffix("(planar copy)") })
     }
   }
 }

@@ -12,14 +12,14 @@ import FXIR
 // float counter, a bound the body changes) folds over a fixed number of
 // iterations, stopping (through its `break` flag) when its condition fails:
 // the trip count itself when init, condition and step are constants, else
-// ``Lowering/generalLoopLimit``.
+// ``MetalTranslator/generalLoopLimit``.
 //
 // Both limits cut a longer loop off: the iterations past the limit do not
 // run, and the variables keep the values the last iteration run left. So
 // that the cut is never silent, every loop that has such a limit (and not an
 // exact constant trip count) gives a warning naming the loop and its limit.
 
-extension Lowering {
+extension MetalTranslator {
   /// The most iterations a loop without a counted form runs (`while (x > 1) x *= 0.5;`).
   static let generalLoopLimit: Int = 1024
   /// The most iterations a counted loop with a per-pixel or uniform bound runs.
@@ -45,7 +45,7 @@ extension Lowering {
           count: counted.count, limit: counted.limit, carried: assigned.union([counted.name]), body: body, at: location
         ) { _ in
         } after: { flags in
-          self.store(flags.continueFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+          self.store(flags.continueFlag, MetalValue(.bool, [Expr(booleanLiteral: false)]))
           if let step { _ = try self.evaluate(step) }
         }
       }
@@ -85,7 +85,7 @@ extension Lowering {
     try runFold(count: bound ?? Expr.int(n), limit: n, carried: assigned, body: body, at: location) { _ in
     } after: { flags in
       // `continue` still runs the step; a failed condition stops the loop.
-      self.store(flags.continueFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+      self.store(flags.continueFlag, MetalValue(.bool, [Expr(booleanLiteral: false)]))
       if let step { _ = try self.evaluate(step) }
       if !checkFirst, let condition {
         let c = try self.condition(condition)
@@ -108,7 +108,7 @@ extension Lowering {
   private func stop(_ flag: String, where c: Expr) {
     guard let old = lookup(flag) else { return }
     let a = conjunction(active(), c)
-    store(flag, Value(.bool, [choose(a, Expr(booleanLiteral: true), old.scalars[0])]))
+    store(flag, MetalValue(.bool, [choose(a, Expr(booleanLiteral: true), old.scalars[0])]))
   }
 
   /// Folds `body` over `0 ..< count` (an int), with every visible variable in
@@ -124,7 +124,7 @@ extension Lowering {
       throw MetalError("unsupported: a loop of \(limit) iterations (at most \(Loop.maxLimit))", at: location)
     }
     let flags = (breakFlag: hidden("break"), continueFlag: hidden("continue"))
-    declare(flags.breakFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+    declare(flags.breakFlag, MetalValue(.bool, [Expr(booleanLiteral: false)]))
     var carried = names.filter { lookup($0).map { !$0.type.isHandle } ?? false }.sorted()
     carried += [flags.breakFlag]
     if Assignments.returns(body) { carried += [Self.returnFlag, Self.returnValue].filter { lookup($0) != nil } }
@@ -142,12 +142,12 @@ extension Lowering {
       index, accumulators in
       var offset = 0
       for (name, value) in zip(carried, entry) {
-        self.store(name, Value(value.type, Array(accumulators[offset..<(offset + value.scalars.count)])))
+        self.store(name, MetalValue(value.type, Array(accumulators[offset..<(offset + value.scalars.count)])))
         offset += value.scalars.count
       }
       do {
         try self.withScope {
-          self.declare(flags.continueFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+          self.declare(flags.continueFlag, MetalValue(.bool, [Expr(booleanLiteral: false)]))
           try enter(index)
           try before?(flags)
           try self.withScope { try self.execute(body) }
@@ -162,7 +162,7 @@ extension Lowering {
     var offset = 0
     for (name, value) in zip(carried, entry) {
       let next = Array(results[offset..<(offset + value.scalars.count)])
-      store(name, Value(value.type, zip(next, value.scalars).map { choose(outer, $0, $1) }))
+      store(name, MetalValue(value.type, zip(next, value.scalars).map { choose(outer, $0, $1) }))
       offset += value.scalars.count
     }
   }

@@ -11,7 +11,7 @@ struct CountedLoop {
   var start: Expr
   var stride: Int
   var count: Expr
-  /// The trip count when it is a constant, else ``Lowering/countedLoopLimit``.
+  /// The trip count when it is a constant, else ``MetalTranslator/countedLoopLimit``.
   var limit: Int
   /// Whether ``limit`` is the trip count (start and bound are constants), not a cut-off.
   var isExact: Bool
@@ -21,8 +21,8 @@ struct CountedLoop {
   var declaresCounter = true
 }
 
-extension Lowering {
-  /// The counted form of a `for` loop, if it has one (see Lowering+Loops.swift).
+extension MetalTranslator {
+  /// The counted form of a `for` loop, if it has one (see MetalTranslator+Loops.swift).
   func countedForm(_ initial: StmtSyntax?, _ condition: ExprSyntax?, _ step: ExprSyntax?, assigned: Set<String>) throws
     -> CountedLoop?
   {
@@ -226,7 +226,7 @@ enum Assignments {
     case .call(let callee, let args):
       let user: Bool
       switch callee.kind {
-      case .name(let f): user = Builtins.function(f) == nil
+      case .name(let f): user = MetalBuiltins.function(f) == nil
       case .templateName: user = true
       default: user = false
       }
@@ -281,7 +281,7 @@ enum Assignments {
   }
 }
 
-extension Lowering {
+extension MetalTranslator {
   /// An upper bound on the iterations of `for (… x = a; x op b; x += s)`
   /// with a float counter where no counted form fits (a step that is a
   /// variable: `for (half d = step; d <= radius; d += step)`):

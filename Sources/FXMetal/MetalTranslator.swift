@@ -7,8 +7,8 @@ import FXIR
 /// is `select(condition, new, old)`; `return`, `break` and `continue` set
 /// flags that switch the rest of the function, loop or iteration off; loops
 /// become folds whose accumulators are the variables the loop assigns.
-final class Lowering {
-  let program: Program
+final class MetalTranslator {
+  let program: MetalProgram
   var frames: [Frame] = []
   /// The built-in `position` of the function being lowered.
   let position: [Expr]
@@ -19,7 +19,7 @@ final class Lowering {
   /// One inlined call: its variables, the conditions of the `if`s around the
   /// statement being run, and the flags of the loops it is in.
   final class Frame {
-    var scopes: [[String: Value]] = [[:]]
+    var scopes: [[String: MetalValue]] = [[:]]
     var conditions: [Expr] = []
     /// The names of the innermost loop's `break` and `continue` flags.
     var loopFlags: [(breakFlag: String, continueFlag: String)] = []
@@ -44,7 +44,7 @@ final class Lowering {
   static let returnValue = "$result"
   private var flagCounter = 0
 
-  init(program: Program, position: [Expr]) {
+  init(program: MetalProgram, position: [Expr]) {
     self.program = program
     self.position = position
   }
@@ -59,15 +59,15 @@ final class Lowering {
 
   // MARK: variables
 
-  func declare(_ name: String, _ value: Value) { frame.scopes[frame.scopes.count - 1][name] = value }
+  func declare(_ name: String, _ value: MetalValue) { frame.scopes[frame.scopes.count - 1][name] = value }
 
-  func lookup(_ name: String) -> Value? {
+  func lookup(_ name: String) -> MetalValue? {
     for scope in frame.scopes.reversed() { if let v = scope[name] { return v } }
     return nil
   }
 
   /// Replaces the value of a declared variable (no condition applied).
-  func store(_ name: String, _ value: Value) {
+  func store(_ name: String, _ value: MetalValue) {
     for k in frame.scopes.indices.reversed() where frame.scopes[k][name] != nil {
       frame.scopes[k][name] = value
       return
@@ -77,7 +77,7 @@ final class Lowering {
   /// Every name visible here, for suggestions.
   func visibleNames() -> [String] {
     let locals = frame.scopes.flatMap(\.keys).filter { !$0.hasPrefix("$") }
-    return locals + Array(program.globals.keys) + program.functionNames + Builtins.names
+    return locals + Array(program.globals.keys) + program.functionNames + MetalBuiltins.names
   }
 
   func withScope<T>(_ body: () throws -> T) rethrows -> T {
@@ -110,15 +110,15 @@ final class Lowering {
   /// Sets the flag variable `name` where the statement runs.
   func raise(_ name: String) {
     guard let old = lookup(name) else { return }
-    store(name, Value(.bool, [choose(active(), Expr(booleanLiteral: true), old.scalars[0])]))
+    store(name, MetalValue(.bool, [choose(active(), Expr(booleanLiteral: true), old.scalars[0])]))
   }
 
   // MARK: running a function
 
   /// Inlines `function` with its parameters bound to `arguments`; returns its
   /// result and the parameters' final values (for `thread T &` parameters).
-  func call(_ function: FunctionSyntax, _ arguments: [Value], constants: [String: Value] = [:], at location: SourceLocation) throws
-    -> (Value, [Value])
+  func call(_ function: FunctionSyntax, _ arguments: [MetalValue], constants: [String: MetalValue] = [:], at location: SourceLocation) throws
+    -> (MetalValue, [MetalValue])
   {
     guard frames.count < 64, !frames.contains(where: { $0.function.name == function.name && $0.function.location == function.location })
     else {
@@ -130,14 +130,14 @@ final class Lowering {
     defer { frames.removeLast() }
     for (name, v) in constants { declare(name, v) }  // `template <int N>`: N's value in this call
     for (p, a) in zip(function.parameters, arguments) { declare(p.name, a) }
-    declare(Self.returnFlag, Value(.bool, [Expr(booleanLiteral: false)]))
-    if returnType != .void { declare(Self.returnValue, Value.zero(returnType)) }
+    declare(Self.returnFlag, MetalValue(.bool, [Expr(booleanLiteral: false)]))
+    if returnType != .void { declare(Self.returnValue, MetalValue.zero(returnType)) }
     for s in function.body {
       if isDead { break }
       try execute(s)
     }
-    let result = returnType == .void ? Value(.void, []) : lookup(Self.returnValue)!
-    let finals = function.parameters.map { lookup($0.name) ?? Value(.void, []) }
+    let result = returnType == .void ? MetalValue(.void, []) : lookup(Self.returnValue)!
+    let finals = function.parameters.map { lookup($0.name) ?? MetalValue(.void, []) }
     return (result, finals)
   }
 }

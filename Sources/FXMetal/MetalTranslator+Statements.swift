@@ -4,7 +4,7 @@ import FXIR
 // Statements: declarations, assignments under the current condition, if/else
 // as two predicated branches, and early exits as flags.
 
-extension Lowering {
+extension MetalTranslator {
   func execute(_ s: StmtSyntax) throws {
     if isDead { return }
     switch s.kind {
@@ -63,7 +63,7 @@ extension Lowering {
   }
 
   private func returnStatement(_ value: ExprSyntax?, at location: SourceLocation) throws {
-    if frame.function.name == Program.fileScope.name { throw MetalError("'return' outside a function", at: location) }
+    if frame.function.name == MetalProgram.fileScope.name { throw MetalError("'return' outside a function", at: location) }
     if let value {
       guard frame.returnType != .void else {
         throw MetalError("void function '\(frame.function.name)' should not return a value", at: value.location)
@@ -71,7 +71,7 @@ extension Lowering {
       let v = try initialize(frame.returnType, from: value)  // `return {a, b};` initialises the return type
       let old = lookup(Self.returnValue)!
       let a = active()
-      store(Self.returnValue, Value(old.type, zip(v.scalars, old.scalars).map { choose(a, $0, $1) }))
+      store(Self.returnValue, MetalValue(old.type, zip(v.scalars, old.scalars).map { choose(a, $0, $1) }))
     } else if frame.returnType != .void {
       throw MetalError("non-void function '\(frame.function.name)' should return a value", at: location)
     }
@@ -99,7 +99,7 @@ extension Lowering {
           throw MetalError("an array needs a length or an initializer list", at: d.location)
         }
       }
-      var value = Value.zero(type)
+      var value = MetalValue.zero(type)
       if let initial = d.initializer {
         value = try initialize(type, from: initial)
       } else if let arguments = d.constructorArguments {
@@ -111,28 +111,28 @@ extension Lowering {
 
   /// A value of `type` from an initializer: an expression, or a braced list of
   /// elements (arrays), fields (structs) or scalars (vectors, matrices).
-  func initialize(_ type: MetalType, from e: ExprSyntax) throws -> Value {
+  func initialize(_ type: MetalType, from e: ExprSyntax) throws -> MetalValue {
     guard case .initializerList(let items) = e.kind else { return try convert(try evaluate(e), to: type, at: e.location) }
     switch type {
     case .array(let element, let n):
       guard items.count <= n else { throw MetalError("too many elements for \(type): \(items.count)", at: e.location) }
       let values = try items.map { try initialize(element, from: $0) }
-      let rest = Array(repeating: Value.zero(element), count: n - items.count)
-      return Value(type, (values + rest).flatMap(\.scalars))
+      let rest = Array(repeating: MetalValue.zero(element), count: n - items.count)
+      return MetalValue(type, (values + rest).flatMap(\.scalars))
     case .structure(_, let fields):
       guard items.count <= fields.count else { throw MetalError("too many fields for \(type)", at: e.location) }
       var scalars: [Expr] = []
       for (k, field) in fields.enumerated() {
-        scalars += k < items.count ? try initialize(field.type, from: items[k]).scalars : Value.zero(field.type).scalars
+        scalars += k < items.count ? try initialize(field.type, from: items[k]).scalars : MetalValue.zero(field.type).scalars
       }
-      return Value(type, scalars)
+      return MetalValue(type, scalars)
     default:
       return try construct(type, items.map { try evaluate($0) }, at: e.location)
     }
   }
 
   /// `constexpr sampler s(filter::linear, address::repeat, coord::pixel)`.
-  func samplerValue(_ arguments: [ExprSyntax], at location: SourceLocation) throws -> Value {
+  func samplerValue(_ arguments: [ExprSyntax], at location: SourceLocation) throws -> MetalValue {
     var s = TextureSampler()
     for a in arguments {
       guard case .name(let option) = a.kind else {
@@ -158,6 +158,6 @@ extension Lowering {
       default: throw MetalError("unknown sampler option '\(option)'", at: a.location)
       }
     }
-    return Value(handle: .sampler(s), type: .sampler)
+    return MetalValue(handle: .sampler(s), type: .sampler)
   }
 }

@@ -4,11 +4,11 @@ import Foundation
 
 /// A parsed and resolved Metal translation unit: its structs, file-scope
 /// constants (already evaluated) and functions.
-final class Program {
+final class MetalProgram {
   let unit: TranslationUnit
   let files: SourceFiles
   private(set) var structs: [String: MetalType] = [:]
-  var globals: [String: Value] = [:]
+  var globals: [String: MetalValue] = [:]
   let functions: [String: [FunctionSyntax]]
 
   /// Preprocesses, parses and resolves `text` (the file at `url`, shown as `path`).
@@ -82,10 +82,10 @@ final class Program {
 
   /// The value of an integer constant expression (an array length).
   func constantInt(_ e: ExprSyntax) throws -> Int {
-    let lowering = Lowering(program: self, position: [Expr(Float(0)), Expr(Float(0))])
-    lowering.frames.append(Lowering.Frame(function: Self.fileScope, returnType: .void))
+    let translator = MetalTranslator(program: self, position: [Expr(Float(0)), Expr(Float(0))])
+    translator.frames.append(MetalTranslator.Frame(function: Self.fileScope, returnType: .void))
     let message = "unsupported: an array length that is not an integer constant (a literal, macro or file-scope constant)"
-    guard let v = try? lowering.evaluate(e) else { throw MetalError(message, at: e.location) }
+    guard let v = try? translator.evaluate(e) else { throw MetalError(message, at: e.location) }
     guard v.type.isNumeric, v.scalars.count == 1, let c = v.scalars[0].constantValue, c == c.rounded(), c >= 0 else {
       throw MetalError("array length must be a non-negative integer constant", at: e.location)
     }
@@ -95,10 +95,10 @@ final class Program {
   /// The lanes of a constant expression converted to `type` (a parameter's default value).
   /// - Throws: when it is not a constant of a type that converts to `type`.
   func constantLanes(_ e: ExprSyntax, as type: MetalType) throws -> [Float] {
-    let lowering = Lowering(program: self, position: [Expr(Float(0)), Expr(Float(0))])
-    lowering.frames.append(Lowering.Frame(function: Self.fileScope, returnType: .void))
+    let translator = MetalTranslator(program: self, position: [Expr(Float(0)), Expr(Float(0))])
+    translator.frames.append(MetalTranslator.Frame(function: Self.fileScope, returnType: .void))
     let message = "unsupported: a default argument that is not a constant (a literal, macro or file-scope constant)"
-    guard let v = try? lowering.convert(try lowering.evaluate(e), to: type, at: e.location, explicit: true) else {
+    guard let v = try? translator.convert(try translator.evaluate(e), to: type, at: e.location, explicit: true) else {
       throw MetalError(message, at: e.location)
     }
     let lanes = v.scalars.compactMap(\.constantValue)
@@ -112,8 +112,8 @@ final class Program {
 
   /// Evaluates file-scope `constant`/`constexpr` declarations in order; later ones may use earlier ones.
   private func evaluateGlobals() throws {
-    let lowering = Lowering(program: self, position: [Expr(Float(0)), Expr(Float(0))])
-    lowering.frames.append(Lowering.Frame(function: Self.fileScope, returnType: .void))
+    let translator = MetalTranslator(program: self, position: [Expr(Float(0)), Expr(Float(0))])
+    translator.frames.append(MetalTranslator.Frame(function: Self.fileScope, returnType: .void))
     for g in unit.globals {
       guard case .declaration(let type, let declarators) = g.kind else { continue }
       let writable =
@@ -123,8 +123,8 @@ final class Program {
         throw MetalError(
           "unsupported: a file-scope variable must be 'constant', 'const' or 'constexpr'", at: g.location)
       }
-      try lowering.execute(g)
-      for d in declarators { globals[d.name] = lowering.lookup(d.name) }
+      try translator.execute(g)
+      for d in declarators { globals[d.name] = translator.lookup(d.name) }
     }
   }
 }

@@ -3,14 +3,14 @@ import FXImage
 import FXLLVM
 import FXPasses
 
-/// The per-pixel body: every live node of the pass program as a `<W x T>` value.
-extension PassEmitter {
+/// The per-pixel body: every live node of the loop nest program as a `<W x T>` value.
+extension LoopNestEmitter {
   /// The W pixels from column `x` of row `y`, all of them inside the range
   /// the function computes (the runtime gives every call at least W columns).
   /// `interior`: every dense-able load's `pixelX + k` is inside the row for all lanes.
   /// `rowInChunk`: in column order, `y` minus the first row of the chunk (the row tables' origin).
   ///
-  /// A pass with ``blockUniform`` nodes (a pixelate's block index) computes
+  /// A loop nest with ``blockUniform`` nodes (a pixelate's block index) computes
   /// them first; when each is the same in every lane (bit for bit), what
   /// depends on pixelX only through them — the block's sample, its gathers
   /// included — is computed once, on lane 0 (``emitBlockUniformBody``);
@@ -70,7 +70,7 @@ extension PassEmitter {
     b.position(atEndOf: done)
   }
 
-  /// In column order with ``PassPlan/rowsPerStep`` 2: the vector at column `x`
+  /// In column order with ``LoopNestPlan/rowsPerStep`` 2: the vector at column `x`
   /// of rows `ys` (consecutive) together. Each node is emitted for each row,
   /// except that a fold runs for all rows as one loop (``emitJammedFold``).
   func emitBodies(x: Value, ys: [Value], interior: Bool, rowsInChunk: [Value]) throws {
@@ -94,7 +94,7 @@ extension PassEmitter {
     for r in ys.indices { store(program.outputs.map { values[r][Int($0.index)]! }, x: x, y: ys[r]) }
   }
 
-  /// The plan's column table (``PassPlan/columnTable``) for the vector at
+  /// The plan's column table (``LoopNestPlan/columnTable``) for the vector at
   /// column `x`: read from the function's ``BlockCache`` (keyed by `x`) when
   /// its slot holds this column, else computed with the work only it needs
   /// and kept there; in `values` either way. What that work reads from the
@@ -194,7 +194,7 @@ extension PassEmitter {
   /// What the block work computes from, the key of its cached results: lane 0
   /// of each block-uniform value and of each row value it reads (what depends
   /// on pixelY), as i32 bits. The rest it reads is the same for the whole call.
-  private func blockKey(_ blockWork: [Int], lane: PassEmitter, _ scalarOf: (Int) -> Value) -> [Value] {
+  private func blockKey(_ blockWork: [Int], lane: LoopNestEmitter, _ scalarOf: (Int) -> Value) -> [Value] {
     let onRow = program.dependence(on: .pixelY)
     let inWork = Set(blockWork), uniformNodes = Set(blockUniform)
     let rowInputs = Set(blockWork.flatMap { program.nodes[$0].args.map { Int($0.index) } })
@@ -285,12 +285,12 @@ extension PassEmitter {
 /// computed once per strip, `compute_at` the strip): ``slotCount`` slots, one
 /// per vector position along the row (the last shared by vectors beyond),
 /// each holding a key and the values computed under it, in stack arrays of
-/// the pass function (at most ``stackBytes``). A slot is used only when
+/// the loop nest function (at most ``stackBytes``). A slot is used only when
 /// its whole key matches, so a collision or a stale slot costs a
 /// recomputation, never a wrong value; the bodies of a function's loops
 /// (left edge, interior, right edge) share one cache.
 struct BlockCache {
-  /// Where a pass function keeps its cache once made.
+  /// Where a loop nest function keeps its cache once made.
   final class Store {
     var cache: BlockCache?
   }

@@ -8,7 +8,7 @@ import FXIR
 // which switches the rest of it off as a loop's flag does; `continue` belongs
 // to the enclosing loop.
 
-extension Lowering {
+extension MetalTranslator {
   func switchStatement(_ subject: ExprSyntax, _ sections: [SwitchSection], at location: SourceLocation) throws {
     let v = try evaluate(subject)
     guard v.scalars.count == 1, let kind = v.type.scalarType, !kind.isFloating else {
@@ -22,7 +22,7 @@ extension Lowering {
 
     let entry = active()
     let breakFlag = hidden("switchBreak")
-    declare(breakFlag, Value(.bool, [Expr(booleanLiteral: false)]))
+    declare(breakFlag, MetalValue(.bool, [Expr(booleanLiteral: false)]))
     frame.conditions.append(entry ?? Expr(booleanLiteral: true))
     frame.loopFlags.append((breakFlag: breakFlag, continueFlag: frame.loopFlags.last?.continueFlag ?? ""))
     defer {

@@ -3,8 +3,8 @@ import FXIR
 
 // Expressions: literals, names, operators, assignments and calls.
 
-extension Lowering {
-  func evaluate(_ e: ExprSyntax) throws -> Value {
+extension MetalTranslator {
+  func evaluate(_ e: ExprSyntax) throws -> MetalValue {
     switch e.kind {
     case .integer(let v, let unsigned):
       if !unsigned, v > UInt64(Int32.max), v <= UInt64(UInt32.max) { return .vector(.uint, [.int(Int(v))]) }
@@ -35,7 +35,7 @@ extension Lowering {
       if let constant = constantBool(k) { return try evaluate(constant ? a : b) }
       // Each side's side effects happen only where it is chosen (C++ evaluates one).
       let (x, y) = try unify(try evaluate(a, where: k), try evaluate(b, where: negation(k)), at: e.location)
-      return Value(x.type, zip(x.scalars, y.scalars).map { choose(k, $0, $1) })
+      return MetalValue(x.type, zip(x.scalars, y.scalars).map { choose(k, $0, $1) })
     case .call(let callee, let arguments): return try call(callee, arguments, at: e.location)
     case .typeName(let t):
       throw MetalError("type '\(t)' used as a value; call it to construct one: \(t)(…)", at: e.location)
@@ -57,13 +57,13 @@ extension Lowering {
   }
 
   /// A variable, a file-scope constant, or a named constant of the Metal library.
-  func named(_ name: String, at location: SourceLocation) throws -> Value {
+  func named(_ name: String, at location: SourceLocation) throws -> MetalValue {
     if let v = lookup(name) { return v }
     if let v = program.globals[name] { return v }
     let bare = name.hasPrefix("metal::") ? String(name.dropFirst(7)) : name
     if let v = lookup(bare) ?? program.globals[bare] { return v }
-    if let c = Builtins.constants[bare] { return .vector(.float, [Expr(c)]) }
-    if program.functions[bare] != nil || Builtins.names.contains(bare) {
+    if let c = MetalBuiltins.constants[bare] { return .vector(.float, [Expr(c)]) }
+    if program.functions[bare] != nil || MetalBuiltins.names.contains(bare) {
       throw MetalError("function '\(bare)' used as a value", at: location)
     }
     let hint = suggestion(for: bare, among: visibleNames()).map { "; did you mean '\($0)'?" } ?? ""
@@ -73,7 +73,7 @@ extension Lowering {
   /// `&&` and `||` on scalars. The right side is computed for every pixel,
   /// but its side effects (`t++`, an assignment, a call that writes) happen
   /// only where C++ evaluates it: where the left side did not decide.
-  private func logical(_ op: String, _ a: ExprSyntax, _ b: ExprSyntax) throws -> Value {
+  private func logical(_ op: String, _ a: ExprSyntax, _ b: ExprSyntax) throws -> MetalValue {
     let x = try condition(a)
     if let k = constantBool(x), k == (op == "||") { return .vector(.bool, [x]) }
     let evaluated = op == "&&" ? x : negation(x)
@@ -90,17 +90,17 @@ extension Lowering {
   }
 
   /// `e` evaluated with its side effects confined to where `c` holds.
-  private func evaluate(_ e: ExprSyntax, where c: Expr) throws -> Value {
+  private func evaluate(_ e: ExprSyntax, where c: Expr) throws -> MetalValue {
     frame.conditions.append(c)
     defer { frame.conditions.removeLast() }
     return try evaluate(e)
   }
 
   private func assign(_ op: String, _ target: ExprSyntax, _ source: ExprSyntax, at location: SourceLocation) throws
-    -> Value
+    -> MetalValue
   {
     let p = try place(target)
-    var value: Value
+    var value: MetalValue
     if op == "=" {
       value = try initialize(p.type, from: source)
     } else {
@@ -112,7 +112,7 @@ extension Lowering {
   }
 
   /// Two values brought to one type for `?:`: numeric values by the usual conversions; others must match.
-  func unify(_ a: Value, _ b: Value, at location: SourceLocation) throws -> (Value, Value) {
+  func unify(_ a: MetalValue, _ b: MetalValue, at location: SourceLocation) throws -> (MetalValue, MetalValue) {
     if a.type == b.type { return (a, b) }
     guard case .vector(let s, let n) = a.type, case .vector(let t, let m) = b.type, n == m || n == 1 || m == 1 else {
       throw MetalError("incompatible operand types \(a.type) and \(b.type)", at: location)

@@ -9,8 +9,8 @@ import FXIR
 // is a pure function of its position, so the neighbours' values are computed
 // exactly, by evaluating `v` at their positions (``FXDSL/Expr/atPosition(_:)``).
 
-extension Lowering {
-  func derivative(_ name: String, _ arguments: [ExprSyntax], at location: SourceLocation) throws -> Value {
+extension MetalTranslator {
+  func derivative(_ name: String, _ arguments: [ExprSyntax], at location: SourceLocation) throws -> MetalValue {
     guard arguments.count == 1 else { throw MetalError("\(name) takes 1 argument, got \(arguments.count)", at: location) }
     let v = try evaluate(arguments[0])
     guard case .vector(let kind, let n) = v.type, kind.isFloating else {

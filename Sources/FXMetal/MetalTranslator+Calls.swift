@@ -4,8 +4,8 @@ import FXIR
 // Calls: constructors and casts, helper functions (inlined), built-ins,
 // and the methods of layers and textures.
 
-extension Lowering {
-  func call(_ callee: ExprSyntax, _ arguments: [ExprSyntax], at location: SourceLocation) throws -> Value {
+extension MetalTranslator {
+  func call(_ callee: ExprSyntax, _ arguments: [ExprSyntax], at location: SourceLocation) throws -> MetalValue {
     switch callee.kind {
     case .typeName(let t):
       let type = try resolve(t)
@@ -23,12 +23,12 @@ extension Lowering {
       if let out = Self.outParameterBuiltins[bare], arguments.count == 2 {
         return try callWithOutParameter(out, arguments, at: location)
       }
-      if let f = Builtins.function(bare) { return try f(try arguments.map { try evaluate($0) }, location) }
+      if let f = MetalBuiltins.function(bare) { return try f(try arguments.map { try evaluate($0) }, location) }
       if ["dfdx", "dfdy", "fwidth"].contains(bare) { return try derivative(bare, arguments, at: location) }
       if bare == "as_type" || bare.hasPrefix("as_type") {
         throw MetalError("unsupported: as_type (reinterpreting bits)", at: location)
       }
-      let all = program.functionNames + Builtins.names
+      let all = program.functionNames + MetalBuiltins.names
       let hint = suggestion(for: bare, among: all).map { "; did you mean '\($0)'?" } ?? ""
       throw MetalError("use of undeclared function '\(bare)'\(hint)", at: location)
     case .templateName(let name, let explicit):
@@ -45,7 +45,7 @@ extension Lowering {
   private func callUser(
     _ name: String, _ candidates: [FunctionSyntax], _ arguments: [ExprSyntax], explicit: [TemplateArgument] = [],
     at location: SourceLocation
-  ) throws -> Value {
+  ) throws -> MetalValue {
     let defined = candidates.filter { f in
       !f.body.isEmpty && f.parameters.count >= arguments.count
         && f.parameters.dropFirst(arguments.count).allSatisfy { $0.defaultValue != nil }
@@ -67,7 +67,7 @@ extension Lowering {
     let function = defined.count == 1 ? defined[0] : bestOverload(defined, values)
     for p in function.parameters.dropFirst(values.count) {  // defaults, evaluated at file scope
       let saved = frames
-      frames = [Frame(function: Program.fileScope, returnType: .void)]
+      frames = [Frame(function: MetalProgram.fileScope, returnType: .void)]
       defer { frames = saved }
       values.append(try evaluate(p.defaultValue!))
     }
@@ -76,7 +76,7 @@ extension Lowering {
       templateBindings.append(try deduce(function, values, given: types, at: location))
     }
     defer { if !function.templateParameters.isEmpty { templateBindings.removeLast() } }
-    var bound: [Value] = []
+    var bound: [MetalValue] = []
     for (p, v) in zip(function.parameters, values) {
       let type = try resolve(p.type)
       if type.isHandle {
@@ -97,7 +97,7 @@ extension Lowering {
   }
 
   /// A layer's `sample(p)`, a texture's `sample(s, p)`, `read(p)`, `get_width()`, `get_height()`.
-  func callMethod(_ base: Value, _ method: String, _ arguments: [Value], at location: SourceLocation) throws -> Value {
+  func callMethod(_ base: MetalValue, _ method: String, _ arguments: [MetalValue], at location: SourceLocation) throws -> MetalValue {
     switch (base.handle, method) {
     case (.layer(let layer)?, "sample"):
       guard arguments.count == 1 else { throw MetalError("sample takes one float2 position", at: location) }
@@ -128,7 +128,7 @@ extension Lowering {
   /// The overload a call means, by how well the arguments fit: a parameter of
   /// the argument's type best, then one of its lane count, then a scalar
   /// broadcast to a vector; fewer default arguments break ties, then the order.
-  private func bestOverload(_ candidates: [FunctionSyntax], _ values: [Value]) -> FunctionSyntax {
+  private func bestOverload(_ candidates: [FunctionSyntax], _ values: [MetalValue]) -> FunctionSyntax {
     func score(_ f: FunctionSyntax) -> Int? {
       var score = -(f.parameters.count - values.count)
       for (p, v) in zip(f.parameters, values) {
@@ -150,7 +150,7 @@ extension Lowering {
 
   /// The types of a function template's parameters: those given, then from
   /// the arguments of the parameters declared with them.
-  private func deduce(_ function: FunctionSyntax, _ values: [Value], given: [String: MetalType], at location: SourceLocation)
+  private func deduce(_ function: FunctionSyntax, _ values: [MetalValue], given: [String: MetalType], at location: SourceLocation)
     throws -> [String: MetalType]
   {
     var binding = given
@@ -168,7 +168,7 @@ extension Lowering {
   /// writes the whole part; `sincos(x, c)` returns the sine and writes the cosine.
   static let outParameterBuiltins: [String: (Expr) -> (result: Expr, out: Expr)] = [
     "modf": { x in
-      let whole = Builtins.trunc(x)
+      let whole = MetalBuiltins.trunc(x)
       return (select(abs(x) == Expr(Float.infinity), 0, x - whole), whole)
     },
     "sincos": { x in (sin(x), cos(x)) },
@@ -176,7 +176,7 @@ extension Lowering {
 
   private func callWithOutParameter(
     _ f: (Expr) -> (result: Expr, out: Expr), _ arguments: [ExprSyntax], at location: SourceLocation
-  ) throws -> Value {
+  ) throws -> MetalValue {
     let x = try evaluate(arguments[0])
     guard case .vector(let s, _) = x.type else { throw MetalError("expected a float or a float vector, got \(x.type)", at: location) }
     let kind: ScalarType = s.isFloating ? s : .float
@@ -187,24 +187,24 @@ extension Lowering {
   }
 
   /// A float4 expression as a 4-lane value of `kind`.
-  static func lanes(_ e: Expr, kind: ScalarType) -> Value {
+  static func lanes(_ e: Expr, kind: ScalarType) -> MetalValue {
     .vector(kind, ["x", "y", "z", "w"].map { e.swizzle($0) })
   }
 }
 
-extension Lowering {
+extension MetalTranslator {
   /// The explicit arguments of a call of a function template (`f<float, 3>`),
   /// bound in the template's parameter order: types, and the values of its
   /// `int N` parameters (every one of which must be given).
   func templateArguments(_ function: FunctionSyntax, _ explicit: [TemplateArgument], at location: SourceLocation) throws
-    -> (types: [String: MetalType], values: [String: Value])
+    -> (types: [String: MetalType], values: [String: MetalValue])
   {
     guard explicit.count <= function.templateOrder.count else {
       throw MetalError(
         "'\(function.name)' takes \(function.templateOrder.count) template arguments, got \(explicit.count)", at: location)
     }
     var types: [String: MetalType] = [:]
-    var values: [String: Value] = [:]
+    var values: [String: MetalValue] = [:]
     for (name, argument) in zip(function.templateOrder, explicit) {
       switch argument {
       case .type(let t) where function.templateParameters.contains(name):

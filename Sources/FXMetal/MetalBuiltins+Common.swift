@@ -3,7 +3,7 @@ import FXIR
 
 // Common, geometric, relational and matrix functions.
 
-extension Builtins {
+extension MetalBuiltins {
   static let common: [String: Function] = [
     "mix": { try lanewise("mix", $0, $1, arity: 3, floatOnly: true) { mix($0[0], $0[1], $0[2]) } },
     "smoothstep": { try lanewise("smoothstep", $0, $1, arity: 3, floatOnly: true) { smoothstep($0[0], $0[1], $0[2]) } },
@@ -39,8 +39,8 @@ extension Builtins {
 
   /// A lane-wise function that needs the operands' kind (`uint` orders differently from `int`).
   private static func ordered(
-    _ name: String, _ args: [Value], _ location: SourceLocation, arity: Int, _ f: (ScalarType, [Expr]) -> Expr
-  ) throws -> Value {
+    _ name: String, _ args: [MetalValue], _ location: SourceLocation, arity: Int, _ f: (ScalarType, [Expr]) -> Expr
+  ) throws -> MetalValue {
     let (kind, lanes) = try shaped(name, args, location, arity: arity, floatOnly: false)
     return .vector(kind, (0..<lanes[0].count).map { i in f(kind, lanes.map { $0[i] }) })
   }
@@ -56,7 +56,7 @@ extension Builtins {
   }
 
   /// Metal's `select(a, b, c)`: `c ? b : a`, lane by lane (a scalar `c` picks whole vectors).
-  private static func metalSelect(_ args: [Value], _ location: SourceLocation) throws -> Value {
+  private static func metalSelect(_ args: [MetalValue], _ location: SourceLocation) throws -> MetalValue {
     guard args.count == 3 else { throw MetalError("select takes 3 arguments, got \(args.count)", at: location) }
     guard case .vector(.bool, let m) = args[2].type else {
       throw MetalError("select's third argument must be bool or a bool vector, got \(args[2].type)", at: location)
@@ -68,15 +68,15 @@ extension Builtins {
     return .vector(kind, out)
   }
 
-  private static func transpose(_ args: [Value], _ location: SourceLocation) throws -> Value {
+  private static func transpose(_ args: [MetalValue], _ location: SourceLocation) throws -> MetalValue {
     guard args.count == 1, case .matrix(let k, let c, let r) = args[0].type else {
       throw MetalError("transpose takes one matrix", at: location)
     }
     let m = args[0].scalars
-    return Value(.matrix(k, columns: r, rows: c), (0..<r).flatMap { i in (0..<c).map { j in m[j * r + i] } })
+    return MetalValue(.matrix(k, columns: r, rows: c), (0..<r).flatMap { i in (0..<c).map { j in m[j * r + i] } })
   }
 
-  private static func determinant(_ args: [Value], _ location: SourceLocation) throws -> Value {
+  private static func determinant(_ args: [MetalValue], _ location: SourceLocation) throws -> MetalValue {
     guard args.count == 1, case .matrix(let k, let c, let r) = args[0].type, c == r, c <= 3 else {
       throw MetalError("unsupported: determinant of anything but a 2×2 or 3×3 matrix", at: location)
     }
@@ -96,7 +96,7 @@ extension Builtins {
   }
 
   /// Two float vectors of one length.
-  private static func pair(_ name: String, _ args: [Value], _ location: SourceLocation, arity: Int = 2) throws
+  private static func pair(_ name: String, _ args: [MetalValue], _ location: SourceLocation, arity: Int = 2) throws
     -> (ScalarType, [[Expr]])
   {
     let (kind, lanes) = try shaped(name, args, location, arity: arity, floatOnly: true)
@@ -151,7 +151,7 @@ extension Builtins {
   ]
 
   /// `refract(I, N, eta)`: `k = 1 − η²(1 − (N·I)²)`; 0 when `k < 0`, else `ηI − (η(N·I) + √k)N`.
-  private static func refract(_ args: [Value], _ location: SourceLocation) throws -> Value {
+  private static func refract(_ args: [MetalValue], _ location: SourceLocation) throws -> MetalValue {
     guard args.count == 3, args[2].scalars.count == 1 else {
       throw MetalError("refract takes (vector I, vector N, scalar eta)", at: location)
     }
@@ -176,8 +176,8 @@ extension Builtins {
     },
   ]
 
-  private static func reduceBool(_ name: String, _ args: [Value], _ location: SourceLocation, _ f: (Expr, Expr) -> Expr)
-    throws -> Value
+  private static func reduceBool(_ name: String, _ args: [MetalValue], _ location: SourceLocation, _ f: (Expr, Expr) -> Expr)
+    throws -> MetalValue
   {
     guard args.count == 1, case .vector(let s, _) = args[0].type else {
       throw MetalError("\(name) takes one bool vector", at: location)

@@ -15,8 +15,8 @@ final class FoldMemo {
 /// Loops of the IR (``Loop``) as loops of LLVM IR: a scalar index counting
 /// up, the accumulators carried as `<W x T>` phis, the body emitted once per
 /// copy by an emitter whose program and plan are the body's.
-extension PassEmitter {
-  /// How many iterations of a loop of the IR one pass through the emitted loop runs (LLVM unrolls it).
+extension LoopNestEmitter {
+  /// How many iterations of a loop of the IR one trip through the emitted loop runs (LLVM unrolls it).
   static let foldUnroll = 4
   /// Loops of the IR with constant bounds and at most this many iterations
   /// are unrolled completely (their weights tabulated constants, their taps
@@ -38,7 +38,7 @@ extension PassEmitter {
   /// every lane (the plan says they do not vary along the row) it is that
   /// range; otherwise it is the union of the lanes' ranges, and each lane
   /// keeps the body's values only inside its own. A body with shifted dense
-  /// loads (``PassPlan/LoadStrategy/denseShifted(offset:indexed:)``) is
+  /// loads (``LoopNestPlan/LoadStrategy/denseShifted(offset:indexed:)``) is
   /// emitted twice: the dense copy runs when every shifted column of every
   /// iteration lies in the row, tested once before the loop.
   func emitFold(_ loop: Loop, _ a: [Value], _ ids: [NodeID], xs: Value, y: Value, rowInChunk: Value?) throws -> [Value] {
@@ -85,11 +85,11 @@ extension PassEmitter {
     return try b.ifElse(inside, name: "fold.dense", then: { try copy(interior: true) }, else: { try copy(interior: false) })
   }
 
-  /// One pass through `loop`'s body for `row`: its nodes emitted with the
+  /// One trip through `loop`'s body for `row`: its nodes emitted with the
   /// index `index` and the accumulators `accumulators`; the accumulators'
   /// next values. `window`: the taps come from a window (``tapWindow``).
   func emitBody(
-    _ loop: Loop, _ bodyPlan: PassPlan, index: Value, accumulators: [Value], _ row: LoopRow, xs: Value, interior: Bool,
+    _ loop: Loop, _ bodyPlan: LoopNestPlan, index: Value, accumulators: [Value], _ row: LoopRow, xs: Value, interior: Bool,
     window: Bool = false
   ) throws -> [Value] {
     var inner = self
@@ -113,13 +113,13 @@ extension PassEmitter {
   /// One copy of the loop: `for i in first..<last`, the accumulators as phis;
   /// with `lanes` (per-lane bounds) a lane takes the body's values only where
   /// `start ≤ i < end`. With several `rows` (column order's row pairs,
-  /// ``PassPlan/rowsPerStep``) one loop carries each row's accumulators and
+  /// ``LoopNestPlan/rowsPerStep``) one loop carries each row's accumulators and
   /// runs each row's body in turn: the independent sums overlap, and once
   /// LLVM unrolls the loop the rows' shared taps are one load. `trips`: the
   /// iteration count when the bounds are constants (a short loop is then
   /// unrolled completely, ``maxFullyUnrolledIterations``).
   func emitLoop(
-    _ loop: Loop, _ bodyPlan: PassPlan, from first: Value, to last: Value, lanes: (Value, Value)?, _ rows: [LoopRow],
+    _ loop: Loop, _ bodyPlan: LoopNestPlan, from first: Value, to last: Value, lanes: (Value, Value)?, _ rows: [LoopRow],
     xs: Value, interior: Bool, trips: Int?
   ) throws -> [[Value]] {
     let fn = b.insertBlock.parent
@@ -159,7 +159,7 @@ extension PassEmitter {
   }
 
   /// The results of `loop` (operands `a[r]` for row `ys[r]`) for rows emitted
-  /// together (``PassPlan/rowsPerStep``): one loop for all of them, which the
+  /// together (``LoopNestPlan/rowsPerStep``): one loop for all of them, which the
   /// plan allows only where the index bounds are the same in every lane and
   /// row and no load of the body is shifted along the row.
   func emitJammedFold(_ loop: Loop, _ a: [[Value]], _ ids: [NodeID], xs: Value, ys: [Value], rowsInChunk: [Value]) throws -> [[Value]] {
@@ -168,7 +168,7 @@ extension PassEmitter {
     let end = try call("llvm.smin", [vi], [a[0][1], splat(i32(Int(loop.limit) + 1))])
     let first = b.extractElement(start, at: i32(0)), last = b.extractElement(end, at: i32(0))
     let rows = ys.indices.map { LoopRow(loop, a[$0], y: ys[$0], rowInChunk: rowsInChunk[$0]) }
-    // As emitFold's single copy of a body without shifted loads: not the pass's interior.
+    // As emitFold's single copy of a body without shifted loads: not the loop nest's interior.
     return try emitLoop(loop, body, from: first, to: last, lanes: nil, rows, xs: xs, interior: false, trips: constantTripCount(loop, ids))
   }
 }
@@ -190,7 +190,7 @@ struct LoopRow {
   }
 }
 
-extension PassEmitter {
+extension LoopNestEmitter {
   // MARK: taps from a window of vectors
 
   /// The most vectors on each side of the pixel's that a tap window
@@ -209,7 +209,7 @@ extension PassEmitter {
   /// horizontal blur loads 2J + 1 vectors a channel instead of one a tap,
   /// each at an unaligned column and so straddling two cache lines (on the
   /// photo, one thread: unsharp σ 1.5 376 → 400 Mpix/s, σ 3 + grade 182 → 200).
-  func tapWindowIndices(_ loop: Loop, _ ids: [NodeID], _ body: PassPlan) -> (indices: Range<Int32>, vectors: Int)? {
+  func tapWindowIndices(_ loop: Loop, _ ids: [NodeID], _ body: LoopNestPlan) -> (indices: Range<Int32>, vectors: Int)? {
     guard w == 16, m.target.triple.hasPrefix("x86_64"), m.target.has("avx512f"),
       let trips = constantTripCount(loop, ids), trips <= Self.maxFullyUnrolledIterations,
       case .int(let lo)? = program.constantValue(ids[0]), case .int(let hi)? = program.constantValue(ids[1])
@@ -230,7 +230,7 @@ extension PassEmitter {
   /// body emitted once per index with the index a constant (so each tap's
   /// column offset is one), in the window copy (``tapWindow``): the rows'
   /// accumulators after the last index.
-  func emitUnrolled(_ loop: Loop, _ bodyPlan: PassPlan, indices: Range<Int32>, _ rows: [LoopRow], xs: Value) throws -> [[Value]] {
+  func emitUnrolled(_ loop: Loop, _ bodyPlan: LoopNestPlan, indices: Range<Int32>, _ rows: [LoopRow], xs: Value) throws -> [[Value]] {
     var accumulators = rows.map(\.initial)
     for index in indices {
       for (r, row) in rows.enumerated() {

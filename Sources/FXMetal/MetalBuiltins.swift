@@ -7,8 +7,8 @@ import Foundation
 /// written with FXDSL's Metal-named built-ins and primitive ops. `half`
 /// versions compute in fp32. `fast::`, `precise::` and `metal::` prefixes are
 /// accepted and mean the same function.
-enum Builtins {
-  typealias Function = ([Value], SourceLocation) throws -> Value
+enum MetalBuiltins {
+  typealias Function = ([MetalValue], SourceLocation) throws -> MetalValue
 
   static let table: [String: Function] = {
     var t: [String: Function] = [:]
@@ -43,7 +43,7 @@ enum Builtins {
 
   /// The arguments as lanes of one kind and length (scalars broadcast): the
   /// common kind (float where `floatOnly` and the arguments are integers).
-  static func shaped(_ name: String, _ args: [Value], _ location: SourceLocation, arity: Int, floatOnly: Bool) throws
+  static func shaped(_ name: String, _ args: [MetalValue], _ location: SourceLocation, arity: Int, floatOnly: Bool) throws
     -> (kind: ScalarType, lanes: [[Expr]])
   {
     guard args.count == arity else {
@@ -72,16 +72,16 @@ enum Builtins {
 
   /// A function applied lane by lane; `f` gets one lane of every argument.
   static func lanewise(
-    _ name: String, _ args: [Value], _ location: SourceLocation, arity: Int, floatOnly: Bool,
+    _ name: String, _ args: [MetalValue], _ location: SourceLocation, arity: Int, floatOnly: Bool,
     result: ScalarType? = nil, _ f: ([Expr]) -> Expr
-  ) throws -> Value {
+  ) throws -> MetalValue {
     let (kind, lanes) = try shaped(name, args, location, arity: arity, floatOnly: floatOnly)
     let n = lanes[0].count
     return .vector(result ?? kind, (0..<n).map { i in f(lanes.map { $0[i] }) })
   }
 
-  private static func unaryFloat(_ name: String, _ args: [Value], _ location: SourceLocation, _ f: (Expr) -> Expr) throws
-    -> Value
+  private static func unaryFloat(_ name: String, _ args: [MetalValue], _ location: SourceLocation, _ f: (Expr) -> Expr) throws
+    -> MetalValue
   {
     try lanewise(name, args, location, arity: 1, floatOnly: true) { f($0[0]) }
   }

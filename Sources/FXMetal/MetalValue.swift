@@ -6,7 +6,7 @@ import FXIR
 /// array's elements, a struct's fields), each a scalar FXDSL ``Expr``
 /// (bool; int for `int` and `uint`; float for `float` and `half`) — or, for
 /// a layer, texture, sampler or buffer, its handle.
-struct Value {
+struct MetalValue {
   var type: MetalType
   var scalars: [Expr]
   var handle: Handle?
@@ -32,11 +32,11 @@ struct Value {
   }
 
   /// A scalar or vector of `kind`.
-  static func vector(_ kind: ScalarType, _ lanes: [Expr]) -> Value { Value(.vector(kind, lanes.count), lanes) }
+  static func vector(_ kind: ScalarType, _ lanes: [Expr]) -> MetalValue { MetalValue(.vector(kind, lanes.count), lanes) }
 
   /// The zero of a type (Metal leaves uninitialised locals undefined; fxc makes them 0).
-  static func zero(_ type: MetalType) -> Value {
-    Value(type, type.scalarKinds.map { zeroScalar($0) })
+  static func zero(_ type: MetalType) -> MetalValue {
+    MetalValue(type, type.scalarKinds.map { zeroScalar($0) })
   }
 }
 

@@ -7,7 +7,7 @@ import FXIR
 struct Place {
   enum Root {
     case variable(String)
-    case temporary(Value)
+    case temporary(MetalValue)
   }
 
   var root: Root
@@ -17,7 +17,7 @@ struct Place {
   var location: SourceLocation
 }
 
-extension Lowering {
+extension MetalTranslator {
   /// The place an expression denotes: a variable, a member, swizzle or
   /// subscript of a place, or a temporary holding any other value.
   func place(_ e: ExprSyntax) throws -> Place {
@@ -38,7 +38,7 @@ extension Lowering {
     }
   }
 
-  private func temporary(_ v: Value, _ location: SourceLocation) -> Place {
+  private func temporary(_ v: MetalValue, _ location: SourceLocation) -> Place {
     Place(root: .temporary(v), type: v.type, choices: [(nil, Array(0..<v.scalars.count))], location: location)
   }
 
@@ -70,7 +70,7 @@ extension Lowering {
   }
 
   /// `a[i]` of an array (an element), a matrix (a column), a vector (a lane) or a buffer.
-  private func subscripted(_ p: Place, _ index: Value, at location: SourceLocation) throws -> Place {
+  private func subscripted(_ p: Place, _ index: MetalValue, at location: SourceLocation) throws -> Place {
     guard index.type.isNumeric, index.scalars.count == 1, let k = index.type.scalarType, k.isInteger || k == .bool else {
       throw MetalError("array subscript is not an integer (\(index.type))", at: location)
     }
@@ -78,12 +78,12 @@ extension Lowering {
       let count = elements.count / max(element.scalarCount, 1)
       // Metal leaves a read past the end undefined; fxc reads 0 from an empty array, else clamps the
       // index — a constant one too, so the array's length (a chain's list) never fails a function.
-      if count == 0 { return temporary(Value.zero(element), location) }
+      if count == 0 { return temporary(MetalValue.zero(element), location) }
       var index = index
       if let c = index.scalars[0].constantValue {
         index = .vector(.int, [Expr.int(Swift.min(Swift.max(Int(c), 0), count - 1))])
       }
-      return try subscripted(temporary(Value(.array(element, count), elements), location), index, at: location)
+      return try subscripted(temporary(MetalValue(.array(element, count), elements), location), index, at: location)
     }
     let element: MetalType
     let count: Int
@@ -115,7 +115,7 @@ extension Lowering {
     return Place(root: p.root, type: element, choices: choices, location: location)
   }
 
-  private func rootValue(_ p: Place) throws -> Value {
+  private func rootValue(_ p: Place) throws -> MetalValue {
     switch p.root {
     case .variable(let n): return lookup(n)!
     case .temporary(let v): return v
@@ -123,7 +123,7 @@ extension Lowering {
   }
 
   /// The value at a place.
-  func read(_ p: Place) throws -> Value {
+  func read(_ p: Place) throws -> MetalValue {
     let root = try rootValue(p)
     if root.handle != nil { return root }
     let gather = { (slots: [Int]) in slots.map { root.scalars[$0] } }
@@ -131,11 +131,11 @@ extension Lowering {
     for c in p.choices.dropLast().reversed() {
       result = zip(gather(c.slots), result).map { choose(c.condition, $0, $1) }
     }
-    return Value(p.type, result)
+    return MetalValue(p.type, result)
   }
 
   /// Stores `value` (converted to the place's type) where the current statement runs.
-  func write(_ p: Place, _ value: Value, at location: SourceLocation) throws {
+  func write(_ p: Place, _ value: MetalValue, at location: SourceLocation) throws {
     guard case .variable(let name) = p.root else {
       throw MetalError("expression is not assignable (a constant, a parameter's handle or a temporary)", at: location)
     }

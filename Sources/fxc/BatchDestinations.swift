@@ -102,7 +102,7 @@ struct BatchJob {
 }
 
 /// Where every output goes, decided before any work, and what may not be written.
-struct BatchPlanner {
+struct BatchDestinations {
   var outDir: String?
   var output: String?
   var template: NameTemplate

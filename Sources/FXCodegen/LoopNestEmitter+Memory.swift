@@ -3,11 +3,11 @@ import FXImage
 import FXLLVM
 import FXPasses
 
-/// Loads, addresses and stores of the CPU back end: how a pass reads and
+/// Loads, addresses and stores of the CPU back end: how a loop nest reads and
 /// writes its buffers (``BufferDescriptor``), following each load's strategy
 /// in the plan.
-extension PassEmitter {
-  /// A load, by its strategy in the plan (``PassPlan/LoadStrategy``): dense
+extension LoopNestEmitter {
+  /// A load, by its strategy in the plan (``LoopNestPlan/LoadStrategy``): dense
   /// vector loads (deinterleaved by shuffles for RGBA buffers), masked edge
   /// loads in border vectors, or gathers. Whole pixels loaded for one channel
   /// are kept in `pixels` for the others.
@@ -90,7 +90,7 @@ extension PassEmitter {
     return channelOfGathered(pixels[key]!, buffer, channel)
   }
 
-  /// A load of columns computed per lane from one row (``PassPlan/LoadStrategy/gatherOrDense``):
+  /// A load of columns computed per lane from one row (``LoopNestPlan/LoadStrategy/gatherOrDense``):
   /// when the vector's columns are consecutive, `c, c + 1, …`, one dense load
   /// at `c` — the same pixels the gather would read — else the gather. 8- and
   /// 16-bit pixels are kept whole in `pixels`, as gathered ones are.
@@ -126,7 +126,7 @@ extension PassEmitter {
     return try b.ifElse(consecutive, name: "load.consecutive", then: { [try dense()] }, else: { [try gathered()] })[0]
   }
 
-  /// How many rows ahead a row-order pass prefetches the image it reads
+  /// How many rows ahead a row-order loop nest prefetches the image it reads
   /// densely (an input: intermediates are rings already in cache). A column
   /// tile reads each image row in a short run (a 512 KiB tile of unsharp's
   /// rings: 690 pixels, 2.7 KB), too short for the hardware prefetcher to
@@ -138,7 +138,7 @@ extension PassEmitter {
   /// Prefetches the pixels of row `y + rows` (clamped to the image) at the
   /// vector's columns: the row a gather at data-dependent rows within reach
   /// will first need a strip later in column order, or the row a row-order
-  /// pass reads a few rows on.
+  /// loop nest reads a few rows on.
   func prefetchAhead(_ buffer: Int, rows: Int, x xs: Value, y: Value) throws {
     let h = headers[buffer]!
     let last = b.sub(h.height, i32(1))
@@ -307,7 +307,7 @@ extension PassEmitter {
   /// Converts the four channels to the output format (DESIGN §1: NaN → 0,
   /// clamp to 0…1, round to nearest), interleaves and stores them at (x, y).
   /// Intermediates are stored planar: row `y` holds `width` reds, then greens,
-  /// blues and alphas (structure of arrays), so a pass reads a channel of W
+  /// blues and alphas (structure of arrays), so a loop nest reads a channel of W
   /// pixels with one vector load and writes without interleaving.
   func isPlanar(_ buffer: Int) -> Bool { planar.contains(buffer) }
 
@@ -396,7 +396,7 @@ extension PassEmitter {
   /// (dword → signed word, then signed word → unsigned byte) clamp to 0…255 —
   /// so NaN, −∞ and every negative value become 0 with no float compare, and
   /// only a value that may reach 2³¹/255 (or +∞) keeps one `min(c, 1)` (NaN
-  /// passes through it to the conversion). Bit for bit the clamping store: on
+  /// loop nests through it to the conversion). Bit for bit the clamping store: on
   /// 0…1 the arithmetic is the same, above 1 `c·255 + bias` truncates to
   /// ≥ 255, below 0 to ≤ 0. The first pack is the signed one: an unsigned
   /// dword → word pack leaves 32,768…65,535 where `c` is above 128.5, which
