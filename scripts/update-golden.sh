@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests
-FXC_UPDATE_GOLDEN=1 swift test --skip-build --filter 'HelpTests|DumpGoldenTests'
+FXC_UPDATE_GOLDEN=1 swift test --skip-build --filter 'HelpTests|DumpGoldenTests|DocSnippetTests'
 git status --short Tests/CLITests/Golden
