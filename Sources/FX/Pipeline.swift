@@ -111,6 +111,9 @@ public struct Pipeline: Sendable {
       return try Pipeline(precise, floatMode: floatMode).compile(
         inputFormats: inputFormats, outputFormat: outputFormat, backend: backend, options: options, cache: cache, target: target)
     }
+    if case .cuda = target.kind {
+      throw RunError("target '\(target.name)' is a \(target.kind): fxc has no CUDA back end yet; it compiles for CPUs only")
+    }
     if let reason = target.cannotRun(on: .host) {
       throw RunError("this machine (\(Target.host.summary)) cannot run code for target '\(target.name)': it \(reason)")
     }

@@ -16,19 +16,12 @@ final class FoldMemo {
 /// up, the accumulators carried as `<W x T>` phis, the body emitted once per
 /// copy by an emitter whose program and plan are the body's.
 extension LoopNestEmitter {
-  /// How many iterations of a loop of the IR one trip through the emitted loop runs (LLVM unrolls it).
-  static let foldUnroll = 4
-  /// Loops of the IR with constant bounds and at most this many iterations
-  /// are unrolled completely (their weights tabulated constants, their taps
-  /// constant offsets): on the 5640×3172 photo, 1 thread, σ 10 (30
-  /// iterations) 94.6 → 101.1 Mpix/s, unsharp (5) 366 → 375, σ 3 (9) 175 → 176.
-  static let maxFullyUnrolledIterations = 32
-
-  /// The iterations of `loop` when its bounds (operands `ids`) are constants
-  /// of the program; nil otherwise.
-  func constantTripCount(_ loop: Loop, _ ids: [NodeID]) -> Int? {
-    guard case .int(let lo)? = program.constantValue(ids[0]), case .int(let hi)? = program.constantValue(ids[1]) else { return nil }
-    return Semantics.loopRange(lo, hi, limit: loop.limit).count
+  /// The plan's schedule of the fold of `loop` with bound operands `ids` (``FoldSchedule``).
+  func foldSchedule(_ loop: Loop, _ ids: [NodeID]) throws -> FoldSchedule {
+    guard let s = plan.folds[FoldKey(loop, lo: Int(ids[0].index), hi: Int(ids[1].index))] else {
+      throw LLVMError("internal error: a fold without a schedule in the plan")
+    }
+    return s
   }
 
   /// The results of `loop` with operands `a` (nodes `ids` of this program).
@@ -50,9 +43,9 @@ extension LoopNestEmitter {
     let last = uniformBounds ? b.extractElement(end, at: i32(0)) : try call("llvm.vector.reduce.smax", [vi], [end])
     let bounds = uniformBounds ? nil : (start, end)
     let row = LoopRow(loop, a, y: y, rowInChunk: rowInChunk)
-    let trips = constantTripCount(loop, ids)
+    let schedule = try foldSchedule(loop, ids)
     func copy(interior: Bool) throws -> [Value] {
-      try emitLoop(loop, body, from: first, to: last, lanes: bounds, [row], xs: xs, interior: interior, trips: trips)[0]
+      try emitLoop(loop, body, from: first, to: last, lanes: bounds, [row], xs: xs, interior: interior, schedule: schedule)[0]
     }
     guard !body.shifted.isEmpty else { return try copy(interior: false) }
 
@@ -64,7 +57,8 @@ extension LoopNestEmitter {
       let right = b.icmp(.sle, b.add(b.add(x, hi), i32(w)), width)
       inside = b.and(inside, b.and(left, right))
     }
-    if let (indices, vectors) = tapWindowIndices(loop, ids, body) {
+    if let window = schedule.tapWindow {
+      let (indices, vectors) = (window.first..<(window.last + 1), window.vectors)
       // The window's vectors, x − J·W … x + J·W + W − 1, inside the row: every tap one of them or a shuffle of two.
       within(i32(-vectors * w), i32(vectors * w))
       return try b.ifElse(
@@ -115,12 +109,11 @@ extension LoopNestEmitter {
   /// `start ≤ i < end`. With several `rows` (column order's row pairs,
   /// ``LoopNestPlan/rowsPerStep``) one loop carries each row's accumulators and
   /// runs each row's body in turn: the independent sums overlap, and once
-  /// LLVM unrolls the loop the rows' shared taps are one load. `trips`: the
-  /// iteration count when the bounds are constants (a short loop is then
-  /// unrolled completely, ``maxFullyUnrolledIterations``).
+  /// LLVM unrolls the loop the rows' shared taps are one load. How LLVM
+  /// unrolls each copy is the plan's (``FoldSchedule``).
   func emitLoop(
     _ loop: Loop, _ bodyPlan: LoopNestPlan, from first: Value, to last: Value, lanes: (Value, Value)?, _ rows: [LoopRow],
-    xs: Value, interior: Bool, trips: Int?
+    xs: Value, interior: Bool, schedule: FoldSchedule
   ) throws -> [[Value]] {
     let fn = b.insertBlock.parent
     let before = b.insertBlock
@@ -146,10 +139,8 @@ extension LoopNestEmitter {
     }
     let step = b.add(i, i32(1))
     let end = b.insertBlock
-    // The masked copy runs only near the row's ends: not worth its code size unrolled.
-    let unrolled = interior || bodyPlan.shifted.isEmpty
-    let full = unrolled && trips.map { $0 <= Self.maxFullyUnrolledIterations } == true
-    m.disableVectorization(ofLoopLatch: b.br(head), unrollCount: unrolled ? Self.foldUnroll : nil, fullUnroll: full)
+    let unroll = interior ? schedule.unroll : schedule.unrollMasked
+    m.disableVectorization(ofLoopLatch: b.br(head), unrollCount: unroll, fullUnroll: unroll != nil && schedule.fullyUnrolled)
     i.addIncoming([(first, before), (step, end)])
     for (row, (phis, values)) in zip(rows, zip(accumulators, next)) {
       for (phi, (start, value)) in zip(phis, zip(row.initial, values)) { phi.addIncoming([(start, before), (value, end)]) }
@@ -169,7 +160,8 @@ extension LoopNestEmitter {
     let first = b.extractElement(start, at: i32(0)), last = b.extractElement(end, at: i32(0))
     let rows = ys.indices.map { LoopRow(loop, a[$0], y: ys[$0], rowInChunk: rowsInChunk[$0]) }
     // As emitFold's single copy of a body without shifted loads: not the loop nest's interior.
-    return try emitLoop(loop, body, from: first, to: last, lanes: nil, rows, xs: xs, interior: false, trips: constantTripCount(loop, ids))
+    return try emitLoop(
+      loop, body, from: first, to: last, lanes: nil, rows, xs: xs, interior: false, schedule: try foldSchedule(loop, ids))
   }
 }
 
@@ -193,39 +185,6 @@ struct LoopRow {
 extension LoopNestEmitter {
   // MARK: taps from a window of vectors
 
-  /// The most vectors on each side of the pixel's that a tap window
-  /// (``tapWindow``) holds: reaches up to W columns (16 at 16 lanes: a
-  /// Gaussian of σ up to 5). Two (σ 10's 30 columns, 5 vectors a channel)
-  /// made σ 10 slower, 107.3 → 99.9 Mpix/s: 60 shuffles a channel for 61
-  /// loads.
-  static let maxTapWindowVectors = 1
-
-  /// The loop's indices and the window's vectors on each side (J) when its
-  /// taps can come from a window (``tapWindow``): 16 lanes with AVX-512,
-  /// constant bounds with at most ``maxFullyUnrolledIterations``
-  /// iterations, and every shifted load of the body a planar buffer's at a
-  /// column within ±J·W of the pixel's (J ≤ ``maxTapWindowVectors``) for
-  /// every index. Then the vectors at x + j·W, |j| ≤ J, hold every tap: a
-  /// horizontal blur loads 2J + 1 vectors a channel instead of one a tap,
-  /// each at an unaligned column and so straddling two cache lines (on the
-  /// photo, one thread: unsharp σ 1.5 376 → 400 Mpix/s, σ 3 + grade 182 → 200).
-  func tapWindowIndices(_ loop: Loop, _ ids: [NodeID], _ body: LoopNestPlan) -> (indices: Range<Int32>, vectors: Int)? {
-    guard w == 16, m.target.triple.hasPrefix("x86_64"), m.target.has("avx512f"),
-      let trips = constantTripCount(loop, ids), trips <= Self.maxFullyUnrolledIterations,
-      case .int(let lo)? = program.constantValue(ids[0]), case .int(let hi)? = program.constantValue(ids[1])
-    else { return nil }
-    let range = Semantics.loopRange(lo, hi, limit: loop.limit)
-    guard let first = range.first, let last = range.last else { return nil }
-    var reach = 0
-    for load in body.loads.values {
-      guard case .denseShifted(let k, let c) = load.strategy else { continue }
-      guard planar.contains(load.buffer) else { return nil }
-      reach = Swift.max(reach, abs(Int(k + c * first)), abs(Int(k + c * last)))
-    }
-    let vectors = (reach + w - 1) / w
-    return vectors <= Self.maxTapWindowVectors ? (range, Swift.max(vectors, 1)) : nil
-  }
-
   /// The loop run over the constant `indices` as straight-line code, the
   /// body emitted once per index with the index a constant (so each tap's
   /// column offset is one), in the window copy (``tapWindow``): the rows'
@@ -247,7 +206,7 @@ extension LoopNestEmitter {
   /// the next. The window's loads are the same for every tap (LLVM keeps
   /// one of each); the shuffle is one two-source permute.
   func windowTap(_ buffer: Int, channel: Int, row: Value, x: Value, offset: Value) throws -> Value {
-    guard let o = offset.constantInt.map(Int.init), abs(o) <= Self.maxTapWindowVectors * w else {
+    guard let o = offset.constantInt.map(Int.init), abs(o) <= LoopPlanner.maxTapWindowVectors * w else {
       throw LLVMError("internal error: a window tap at a column offset that is not a constant within the window")
     }
     func vector(_ j: Int) -> Value { b.load(vf, from: planarAddress(buffer, row: row, x: x, channel: channel, offset: j * w), alignment: 4) }

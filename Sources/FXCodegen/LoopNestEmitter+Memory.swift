@@ -66,9 +66,7 @@ extension LoopNestEmitter {
       return try gather(t.float, planarAddresses(buffer, a[0], a[1], channel: channel), align: 4)
     }
     if let offset {
-      if pixels[key] == nil, load.strategy == .dense, plan.order == .rows {
-        try prefetchAhead(buffer, rows: Self.inputPrefetchRows, x: xs, y: y)
-      }
+      if pixels[key] == nil, let rows = load.prefetchRows { try prefetchAhead(buffer, rows: rows, x: xs, y: y) }
       if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: row(), x: xs, offset: Int(offset)) }
       return channelOfDense(pixels[key]!, buffer, channel)
     }
@@ -82,9 +80,7 @@ extension LoopNestEmitter {
       return try gather(t.float, addresses(buffer, a[0], a[1], offset: 4 * channel, near: near), align: 4)
     }
     if pixels[key] == nil {
-      if let reach = load.rowReach, plan.order == .columns {
-        try prefetchAhead(buffer, rows: Int(reach) + RunPlan.stripRows + 1, x: xs, y: y)
-      }
+      if let rows = load.prefetchRows { try prefetchAhead(buffer, rows: rows, x: xs, y: y) }
       pixels[key] = try gather(formats[buffer] == .rgba8 ? t.i32 : t.i64, addresses(buffer, a[0], a[1], near: near), align: 1)
     }
     return channelOfGathered(pixels[key]!, buffer, channel)
@@ -125,15 +121,6 @@ extension LoopNestEmitter {
     let consecutive = try call("llvm.vector.reduce.and", [vb], [b.icmp(.eq, columns, expected)])
     return try b.ifElse(consecutive, name: "load.consecutive", then: { [try dense()] }, else: { [try gathered()] })[0]
   }
-
-  /// How many rows ahead a row-order loop nest prefetches the image it reads
-  /// densely (an input: intermediates are rings already in cache). A column
-  /// tile reads each image row in a short run (a 512 KiB tile of unsharp's
-  /// rings: 690 pixels, 2.7 KB), too short for the hardware prefetcher to
-  /// get ahead of, and the planar copy sat on its input load (78 % of its
-  /// samples): with the prefetch, on the 5640×3172 photo, unsharp 339 → 364
-  /// Mpix/s, σ 3 + grade 164 → 172, σ 10 91 → 95, the colour chain 1.03×.
-  static let inputPrefetchRows = 4
 
   /// Prefetches the pixels of row `y + rows` (clamped to the image) at the
   /// vector's columns: the row a gather at data-dependent rows within reach

@@ -56,6 +56,8 @@ public struct LoopNestPlan: Sendable {
     /// For a gather at data-dependent rows outside loops: the largest
     /// |row − pixelY| when the value ranges bound it (``PixelOffsetBounds``).
     public var rowReach: Int32? = nil
+    /// Rows ahead of the pixel's to prefetch (``LoopPlanner/prefetchRows(_:order:planar:interleavedFloat:)``), or nil.
+    public var prefetchRows: Int? = nil
   }
 
   /// fp32 lanes per vector (the target's).
@@ -123,6 +125,8 @@ public struct LoopNestPlan: Sendable {
   /// coefficient (−1, 0, 1); the emitter tests them against the row once per
   /// vector and loop, before choosing the dense or the masked copy.
   public var shifted: [Int32: ClosedRange<Int32>] = [:]
+  /// How each fold of a loop in the program is emitted (unrolling, tap window: ``FoldSchedule``).
+  public var folds: [FoldKey: FoldSchedule] = [:]
 }
 
 /// Makes the ``LoopNestPlan`` of every loop nest and the ``RunPlan`` of a kernel for
@@ -147,7 +151,8 @@ public enum LoopPlanner {
   /// The plan of each loop nest of `kernel` at `lanes` fp32 lanes, where
   /// `interleavedFloat` names the buffers stored as interleaved RGBA32F
   /// (float inputs; intermediates are planar).
-  public static func plan(_ kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>) -> [LoopNestPlan] {
+  /// `tapWindows`: the target has AVX-512's 16-lane shuffles (``FoldSchedule/tapWindow``).
+  public static func plan(_ kernel: Kernel, lanes: Int, interleavedFloat: Set<Int>, tapWindows: Bool = false) -> [LoopNestPlan] {
     // 8- and 16-bit buffers: the inputs and the output that are not interleaved floats.
     let unorm = Set((0..<kernel.inputCount) + [kernel.outputBuffer]).subtracting(interleavedFloat)
     let facts = RangeAnalysis.run(kernel, unormBuffers: unorm)
@@ -157,7 +162,9 @@ public enum LoopPlanner {
     var discontinuous: Set<RangeProofs.BufferChannel> = []
     for (pass, f) in zip(kernel.loopNests, facts).reversed() {
       let outputs = Set(pass.program.outputs.indices.filter { discontinuous.contains(.init(buffer: pass.output, channel: $0)) })
-      let plan = plan(pass, kernel: kernel, lanes: lanes, interleavedFloat: interleavedFloat, facts: f, outputsFeedingDiscontinuity: outputs)
+      var plan = plan(pass, kernel: kernel, lanes: lanes, interleavedFloat: interleavedFloat, facts: f, outputsFeedingDiscontinuity: outputs)
+      let planar = Set(kernel.inputCount..<kernel.outputBuffer)
+      schedule(&plan, pass.program, planar: planar, interleavedFloat: interleavedFloat, tapWindows: tapWindows)
       discontinuous.formUnion(plan.proofs.loadsFeedingDiscontinuity(pass.program))
       plans.append(plan)
     }

@@ -121,7 +121,8 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     self.kernel = kernel
     unormOutput = !interleavedFloat.contains(kernel.outputBuffer)
     self.target = target
-    loopNests = LoopPlanner.plan(kernel, lanes: target.lanes, interleavedFloat: interleavedFloat)
+    let tapWindows = target.triple.hasPrefix("x86_64") && target.has("avx512f")
+    loopNests = LoopPlanner.plan(kernel, lanes: target.lanes, interleavedFloat: interleavedFloat, tapWindows: tapWindows)
     for i in loopNests.indices { loopNests[i].floatMode = floatMode }
     run = RunPlan(kernel, facts: loopNests.map(\.proofs.facts))
   }
@@ -137,7 +138,9 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
   }
 
   public var description: String {
-    var lines = [target.name == target.cpuName ? "target \(target.summary)" : "target \(target.name): \(target.summary)"]
+    var lines = [
+      (target.name == target.cpuName ? "target \(target.summary)" : "target \(target.name): \(target.summary)") + " — \(target.kind)"
+    ]
     for (k, (pass, plan)) in zip(kernel.loopNests, loopNests).enumerated() {
       lines.append(
         "loop nest \(k) '\(pass.name)' → b\(pass.output), \(plan.lanes) lanes"
@@ -160,6 +163,8 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
       for load in plan.loads.values { counts[Self.name(load), default: 0] += 1 }
       let loads = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
       lines.append("  loads (one per channel read): " + (loads.isEmpty ? "none" : loads))
+      let prefetched = Set(plan.loads.values.compactMap { l in l.prefetchRows.map { "b\(l.buffer) \($0) rows ahead" } }).sorted()
+      if !prefetched.isEmpty { lines.append("  prefetch: " + prefetched.joined(separator: ", ")) }
       lines.append("  " + Self.describe(plan.proofs, pass, output: unormOutput && pass.output == kernel.outputBuffer))
       Self.describeLoops(plan, indent: "  ", into: &lines)
     }
@@ -178,6 +183,10 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
         indent + "loop (index −\(loop.limit)…\(loop.limit), \(loop.accumulators.count) accumulators): loads " + (loads.isEmpty ? "none" : loads)
       if !body.shifted.isEmpty { line += "; two copies: dense where every shifted column is inside the row, masked elsewhere" }
       lines.append(line)
+      // Each fold of the loop, in program order.
+      for (key, schedule) in plan.folds.filter({ $0.key.loop == loop }).sorted(by: { $0.key.lo < $1.key.lo }) {
+        lines.append(indent + "  fold (bounds %\(key.lo), %\(key.hi)): \(schedule)")
+      }
       describeLoops(body, indent: indent + "  ", into: &lines)
     }
   }

@@ -42,9 +42,42 @@ public struct Target: Sendable, Hashable, CustomStringConvertible {
     Set(features.split(separator: ",").lazy.filter { $0.first == "+" }.map { $0.dropFirst() })
   }
 
+  /// What kind of processor a target is; the plan made for it follows from
+  /// it (a CPU's strips and vectors of ``lanes``; a GPU's grid of threads).
+  public enum Kind: Sendable, Hashable, CustomStringConvertible {
+    /// A CPU: x86-64 (its levels) or AArch64, code through LLVM's native back end.
+    case cpu
+    /// An NVIDIA GPU of compute capability `major.minor` (`sm_90`: 9.0), for LLVM's NVPTX back end.
+    case cuda(major: Int, minor: Int)
+
+    public var description: String {
+      switch self {
+      case .cpu: "CPU"
+      case .cuda(let major, let minor): "CUDA device, compute capability \(major).\(minor)"
+      }
+    }
+  }
+
+  /// The kind, from the triple: `nvptx64-…` is a CUDA device whose ``cpuName``
+  /// is its compute capability (`sm_90`); anything else a CPU.
+  public var kind: Kind {
+    guard triple.hasPrefix("nvptx"), cpuName.hasPrefix("sm_"), let n = Int(cpuName.dropFirst(3)), n >= 10 else { return .cpu }
+    return .cuda(major: n / 10, minor: n % 10)
+  }
+
+  /// A CUDA device of compute capability `sm` (`sm_90`) for LLVM's NVPTX back end.
+  /// - Throws: ``TargetError`` when `sm` is not `sm_` and a capability of two or three digits.
+  public static func cuda(_ sm: String) throws(TargetError) -> Target {
+    guard sm.hasPrefix("sm_"), let n = Int(sm.dropFirst(3)), (10...999).contains(n) else {
+      throw TargetError("'\(sm)' is not a CUDA compute capability such as sm_90")
+    }
+    return Target(name: sm, triple: "nvptx64-nvidia-cuda", cpuName: sm, features: "")
+  }
+
   /// fp32 lanes in the widest vector worth using: 16 with AVX-512F, 8 with
-  /// AVX or AVX2, 4 otherwise (SSE, NEON).
+  /// AVX or AVX2, 4 otherwise (SSE, NEON); 1 on a CUDA device (a thread a pixel).
   public var lanes: Int {
+    if case .cuda = kind { return 1 }
     if has("avx512f") { return 16 }
     if has("avx") || has("avx2") { return 8 }
     return 4
@@ -52,6 +85,7 @@ public struct Target: Sendable, Hashable, CustomStringConvertible {
 
   /// A short human list, e.g. `znver3: AVX2, FMA, 8 × fp32 lanes`.
   public var summary: String {
+    if case .cuda = kind { return "\(cpuName): \(kind)" }
     let isa: [String] = [
       has("avx512f") ? "AVX-512" : has("avx2") ? "AVX2" : has("avx") ? "AVX" : has("sse4.2") ? "SSE4.2" : nil,
       has("fma") ? "FMA" : nil,

@@ -113,7 +113,7 @@ struct RunCommand: Command {
           .option(
             "--check-map", value: "DIR",
             help:
-              "with --check: write a difference heat-map per output to DIR/NAME.diff.png (black: equal; each level of difference 64 grey levels brighter)"
+              "--check, and a difference heat-map per output in DIR/NAME.diff.png (black: equal; each level of difference 64 grey levels brighter)"
           ),
           .flag(
             "--no-stream",

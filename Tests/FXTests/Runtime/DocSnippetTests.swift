@@ -3,9 +3,10 @@ import Testing
 
 /// Every Swift example in README.md and docs/ compiles as written (issue 37):
 /// `DocSnippets.swift`, beside this file, holds each document's ```swift
-/// blocks verbatim (less `import` lines), a document's blocks nested in one
-/// function in order — so a later block sees an earlier one's names, as a
-/// reader who follows the page has them — and the suite's build compiles it.
+/// blocks verbatim (less `import` lines), a document's blocks one after
+/// another in one function — as a reader who pastes the page into one file
+/// has them: a later block sees an earlier one's names, and a name declared
+/// twice does not compile — and the suite's build compiles it.
 /// This test checks the file is what the docs say now; after a change to the
 /// docs, `scripts/update-golden.sh` (FXC_UPDATE_GOLDEN=1) rewrites it. The
 /// examples read files (photo.jpg, Ripple.metal) they do not make, so they
@@ -62,20 +63,19 @@ struct DocSnippetTests {
       out.append("// \(file)")
       out.append("enum DocExamples_\(name) {")
       out += hoisted
-      out.append("static func run() throws {")
+      out.append("  static func run() throws {")
       for (k, b) in blocks.enumerated() {
-        out.append(String(repeating: "  ", count: k + 1) + "do {  // block \(k + 1)")
-        out += b.map { $0.isEmpty ? "" : String(repeating: "  ", count: k + 2) + $0 }
+        out.append("    // block \(k + 1)")
+        out += b.map { $0.isEmpty ? "" : "    " + $0 }
         // A name an example declares for the reader to use is used here, so the build does not warn.
         let declared = b.compactMap { line -> String? in
           guard line.hasPrefix("let ") || line.hasPrefix("var ") else { return nil }
           let name = line.dropFirst(4).prefix { $0.isLetter || $0.isNumber || $0 == "_" }
           return name.isEmpty ? nil : String(name)
         }
-        out += declared.map { String(repeating: "  ", count: k + 2) + "_ = \($0)" }
+        out += declared.map { "    _ = \($0)" }
       }
-      for k in stride(from: blocks.count, through: 1, by: -1) { out.append(String(repeating: "  ", count: k) + "}") }
-      out += ["}", "}", ""]
+      out += ["  }", "}", ""]
     }
     return out.joined(separator: "\n")
   }
@@ -88,6 +88,6 @@ struct DocSnippetTests {
     }
     let current = try String(contentsOf: file, encoding: .utf8)
     #expect(current == expected, "the docs' Swift examples changed: run scripts/update-golden.sh and rebuild")
-    #expect(expected.components(separatedBy: "do {  // block").count - 1 >= 8, "the extraction found too few blocks")
+    #expect(expected.components(separatedBy: "    // block ").count - 1 >= 8, "the extraction found too few blocks")
   }
 }

@@ -7,8 +7,8 @@ import Foundation
 
 // README.md
 enum DocExamples_README {
-static func run() throws {
-  do {  // block 1
+  static func run() throws {
+    // block 1
 
     let pipeline = try Pipeline(gaussianBlur(sigma: 1.5) | sepia() | vignette())
     let result = try pipeline.apply(to: try Picture(contentsOf: "photo.jpg"))   // upright, every core
@@ -16,7 +16,6 @@ static func run() throws {
     _ = pipeline
     _ = result
   }
-}
 }
 
 // docs/library.md
@@ -29,8 +28,8 @@ static func towardGray(amount: Expr) -> Effect {
   }
 }
 
-static func run() throws {
-  do {  // block 1
+  static func run() throws {
+    // block 1
 
     // A color effect reads like a shader: position in pixels (pixel (i, j) has its
     // centre at (i + 0.5, j + 0.5)), premultiplied color.
@@ -56,72 +55,67 @@ static func run() throws {
     _ = pipeline
     _ = photo
     _ = result
-    do {  // block 2
-      // A frame from a camera SDK: 1920×1080 RGBA8, rows 7680 + 64 bytes apart.
-      let frame = UnsafeMutableRawPointer.allocate(byteCount: 7744 * 1080, alignment: 64)
-      let frame2 = UnsafeMutableRawPointer.allocate(byteCount: 7744 * 1080, alignment: 64)   // freed by you
-      let image = try ImageBuffer(wrapping: frame, width: 1920, height: 1080, rowBytes: 7744, format: .rgba8,
-                                  deallocator: .custom { $0.deallocate() })   // or .none (yours to free), .free (malloc)
-      let out = try ImageBuffer(wrapping: frame2, width: 1920, height: 1080, rowBytes: 7744, format: .rgba8)
-      try pipeline.compile().run([image], into: out)       // kernels read and write the rows where they are
-      let png: [UInt8] = try ImageFile.encode(image, format: .png, layout: .rgb)   // the file's bytes, in memory
-      let jpeg = try result.encoded(as: .jpeg, quality: 85)                         // a Picture, its profile kept
-      let back = try ImageFile.read(bytes: png)                                     // and decoded from memory
-      _ = frame
-      _ = frame2
-      _ = image
-      _ = out
-      _ = png
-      _ = jpeg
-      _ = back
-      do {  // block 3
+    // block 2
+    // A frame from a camera SDK: 1920×1080 RGBA8, rows 7680 + 64 bytes apart.
+    let frame = UnsafeMutableRawPointer.allocate(byteCount: 7744 * 1080, alignment: 64)
+    frame.initializeMemory(as: UInt8.self, repeating: 200, count: 7744 * 1080)   // (the camera's pixels)
+    let frame2 = UnsafeMutableRawPointer.allocate(byteCount: 7744 * 1080, alignment: 64)   // freed by you
+    let camera = try ImageBuffer(wrapping: frame, width: 1920, height: 1080, rowBytes: 7744, format: .rgba8,
+                                 deallocator: .custom { $0.deallocate() })   // or .none (yours to free), .free (malloc)
+    let processed = try ImageBuffer(wrapping: frame2, width: 1920, height: 1080, rowBytes: 7744, format: .rgba8)
+    try pipeline.compile().run([camera], into: processed)   // kernels read and write the rows where they are
+    let png: [UInt8] = try ImageFile.encode(processed, format: .png, layout: .rgb)   // the file's bytes, in memory
+    let jpeg = try result.encoded(as: .jpeg, quality: 85)                         // a Picture, its profile kept
+    let back = try ImageFile.read(bytes: png)                                     // and decoded from memory
+    _ = frame
+    _ = frame2
+    _ = camera
+    _ = processed
+    _ = png
+    _ = jpeg
+    _ = back
+    // block 3
 
-        let done = try pipeline.apply(from: URL(fileURLWithPath: "scan.tif"), to: URL(fileURLWithPath: "out.tif"))
-        print(done.streamed, done.wholeImageReason ?? "")
-        _ = done
-        do {  // block 4
-          let graded = try Pipeline(ChainSyntax.parse("sepia | vignette(intensity: 0.8)").resolve().effect)
+    let done = try pipeline.apply(from: URL(fileURLWithPath: "scan.tif"), to: URL(fileURLWithPath: "out.tif"))
+    print(done.streamed, done.wholeImageReason ?? "")
+    _ = done
+    // block 4
+    let graded = try Pipeline(ChainSyntax.parse("sepia | vignette(intensity: 0.8)").resolve().effect)
 
-          let amount = Param.uniform("amount", 0)
-          let image = photo.image                              // the Picture's pixels
-          let fade = try Pipeline(sepia(amount: amount.expr)).compile(inputFormats: [image.format], outputFormat: image.format)
-          for (i, t) in stride(from: Float(0), through: 1, by: 0.25).enumerated() {
-            try ImageFile.write(try fade.run([image], uniforms: [amount: t]), to: "frame\(i).png")
-          }
-          _ = graded
-          _ = amount
-          _ = image
-          _ = fade
-          do {  // block 5
-            let radius = Param.uniform("radius", 3)
-            let boxH = Effect.layer("boxH") { p, layer in
-              let r = int(radius.expr)
-              return Expr.sum(from: -r, to: r + 1, limit: 50) { i in layer.sample(p + float2(float(i), 0)) } / float(2 * r + 1)
-            }
-            _ = radius
-            _ = boxH
-            do {  // block 6
-
-              var registry = EffectRegistry.builtIn
-              try registry.register(EffectSpec(
-                name: "towardGray", kind: .color, summary: "Mixes the image with its gray.",
-                parameters: [.number("amount", 1, 0...1, "how much gray")]) { values in towardGray(amount: values.number(0)) })
-              let chain = try ChainSyntax.parse("towardGray(amount: 0.5) | vignette").resolve(registry: registry).effect
-              _ = registry
-              _ = chain
-            }
-          }
-        }
-      }
+    let amount = Param.uniform("amount", 0)
+    let image = photo.image                              // the Picture's pixels
+    let fade = try Pipeline(sepia(amount: amount.expr)).compile(inputFormats: [image.format], outputFormat: image.format)
+    for (i, t) in stride(from: Float(0), through: 1, by: 0.25).enumerated() {
+      try ImageFile.write(try fade.run([image], uniforms: [amount: t]), to: "frame\(i).png")
     }
+    _ = graded
+    _ = amount
+    _ = image
+    _ = fade
+    // block 5
+    let radius = Param.uniform("radius", 3)
+    let boxH = Effect.layer("boxH") { p, layer in
+      let r = int(radius.expr)
+      return Expr.sum(from: -r, to: r + 1, limit: 50) { i in layer.sample(p + float2(float(i), 0)) } / float(2 * r + 1)
+    }
+    _ = radius
+    _ = boxH
+    // block 6
+
+    var registry = EffectRegistry.builtIn
+    try registry.register(EffectSpec(
+      name: "towardGray", kind: .color, summary: "Mixes the image with its gray.",
+      parameters: [.number("amount", 1, 0...1, "how much gray")]) { values in towardGray(amount: values.number(0)) })
+    let chain = try ChainSyntax.parse("towardGray(amount: 0.5) | vignette").resolve(registry: registry).effect
+    _ = registry
+    _ = chain
   }
-}
 }
 
 // docs/metal.md
 enum DocExamples_metal {
-static func run() throws {
-  do {  // block 1
+  static func run() throws {
+    // block 1
     let shaders = try ShaderLibrary(url: URL(fileURLWithPath: "Ripple.metal"))
     let time = Param.uniform("time", 0)
     let ripple = try shaders.ripple(.float(12), .float(time), .size)   // a Shader; .effect is its Effect
@@ -131,5 +125,4 @@ static func run() throws {
     _ = ripple
     _ = pipeline
   }
-}
 }
