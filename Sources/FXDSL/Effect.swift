@@ -25,6 +25,14 @@ public struct Image {
     Image(node: ImageNode(.input(index: index, name: name ?? (index == 0 ? "input" : "input\(index)"))))
   }
 
+  /// The name of a graph input given one (`Image.input(2, name: "logo.png")`:
+  /// the chain language names an image file's input by its path); nil for
+  /// an unnamed input or an effect's result.
+  public var inputName: String? {
+    guard case .input(let index, let name) = node.source, name != (index == 0 ? "input" : "input\(index)") else { return nil }
+    return name
+  }
+
   /// This image as a layer that `sample` reads with `sampler`.
   public func layer(_ sampler: Sampler = .linear) -> Layer { Layer(image: node, sampler: sampler) }
 

@@ -49,7 +49,9 @@ public func composite(
 ) -> Effect {
   let place = [x.map { "x: \($0)" }, y.map { "y: \($0)" }, x == nil || y == nil ? "gravity: \(gravity.rawValue)" : nil]
     .compactMap { $0 }.joined(separator: ", ")
-  let name = "composite(\(place), opacity: \(Argument.text(opacity)), mode: \(mode.rawValue))"
+  // The overlay's file where the chain named one: `composite("logo.png", gravity: …)`.
+  let file = overlay.inputName.map { "\"\($0)\", " } ?? ""
+  let name = "composite(\(file)\(place), opacity: \(Argument.text(opacity)), mode: \(mode.rawValue))"
   guard let (values, finite) = Argument.prepare([(opacity, .clamp(0...1))]) else { return Effect(name) { $0 } }
   return Effect(name) { input in
     Image.combine(name, [input, overlay], sampler: Sampler(filter: .nearest, address: .transparent)) { p, layers in

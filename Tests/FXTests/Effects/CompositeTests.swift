@@ -125,3 +125,10 @@ import Testing
     #expect(try split([-1, -1, -1, -1, 16, -1, -1, -1, -1]) == "split 0 convolutions")
   }
 }
+
+/// A composite's name shows the file the chain gave it (the batch prints it as `chain:`).
+@Test func aCompositeIsNamedWithItsFile() {
+  #expect(composite(Image.input(2, name: "logo.png"), opacity: 0.5).name.hasPrefix("composite(\"logo.png\", gravity: bottomRight"))
+  #expect(composite().name.hasPrefix("composite(gravity: bottomRight"))
+  #expect(Image.input(1).inputName == nil && Image.input(0).inputName == nil)
+}
