@@ -24,6 +24,17 @@ extension Catalogue {
       parameters: []
     ) { _ in equalize() },
     EffectSpec(
+      name: "clahe", kind: .color,
+      summary: "Contrast-limited adaptive equalisation of each channel, tile by tile, as OpenCV's CLAHE (whole image).",
+      parameters: [
+        .number("tiles", 8, 1...64, "tiles across and down", uniform: false),
+        .number("clipLimit", 2, 0...40, "a bin's clip as a multiple of its mean count; 0 = no limit", uniform: false),
+      ]
+    ) { a in
+      guard let tiles = a.number(0).constantValue, tiles.isFinite else { return .identity }  // DESIGN §5
+      return clahe(tiles: Int(min(max(tiles, 1), 64)), clipLimit: a.number(1).constantValue ?? 2)
+    },
+    EffectSpec(
       name: "sepia", kind: .color, summary: "Sepia tone: the W3C sepia matrix, mixed with the original.",
       parameters: [.number("amount", 1, 0...1, "how much tone; 0 leaves the image unchanged")]
     ) { a in sepia(amount: a.number(0)) },

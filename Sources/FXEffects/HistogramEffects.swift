@@ -32,3 +32,16 @@ public func normalize(black: Float = 2, white: Float = 1) -> Effect {
 public func equalize() -> Effect {
   Effect("equalize") { $0.reduce(.equalize) }
 }
+
+/// Contrast-limited adaptive histogram equalisation per colour channel, as
+/// OpenCV's `createCLAHE(clipLimit:, tileGridSize: (tiles, tiles)).apply` on
+/// each channel (``Clahe``, Zuiderveld 1994): `tiles` × `tiles` tiles (1…64),
+/// each equalised with its histogram clipped at `clipLimit` times a bin's mean
+/// count (0…40; 0 does not clip), the tiles' maps blended bilinearly. Alpha is
+/// kept. Constants; a non-finite one leaves the image unchanged (DESIGN §5).
+public func clahe(tiles: Int = 8, clipLimit: Float = 2) -> Effect {
+  let name = "clahe(tiles: \(tiles), clipLimit: \(clipLimit))"
+  guard clipLimit.isFinite else { return Effect(name) { $0 } }
+  let t = min(max(tiles, 1), 64)
+  return Effect(name) { $0.reduce(.clahe(Clahe(tilesX: t, tilesY: t, clipLimit: min(max(clipLimit, 0), 40)))) }
+}

@@ -23,11 +23,15 @@ public enum Reduction: Hashable, Sendable, CustomStringConvertible {
   /// identity; else bin `i` maps to `min(⌊(⌊step/2⌋ + Σ_{j<i} h(j)) / step⌋, 255) / 255`,
   /// a sample to its bin's value.
   case equalize
+  /// Adaptive equalisation: each channel equalised per tile, clip-limited,
+  /// the tiles' maps blended bilinearly (``Clahe``, OpenCV's CLAHE).
+  case clahe(Clahe)
 
   public var description: String {
     switch self {
     case .levels(let low, let high): "reduction: levels(low: \(low) %, high: \(high) %), per-channel histograms"
     case .equalize: "reduction: equalize, per-channel histograms"
+    case .clahe(let c): "reduction: \(c), per-channel histograms per tile"
     }
   }
 
@@ -44,6 +48,7 @@ public enum Reduction: Hashable, Sendable, CustomStringConvertible {
   public func map(histogram h: [Int]) -> ChannelMap? {
     precondition(h.count == 256)
     switch self {
+    case .clahe: preconditionFailure("CLAHE maps per tile, not through one channel map")
     case .levels(let low, let high):
       var h = h
       let n = h.reduce(0, +)

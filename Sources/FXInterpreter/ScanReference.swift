@@ -86,6 +86,19 @@ extension Interpreter {
   public static func apply(_ reduction: Reduction, to image: ImageBuffer) throws -> ImageBuffer {
     let out = try ImageBuffer(width: image.width, height: image.height, format: .rgba32f, zeroFilled: false)
     func straight(_ p: SIMD4<Float>, _ c: Int) -> Float { p.w > 0 ? p[c] / p.w : 0 }
+    if case .clahe(let clahe) = reduction {
+      // Each channel's unpremultiplied samples, equalised by Clahe's definition, premultiplied again.
+      var channels = (0..<3).map { c in (0..<image.height).flatMap { y in (0..<image.width).map { x in straight(image[x, y], c) } } }
+      for c in 0..<3 { clahe.apply(&channels[c], width: image.width, height: image.height) }
+      for y in 0..<image.height {
+        for x in 0..<image.width {
+          var p = image[x, y]
+          if p.w > 0 { for c in 0..<3 { p[c] = channels[c][y * image.width + x] * p.w } }
+          out[x, y] = p
+        }
+      }
+      return out
+    }
     var histograms = [[Int]](repeating: [Int](repeating: 0, count: 256), count: 3)
     for y in 0..<image.height {
       for x in 0..<image.width {

@@ -182,6 +182,7 @@ public enum ReductionExecutor {
   public static func apply(_ reduction: Reduction, inPlace image: ImageBuffer) -> ImageBuffer {
     precondition(image.format == .rgba32f, "reductions run on premultiplied rgba32f images")
     let rows = { (y: Int) in (image.data + y * image.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self) }
+    if case .clahe(let clahe) = reduction { return apply(clahe, inPlace: image, rows: rows) }
     let counts = UnsafeMutablePointer<Int>.allocate(capacity: 3 * 256)
     defer { counts.deallocate() }
     counts.initialize(repeating: 0, count: 3 * 256)
@@ -230,6 +231,39 @@ public enum ReductionExecutor {
         if active[1] { p.y = mapped(1, p.y / p.w) * p.w }
         if active[2] { p.z = mapped(2, p.z / p.w) * p.w }
         row[x] = p
+      }
+    }
+    return image
+  }
+
+  /// CLAHE (``Clahe``) in place: each channel's unpremultiplied samples
+  /// gathered, equalised by ``Clahe/apply(_:width:height:)`` — the
+  /// interpreter's definition, the same bits — and premultiplied again.
+  static func apply(_ clahe: Clahe, inPlace image: ImageBuffer, rows: (Int) -> UnsafeMutablePointer<SIMD4<Float>>) -> ImageBuffer {
+    let (w, h) = (image.width, image.height)
+    var r = [Float](repeating: 0, count: w * h), g = r, b = r
+    r.withUnsafeMutableBufferPointer { r in
+      g.withUnsafeMutableBufferPointer { g in
+        b.withUnsafeMutableBufferPointer { b in
+          for y in 0..<h {
+            let row = rows(y)
+            for x in 0..<w {
+              let p = row[x], i = y * w + x
+              let s = p.w == 1 ? p : p.w > 0 ? p / p.w : .zero  // x / 1 is x: the same bits without the divisions
+              (r[i], g[i], b[i]) = (s.x, s.y, s.z)
+            }
+          }
+        }
+      }
+    }
+    clahe.apply(&r, width: w, height: h)
+    clahe.apply(&g, width: w, height: h)
+    clahe.apply(&b, width: w, height: h)
+    for y in 0..<h {
+      let row = rows(y)
+      for x in 0..<w where row[x].w > 0 {
+        let i = y * w + x, a = row[x].w
+        row[x] = a == 1 ? SIMD4(r[i], g[i], b[i], 1) : SIMD4(r[i] * a, g[i] * a, b[i] * a, a)
       }
     }
     return image

@@ -68,6 +68,7 @@ extension FuzzCase {
           switch reduction {
           case .levels(let low, let high): ".levels(low: \(Self.literal(low)), high: \(Self.literal(high)))"
           case .equalize: ".equalize"
+          case .clahe(let c): ".clahe(Clahe(tilesX: \(c.tilesX), tilesY: \(c.tilesY), clipLimit: \(Self.literal(c.clipLimit))))"
           }
         s += "let s\(i) = \(src(st.sources[0])).reduce(\(source))\n"
         continue

@@ -26,7 +26,8 @@ extension Generator {
     // A reduction (docs/design.md §4) in one case in four, drawn after the scan so that scans stay as they were.
     if r.chance(0.25) {
       stage.scan = nil
-      stage.reduction = r.pick([.levels(low: 0, high: 0), .levels(low: 3, high: 1), .equalize] as [Reduction])
+      stage.reduction = r.pick(
+        [.levels(low: 0, high: 0), .levels(low: 3, high: 1), .equalize, .clahe(Clahe(tilesX: 3, tilesY: 2, clipLimit: 2))] as [Reduction])
     }
     insert(stage, at: at, into: &c)
   }

@@ -236,6 +236,7 @@ struct CatalogueTests {
     "transpose": transpose(), "transverse": transverse(), "extend": extend(), "composite": composite(),
     "convolve": convolve(kernel: [0, 0, 0, 0, 1, 0, 0, 0, 0]), "autoLevels": autoLevels(), "normalize": normalize(),
     "equalize": equalize(),
+    "clahe": clahe(),
   ]
 
   @Test func coversEveryEffectFunction() {

@@ -48,6 +48,18 @@ import Testing
     }
   }
 
+  /// CLAHE against OpenCV's (scripts/opencv-clahe-fixtures.py): the same
+  /// levels, on a 31×19 image whose sides divide by neither 8 nor 4 (OpenCV's
+  /// reflected border), with and without a clip limit, and one tile.
+  @Test(arguments: [(8, 2), (4, 0), (3, 4), (1, 2)])
+  func claheMatchesOpenCV(tiles: Int, clip: Int) throws {
+    let input = try Self.read("input.png")
+    let pipeline = try Pipeline(clahe(tiles: tiles, clipLimit: Float(clip)))
+    #expect(pipeline.steps.count == 1, "one reduction")
+    let (largest, _) = Self.compare(try pipeline.apply(to: input), try Self.read("clahe-\(tiles)-\(clip).png"))
+    #expect(largest == 0, "CLAHE \(tiles)×\(tiles), clip \(clip): \(largest) levels from OpenCV's")
+  }
+
   /// A worked example: one channel with levels 10, 20 and 30 (a third each)
   /// stretches to 0, 127.5 and 255; equalize maps them to Pillow's table
   /// (step = ⌊(2n/3)/255⌋).
@@ -67,7 +79,7 @@ import Testing
   /// a chain with colour work around the reduction runs whole and streamed alike.
   @Test func theExecutorGivesTheReferencesBits() throws {
     let input = randomImage(37, 23, seed: 7, format: .rgba32f)
-    for reduction in [Reduction.levels(low: 0, high: 0), .levels(low: 5, high: 3), .equalize] {
+    for reduction in [Reduction.levels(low: 0, high: 0), .levels(low: 5, high: 3), .equalize, .clahe(Clahe(tilesX: 3, tilesY: 2, clipLimit: 1.5))] {
       let reference = try Interpreter.apply(reduction, to: input)
       let ours = try CutExecutor.apply(.reduction(reduction), to: input)
       #expect(maxDifference(ours, reference) == 0, "\(reduction)")
