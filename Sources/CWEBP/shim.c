@@ -52,6 +52,27 @@ fx_webp_status fx_webp_header_read(const void *bytes, size_t size, fx_webp_heade
   return FX_WEBP_OK;
 }
 
+fx_webp_status fx_webp_decode_scaled(const void *bytes, size_t size, void *pixels, size_t row_bytes,
+                                     uint32_t width, uint32_t height, char *msg, size_t msg_cap) {
+  WebPDecoderConfig config;
+  if (!WebPInitDecoderConfig(&config)) return FX_WEBP_ERR_CORRUPT;
+  config.options.use_scaling = 1;
+  config.options.scaled_width = (int)width;
+  config.options.scaled_height = (int)height;
+  config.output.colorspace = MODE_RGBA;
+  config.output.is_external_memory = 1;
+  config.output.u.RGBA.rgba = pixels;
+  config.output.u.RGBA.stride = (int)row_bytes;
+  config.output.u.RGBA.size = row_bytes * height;
+  VP8StatusCode s = WebPDecode(bytes, size, &config);
+  WebPFreeDecBuffer(&config.output);
+  if (s != VP8_STATUS_OK) {
+    put_msg(msg, msg_cap, status_text(s));
+    return FX_WEBP_ERR_CORRUPT;
+  }
+  return FX_WEBP_OK;
+}
+
 fx_webp_status fx_webp_decode(const void *bytes, size_t size, void *pixels, size_t row_bytes,
                               const fx_webp_header *h, char *msg, size_t msg_cap) {
   if (!h->animated) {

@@ -51,12 +51,18 @@ public enum ImageFile {
   ///   ``ImageReadOptions/maxPixels`` or ``ImageBuffer/maxDimension`` per
   ///   side (checked from the header, before any pixel memory is allocated),
   ///   or when there is not enough memory for it (no read traps).
-  public static func read(_ path: String, options: ImageReadOptions = ImageReadOptions()) throws -> (
-    ImageBuffer, ImageFileInfo
-  ) {
+  ///
+  /// `shrink` (shrink-on-load): given a WebP's stored size and its EXIF
+  /// orientation, the factor (1, 2, 4 or 8) to decode it reduced by, each side ⌈n / factor⌉ by libwebp's
+  /// scaled decoding (what a thumbnail needs: ``ImageFileInfo/shrink`` says
+  /// what was applied). Other formats, and animations, are read whole (a
+  /// JPEG shrinks when streamed: ``ImageRowReader/shrinkOnLoad(by:)``).
+  public static func read(
+    _ path: String, options: ImageReadOptions = ImageReadOptions(), shrink: ((Int, Int, Int) -> Int)? = nil
+  ) throws -> (ImageBuffer, ImageFileInfo) {
     try attributing(to: path) {
       let bytes = try FileSystem.readAll(path, maxBytes: maxFileBytes(options.maxPixels))
-      return try bytes.withBytes { try decode($0, options: options) }
+      return try bytes.withBytes { try decode($0, options: options, shrink: shrink) }
     }
   }
 
@@ -88,7 +94,7 @@ public enum ImageFile {
     try bytes.withUnsafeBytes { try decode($0, options: options) }
   }
 
-  static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageReadOptions) throws -> (
+  static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageReadOptions, shrink: ((Int, Int, Int) -> Int)? = nil) throws -> (
     ImageBuffer, ImageFileInfo
   ) {
     guard !bytes.isEmpty else { throw ImageFileFailure("empty file (0 bytes)") }
@@ -99,7 +105,7 @@ public enum ImageFile {
     case .png: decoded = try PNGCodec.decode(bytes, maxPixels: options.maxPixels)
     case .jpeg: decoded = try JPEGCodec.decode(bytes, maxPixels: options.maxPixels)
     case .tiff: decoded = try TIFFCodec.decode(bytes, maxPixels: options.maxPixels, page: options.page)
-    case .webp: decoded = try WebPCodec.decode(bytes, maxPixels: options.maxPixels)
+    case .webp: decoded = try WebPCodec.decode(bytes, maxPixels: options.maxPixels, shrink: shrink)
     case .gif: decoded = try GIFCodec.decode(bytes, maxPixels: options.maxPixels)
     case .heic?, .avif?: decoded = try HEIFCodec.decode(bytes, format: format!, maxPixels: options.maxPixels)
     case nil: throw ImageFileFailure(ImageFileFormat.unsupported)

@@ -155,6 +155,10 @@ public struct ImageFileInfo: Sendable, Equatable {
   /// The file's EXIF block and XMP packet, as stored (JPEG, PNG and WebP;
   /// ``ImageMetadata``); written again only when asked (``ImageWriteOptions/metadata``).
   public var metadata = ImageMetadata()
+  /// The factor the decoder reduced each side by (shrink-on-load: 2, 4 or 8;
+  /// ``ImageFile/read(_:options:shrink:)``); 1 when read whole. ``width`` and
+  /// ``height`` are the decoded size.
+  public var shrink = 1
 
   /// Creates a description of an image file.
   public init(
@@ -210,6 +214,7 @@ extension ImageFileInfo: CustomStringConvertible {
     if let iccProfile { parts.append("\(iccProfile)") }
     if orientation != 1 { parts.append("orientation \(orientation)") }
     if pageCount != 1 { parts.append("\(pageCount) pages") }
+    if shrink != 1 { parts.append("decoded at 1/\(shrink)") }
     if !metadata.isEmpty { parts.append("\(metadata)") }
     parts += warnings.map { "warning: \($0)" }
     return parts.joined(separator: ", ")

@@ -8,16 +8,30 @@ internal import CWEBP
 /// first frame of an animation, ICC and EXIF chunks.
 enum WebPCodec {
   /// Decodes to `.rgba8`, straight alpha (an animation: its first frame on its canvas).
-  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws -> Decoded {
+  /// `shrink`, given the stored size and the EXIF orientation, names a factor
+  /// (2, 4, 8) to decode a still image reduced by (each side ⌈n / factor⌉,
+  /// libwebp's scaled decoding: shrink-on-load); 1 or nil decodes it whole.
+  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int, shrink: ((Int, Int, Int) -> Int)? = nil) throws -> Decoded {
     var message = CMessage()
     var header = fx_webp_header()
     let read = message.withBuffer { fx_webp_header_read(bytes.baseAddress, bytes.count, &header, $0, $1) }
     guard read == FX_WEBP_OK else { throw ImageFileFailure("corrupt WebP data: \(message.text)") }
-    let width = Int(header.width), height = Int(header.height)
+    var width = Int(header.width), height = Int(header.height)
     try checkImageSize(width: width, height: height, maxPixels: maxPixels)
+    // A WebP EXIF chunk holds the TIFF structure, sometimes after an "Exif\0\0" prefix.
+    var exif = chunk("EXIF", bytes)
+    if let e = exif, e.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) { exif = Array(e.dropFirst(6)) }
+    var factor = 1
+    if let shrink, header.animated == 0 {
+      factor = shrink(width, height, ImageFile.orientation(exif: exif) ?? 1)
+      guard [1, 2, 4, 8].contains(factor) else { throw ImageFileFailure("internal error: shrink-on-load by \(factor)") }
+    }
+    (width, height) = ((width + factor - 1) / factor, (height + factor - 1) / factor)
     let image = try decodeBuffer(width: width, height: height, format: .rgba8)
     let status = message.withBuffer { msg, cap in
-      fx_webp_decode(bytes.baseAddress, bytes.count, image.data, image.rowBytes, &header, msg, cap)
+      factor == 1
+        ? fx_webp_decode(bytes.baseAddress, bytes.count, image.data, image.rowBytes, &header, msg, cap)
+        : fx_webp_decode_scaled(bytes.baseAddress, bytes.count, image.data, image.rowBytes, UInt32(width), UInt32(height), msg, cap)
     }
     guard status == FX_WEBP_OK else { throw ImageFileFailure("corrupt WebP data: \(message.text)") }
     // A lossless file's alpha flag is a hint only (WebP Lossless Bitstream
@@ -28,11 +42,8 @@ enum WebPCodec {
       image: image,
       info: ImageFileInfo(format: .webp, layout: alpha ? .rgba : .rgb, bitDepth: 8, width: width, height: height))
     decoded.icc = chunk("ICCP", bytes)
-    // A WebP EXIF chunk holds the TIFF structure, sometimes after an "Exif\0\0" prefix.
-    if var exif = chunk("EXIF", bytes) {
-      if exif.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) { exif.removeFirst(6) }
-      decoded.exif = exif
-    }
+    decoded.exif = exif
+    decoded.info.shrink = factor
     decoded.xmp = chunk("XMP ", bytes)
     return decoded
   }

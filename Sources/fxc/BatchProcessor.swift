@@ -15,8 +15,18 @@ struct LoadedImage {
 
   /// Reads `path` with `read` (pixel limit, sRGB conversion), applying its
   /// EXIF orientation unless `keepOrientation`.
-  static func load(_ path: String, read: ImageReadOptions, keepOrientation: Bool) throws -> LoadedImage {
-    let (image, info) = try ImageFile.read(path, options: read)
+  /// `shrinkFor`: the pipeline whose first resize a WebP may be decoded reduced for (shrink-on-load).
+  static func load(_ path: String, read: ImageReadOptions, keepOrientation: Bool, shrinkFor pipeline: Pipeline? = nil) throws
+    -> LoadedImage
+  {
+    let shrink = pipeline.map { pipeline in
+      { (w: Int, h: Int, orientation: Int) -> Int in
+        // The pipeline sees the upright image unless the orientation is kept.
+        let turned = !keepOrientation && orientation >= 5
+        return pipeline.shrinkOnLoad(width: turned ? h : w, height: turned ? w : h)
+      }
+    }
+    let (image, info) = try ImageFile.read(path, options: read, shrink: shrink)
     var loaded = LoadedImage(image: image, info: info, orientation: nil, fileBytes: nil)
     var s = stat()
     if PathBytes.withCString(path, { stat($0, &s) }) == 0 { loaded.fileBytes = Int(s.st_size) }
@@ -250,6 +260,7 @@ final class BatchProcessor: @unchecked Sendable {
     text += ", read \(fixed(r.decodeSeconds * 1000)) ms, write \(fixed(r.encodeSeconds * 1000)) ms)"
     if let frame = job.frame { text += " frame \(frame)" }
     if let o = r.orientation { text += " [EXIF orientation \(o) applied]" }
+    if loaded.info.shrink > 1 { text += " (decoded at 1/\(loaded.info.shrink): shrink-on-load)" }
     if profile != nil { text += " [ICC profile kept]" }
     line = text + (checked.map { "\n" + $0 } ?? "")
   }
@@ -353,7 +364,7 @@ final class BatchProcessor: @unchecked Sendable {
 
   /// Reads one input as the options say.
   func load(_ path: String) throws -> LoadedImage {
-    try LoadedImage.load(path, read: options.read, keepOrientation: options.keepOrientation)
+    try LoadedImage.load(path, read: options.read, keepOrientation: options.keepOrientation, shrinkFor: pipeline)
   }
 
   /// The input's ICC profile, to embed in the output: the output's numbers

@@ -27,6 +27,12 @@ fx_webp_status fx_webp_header_read(const void *bytes, size_t size, fx_webp_heade
 
 /// Decodes the image (an animation's first frame, on its canvas) as 8-bit
 /// RGBA, straight alpha, into `height` rows `row_bytes` apart.
+/// Decodes a still (not animated) WebP scaled to `width` × `height` by
+/// libwebp's own resampler (WebPDecoderConfig's use_scaling), as RGBA8
+/// straight, into `pixels` (`row_bytes` apart).
+fx_webp_status fx_webp_decode_scaled(const void *bytes, size_t size, void *pixels, size_t row_bytes,
+                                     uint32_t width, uint32_t height, char *msg, size_t msg_cap);
+
 fx_webp_status fx_webp_decode(const void *bytes, size_t size, void *pixels, size_t row_bytes,
                               const fx_webp_header *header, char *msg, size_t msg_cap);
 
