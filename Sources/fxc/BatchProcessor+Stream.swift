@@ -50,17 +50,34 @@ extension BatchProcessor {
     r.status = .ok
     r.streamed = true
 
-    let mpix = Double(info.width * info.height) / 1e6
+    // The larger of the input and the output: an upscale's work is its output's.
+    let mpix = Double(max(info.width * info.height, size.width * size.height)) / 1e6
     var text = "\(job.input.path) → \(job.destination): \(info.width)×\(info.height)"
     if reader.shrink > 1 { text += " (decoded at 1/\(reader.shrink): shrink-on-load)" }
     if size.width != info.width || size.height != info.height { text += " → \(size.width)×\(size.height)" }
     text += ", \(kernel.backend.rawValue)"
-    text += " \(fixed(mpix / times.total)) Mpixel/s from decode to encode (streamed in bands: \(fixed(times.total * 1000)) ms"
+    let held = Self.wholeImageCut(kernel).map { ", the image held whole for the \($0)" } ?? ""
+    text += " \(fixed(mpix / times.total)) Mpixel/s from decode to encode (streamed in bands\(held): \(fixed(times.total * 1000)) ms"
     text += " on \(threads) thread\(threads == 1 ? "" : "s, reading and writing on threads of their own")"
     if compiled && kernel.compileMilliseconds > 0 { text += ", compile \(fixed(kernel.compileMilliseconds)) ms" }
     text += ", read \(fixed(times.read * 1000)) ms, write \(fixed(times.write * 1000)) ms)"
     if let frame = job.frame { text += " frame \(frame)" }
     if profile != nil { text += " [ICC profile kept]" }
     line = text
+  }
+
+  /// The first cut of `kernel` that runs on the whole image (a quarter turn,
+  /// an affine map, a mirrored margin, a vertical scan, a reduction), or nil
+  /// when every stage streams.
+  static func wholeImageCut(_ kernel: CompiledPipeline) -> String? {
+    for step in kernel.steps {
+      switch step.cut {
+      case .geometry(.crop), .geometry(.orient(.identity)), .geometry(.orient(.flop)), .geometry(.resize): continue
+      case .geometry(.extend(let e)) where e.background.description.hasPrefix("color"): continue
+      case .scan(let s) where s.axis == .x: continue
+      default: return "\(step.cut)"
+      }
+    }
+    return nil
   }
 }

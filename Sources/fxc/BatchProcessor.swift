@@ -250,7 +250,8 @@ final class BatchProcessor: @unchecked Sendable {
     if PathBytes.withCString(job.destination, { stat($0, &s) }) == 0 { r.outputBytes = Int(s.st_size) }
     r.status = .ok
 
-    let mpix = Double(image.width * image.height) / 1e6
+    // The larger of the input and the output: an upscale's work is its output's.
+    let mpix = Double(max(image.width * image.height, result.width * result.height)) / 1e6
     var text = "\(job.input.path) → \(job.destination): \(image.width)×\(image.height)"
     if result.width != image.width || result.height != image.height { text += " → \(result.width)×\(result.height)" }
     text += ", \(kernel.backend.rawValue)"

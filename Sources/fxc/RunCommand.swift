@@ -434,7 +434,8 @@ struct RunCommand: Command {
     var status: Int32 = 0
     if let signal = o.signal { status = 128 + signal } else if c.failed > 0 { status = 1 }
     try report?.finish(c, total: total, seconds: o.seconds, interrupted: o.stoppedBy, exitStatus: status)
-    if total > 1 || o.stoppedBy != nil {
+    // A shard's line always, even an empty one's: a job script's log shows every shard.
+    if total > 1 || o.stoppedBy != nil || shard != nil {
       var line = shard.map { "shard \($0): " } ?? ""
       line += "\(c.written) written, \(c.skipped) skipped, \(c.failed) failed"
       if c.cancelled + c.notRun > 0 { line += ", \(c.cancelled + c.notRun) not done" }

@@ -31,3 +31,22 @@ struct ShrinkOnLoadTests {
     #expect(worst * 255 <= 8, "the reduced decode's thumbnail is \(worst * 255) levels from the full one's")
   }
 }
+
+/// The batch line says what it did: a whole-image cut is named where the file
+/// streams, an upscale's rate counts its output, an empty shard still reports.
+@Suite("fxc run: what the lines say")
+struct BatchLineTests {
+  @Test func aWholeImageCutIsNamedAndAnEmptyShardReports() throws {
+    let dir = try BatchScratch()
+    let held = try BatchFXC.run(["run", "-c", "equalize", BatchFXC.rocket, "-o", "e.png"], in: dir.path)
+    #expect(held.stdout.contains("streamed in bands, the image held whole for the reduction: equalize"), "\(held)")
+    let streamed = try BatchFXC.run(["run", "-c", "sepia", BatchFXC.rocket, "-o", "s.png"], in: dir.path)
+    #expect(streamed.stdout.contains("(streamed in bands:"), "\(streamed)")
+    // rocket.jpg has no path whose hash falls in every shard: one of 8 shards is empty, and says so.
+    let shards = try (0..<8).map {
+      try BatchFXC.run(["run", "-c", "sepia", BatchFXC.rocket, "--out-dir", "o\($0)", "--shard", "\($0)/8"], in: dir.path)
+    }
+    #expect(shards.allSatisfy { $0.status == 0 && $0.stdout.contains("shard ") }, "\(shards)")
+    #expect(shards.contains { $0.stdout.contains("0 written, 0 skipped, 0 failed of 0 files") })
+  }
+}
