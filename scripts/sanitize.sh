@@ -18,8 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
-subset='FXImageTests|FXLLVMTests|FXIRTests\.LoopLifetimeTests|FXTests\.(JITTests|KernelCacheTests|PipelineApplyTests|LoopTests)'
-subset+='|CLITests\.(Batch|SpecialInput|FuzzCrashReport)'
+subset='FXImageTests|FXLLVMTests|FXIRTests\.LoopLifetimeTests|FXTests\.(JITTests|KernelCache|PipelineApplyTests|LoopTests|CallerMemoryPipelineTests|ReductionTests)'
+subset+='|CLITests\.(Batch|SpecialInput|FuzzCrashReport|ShrinkOnLoad)'
 filter=(--filter "$subset")
 case "${1:-}" in
   "") ;;

@@ -113,7 +113,7 @@ final class BatchReport {
     var input: String, inputPathBase64: String?
     var output: String, outputPathBase64: String?
     var status: String, error: String?
-    var frame: Int?, params: [String: Double]?
+    var frame: Int?, params: [String: Double?]?
     var width: Int?, height: Int?, orientation: Int?
     var warnings: [String]?
     var inputBytes: Int?, outputBytes: Int?
@@ -127,7 +127,9 @@ final class BatchReport {
       output: Self.display(r.job.destination), outputPathBase64: Self.base64(r.job.destination),
       status: r.status.rawValue, error: r.error.map(Self.display), frame: r.job.frame,
       params: r.job.uniforms.isEmpty
-        ? nil : Dictionary(uniqueKeysWithValues: r.job.uniforms.map { (Self.display($0.key.name), Double($0.value)) }),
+        // A Float's shortest spelling (0.3, not 0.30000001192092896); null where not finite.
+        ? nil
+        : Dictionary(uniqueKeysWithValues: r.job.uniforms.map { (Self.display($0.key.name), $0.value.isFinite ? Double("\($0.value)") : nil) }),
       width: r.width > 0 ? r.width : nil, height: r.width > 0 ? r.height : nil, orientation: r.orientation,
       warnings: r.warnings.isEmpty ? nil : r.warnings.map(Self.display),
       inputBytes: r.inputBytes, outputBytes: r.outputBytes,
