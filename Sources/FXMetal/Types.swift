@@ -24,12 +24,15 @@ enum ScalarType: String, Equatable, CaseIterable {
 }
 
 /// A resolved Metal type.
-indirect enum MetalType: Equatable, CustomStringConvertible {
+// Only the recursive cases are boxed: a global table of boxed vector and
+// matrix types (``builtins``) was reported leaked by LeakSanitizer, which
+// cannot follow a box's pointer inside an enum payload (scripts/sanitize.sh).
+enum MetalType: Equatable, CustomStringConvertible {
   /// A scalar (`lanes == 1`) or vector.
   case vector(ScalarType, Int)
   /// `floatCxR`: `columns` column vectors of `rows` lanes.
   case matrix(ScalarType, columns: Int, rows: Int)
-  case array(MetalType, Int)
+  indirect case array(MetalType, Int)
   case structure(String, [(name: String, type: MetalType)])
   /// `SwiftUI::Layer`.
   case layer
@@ -37,7 +40,7 @@ indirect enum MetalType: Equatable, CustomStringConvertible {
   case texture
   case sampler
   /// `device const T *` (a `.floatArray` / `.colorArray` argument).
-  case buffer(MetalType)
+  indirect case buffer(MetalType)
   case void
 
   static func == (a: MetalType, b: MetalType) -> Bool { a.description == b.description }

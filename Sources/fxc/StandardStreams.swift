@@ -14,7 +14,11 @@ import Foundation
 /// then kept for them alone: fxc's own lines go to standard error.
 enum StandardStreams {
   /// Standard input's bytes, read on first use.
-  static let input: Data = FileHandle.standardInput.readDataToEndOfFile()
+  static var input: Data { Data(inputBytes) }
+  /// Held as an array, not a `Data`: a global `Data`'s storage pointer sits in
+  /// an enum payload LeakSanitizer cannot follow, so it reported the bytes as
+  /// leaked at exit (scripts/sanitize.sh, the manifest-on-stdin shard test).
+  private static let inputBytes: [UInt8] = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
 
   /// Set while standard output carries an image: ``say(_:)`` writes to standard error.
   nonisolated(unsafe) static var outputIsImage = false
