@@ -135,6 +135,9 @@ static fx_jpeg_status reader_open(const void *bytes, size_t size, int fd, size_t
   // read them so (measured: a file with its APP14 removed decodes as before).
   header->adobe_inverted = cmyk;
   header->progressive = jpeg_has_multiple_scans(&r->cinfo);
+  header->density_unit = r->cinfo.saw_JFIF_marker ? r->cinfo.density_unit : 0;
+  header->x_density = r->cinfo.saw_JFIF_marker ? r->cinfo.X_density : 0;
+  header->y_density = r->cinfo.saw_JFIF_marker ? r->cinfo.Y_density : 0;
   *out = r;
   return FX_JPEG_OK;
 }
@@ -282,8 +285,8 @@ static void write_app1(j_compress_ptr cinfo, const JOCTET *signature, size_t sig
 
 fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int components, int quality,
                                    const void *icc, size_t icc_size, const void *exif, size_t exif_size,
-                                   const void *xmp, size_t xmp_size, fx_jpeg_writer **out, char *msg,
-                                   size_t msg_cap) {
+                                   const void *xmp, size_t xmp_size, fx_jpeg_density density,
+                                   fx_jpeg_writer **out, char *msg, size_t msg_cap) {
   *out = NULL;
   if ((exif != NULL && exif_size > FX_JPEG_MAX_EXIF) || (xmp != NULL && xmp_size > FX_JPEG_MAX_XMP)) {
     put_msg(msg, msg_cap, "the EXIF or XMP block is larger than a JPEG APP1 segment holds");
@@ -329,6 +332,12 @@ fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int 
   // coefficients, which libjpeg holds in memory (3 bytes a pixel at 4:2:0):
   // up to 50 MP; larger images get the standard tables and stream.
   w->cinfo.optimize_coding = (uint64_t)width * height <= FX_JPEG_OPTIMIZE_MAX_PIXELS;
+  if (density.unit >= 1 && density.unit <= 2 && density.x >= 1 && density.x <= 65535 && density.y >= 1 &&
+      density.y <= 65535) {
+    w->cinfo.density_unit = (UINT8)density.unit;
+    w->cinfo.X_density = (UINT16)density.x;
+    w->cinfo.Y_density = (UINT16)density.y;
+  }
   jpeg_start_compress(&w->cinfo, TRUE);
   if (exif != NULL && exif_size > 0) write_app1(&w->cinfo, exif_signature, sizeof exif_signature, exif, exif_size);
   if (xmp != NULL && xmp_size > 0) write_app1(&w->cinfo, xmp_signature, sizeof xmp_signature, xmp, xmp_size);
@@ -370,13 +379,13 @@ fx_jpeg_status fx_jpeg_writer_finish(fx_jpeg_writer *w, void **out, size_t *out_
 
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                    int components, int quality, const void *icc, size_t icc_size, const void *exif,
-                   size_t exif_size, const void *xmp, size_t xmp_size, void **out, size_t *out_size, char *msg,
-                   size_t msg_cap) {
+                   size_t exif_size, const void *xmp, size_t xmp_size, fx_jpeg_density density, void **out,
+                   size_t *out_size, char *msg, size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   fx_jpeg_writer *w = NULL;
   fx_jpeg_status s = fx_jpeg_writer_open(-1, width, height, components, quality, icc, icc_size, exif, exif_size,
-                                         xmp, xmp_size, &w, msg, msg_cap);
+                                         xmp, xmp_size, density, &w, msg, msg_cap);
   if (s == FX_JPEG_OK) s = fx_jpeg_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
   if (s == FX_JPEG_OK) s = fx_jpeg_writer_finish(w, out, out_size, msg, msg_cap);
   fx_jpeg_writer_close(w);

@@ -108,6 +108,12 @@ static fx_png_status reader_open(const void *bytes, size_t size, int fd, uint32_
   header->color_type = png_get_color_type(r->png, r->info);
   header->has_trns = png_get_valid(r->png, r->info, PNG_INFO_tRNS) != 0;
   header->interlaced = png_get_interlace_type(r->png, r->info) != PNG_INTERLACE_NONE;
+  png_uint_32 ppm_x = 0, ppm_y = 0;
+  int unit = 0;
+  if (png_get_pHYs(r->png, r->info, &ppm_x, &ppm_y, &unit) && unit == PNG_RESOLUTION_METER) {
+    header->ppm_x = ppm_x;
+    header->ppm_y = ppm_y;
+  }
   *out = r;
   return FX_PNG_OK;
 nomem:
@@ -281,8 +287,8 @@ void fx_png_writer_close(fx_png_writer *w) {
 
 fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
                                  int compression_level, const void *icc, size_t icc_size, const void *exif,
-                                 size_t exif_size, const void *xmp, size_t xmp_size, fx_png_writer **out,
-                                 char *msg, size_t msg_cap) {
+                                 size_t exif_size, const void *xmp, size_t xmp_size, uint32_t ppm_x,
+                                 uint32_t ppm_y, fx_png_writer **out, char *msg, size_t msg_cap) {
   static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                      PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
   *out = NULL;
@@ -310,6 +316,7 @@ fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int ch
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (icc != NULL && icc_size > 0)
     png_set_iCCP(w->png, w->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
+  if (ppm_x > 0 && ppm_y > 0) png_set_pHYs(w->png, w->info, ppm_x, ppm_y, PNG_RESOLUTION_METER);
   if (exif != NULL && exif_size > 0) {
     if (exif_size > 0x7FFFFFFF) png_error(w->png, "the EXIF block is larger than a PNG chunk holds");
     png_set_eXIf_1(w->png, w->info, (png_uint_32)exif_size, (png_bytep)exif);
@@ -360,13 +367,13 @@ fx_png_status fx_png_writer_finish(fx_png_writer *w, void **out, size_t *out_siz
 
 fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                   int channels, int bit_depth, int compression_level, const void *icc,
-                  size_t icc_size, const void *exif, size_t exif_size, const void *xmp, size_t xmp_size, void **out,
-                  size_t *out_size, char *msg, size_t msg_cap) {
+                  size_t icc_size, const void *exif, size_t exif_size, const void *xmp, size_t xmp_size,
+                  uint32_t ppm_x, uint32_t ppm_y, void **out, size_t *out_size, char *msg, size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   fx_png_writer *w = NULL;
   fx_png_status s = fx_png_writer_open(-1, width, height, channels, bit_depth, compression_level, icc, icc_size,
-                                       exif, exif_size, xmp, xmp_size, &w, msg, msg_cap);
+                                       exif, exif_size, xmp, xmp_size, ppm_x, ppm_y, &w, msg, msg_cap);
   if (s == FX_PNG_OK) s = fx_png_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
   if (s == FX_PNG_OK) s = fx_png_writer_finish(w, out, out_size, msg, msg_cap);
   fx_png_writer_close(w);

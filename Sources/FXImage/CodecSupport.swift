@@ -131,6 +131,8 @@ struct EncoderInput {
   var exifCount = 0
   var xmp: UnsafeRawPointer? = nil
   var xmpCount = 0
+  /// The density to write (JPEG's JFIF, PNG's pHYs), or nil.
+  var resolution: ImageResolution? = nil
 }
 
 /// The EXIF block (a TIFF structure) and XMP packet an encoder writes, as
@@ -138,6 +140,7 @@ struct EncoderInput {
 struct MetadataBlocks {
   var exif: [UInt8]? = nil
   var xmp: [UInt8]? = nil
+  var resolution: ImageResolution? = nil
 }
 
 /// Packs `image` into `layout`'s rows (``Packing/pack(_:layout:bitDepth:bigEndian:)``)
@@ -173,7 +176,7 @@ func runEncoder(
           let input = EncoderInput(
             rows: rows, rowBytes: rowBytes, icc: icc.isEmpty ? nil : icc.baseAddress, iccCount: icc.count,
             exif: exif.isEmpty ? nil : exif.baseAddress, exifCount: exif.count, xmp: xmp.isEmpty ? nil : xmp.baseAddress,
-            xmpCount: xmp.count)
+            xmpCount: xmp.count, resolution: metadata.resolution)
           return encode(input, &out, &size, msg, cap)
         }
       }

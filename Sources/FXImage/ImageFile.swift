@@ -231,16 +231,18 @@ public enum ImageFile {
   ///   - metadata: EXIF and XMP to carry into the file (JPEG, PNG, WebP:
   ///     ``ImageMetadata/carried(by:)``; the others write none); the EXIF's
   ///     Orientation tag is set to `orientation`. None by default.
+  ///   - resolution: the pixel density to record (JPEG's JFIF header, PNG's
+  ///     pHYs; ``ImageResolution``); none by default. Other formats ignore it.
   public static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat? = nil,
     layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
     pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false, replacing: Bool = true,
-    orientation: Int = 1, metadata: ImageMetadata = ImageMetadata()
+    orientation: Int = 1, metadata: ImageMetadata = ImageMetadata(), resolution: ImageResolution? = nil
   ) throws {
     try write(
       image, to: path, format: format, layout: layout, bitDepth: bitDepth, jpegQuality: jpegQuality,
       pngCompressionLevel: pngCompressionLevel, iccProfile: iccProfile, lossless: lossless, replacing: replacing,
-      orientation: orientation, metadata: metadata, beforeRename: {})
+      orientation: orientation, metadata: metadata, resolution: resolution, beforeRename: {})
   }
 
   /// ``write(_:to:format:layout:bitDepth:jpegQuality:pngCompressionLevel:iccProfile:lossless:)``
@@ -248,13 +250,14 @@ public enum ImageFile {
   static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat?, layout: ChannelLayout,
     bitDepth: Int, jpegQuality: Int, pngCompressionLevel: Int, iccProfile: ICCProfile? = nil, lossless: Bool = false,
-    replacing: Bool = true, orientation: Int = 1, metadata: ImageMetadata = ImageMetadata(), beforeRename: () throws -> Void
+    replacing: Bool = true, orientation: Int = 1, metadata: ImageMetadata = ImageMetadata(), resolution: ImageResolution? = nil,
+    beforeRename: () throws -> Void
   ) throws {
     try attributing(to: path) {
       let format = try format ?? formatFromExtension(of: path)
       let encoded = try encode(
         image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
-        lossless: lossless, iccProfile: iccProfile, orientation: orientation, metadata: metadata)
+        lossless: lossless, iccProfile: iccProfile, orientation: orientation, metadata: metadata, resolution: resolution)
       try encoded.withBytes {
         try FileSystem.writeAtomically($0, to: path, replacing: replacing, beforeRename: beforeRename)
       }
@@ -272,12 +275,12 @@ public enum ImageFile {
   public static func encode(
     _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
     pngCompressionLevel: Int = 6, iccProfile: ICCProfile? = nil, lossless: Bool = false, orientation: Int = 1,
-    metadata: ImageMetadata = ImageMetadata()
+    metadata: ImageMetadata = ImageMetadata(), resolution: ImageResolution? = nil
   ) throws -> [UInt8] {
     try attributing(to: "(memory)") {
       let encoded = try encode(
         image, format: format, layout: layout, bitDepth: bitDepth, quality: jpegQuality, level: pngCompressionLevel,
-        lossless: lossless, iccProfile: iccProfile, orientation: orientation, metadata: metadata)
+        lossless: lossless, iccProfile: iccProfile, orientation: orientation, metadata: metadata, resolution: resolution)
       return encoded.array
     }
   }
@@ -289,9 +292,10 @@ public enum ImageFile {
   /// The file's bytes in `format`, its options checked.
   private static func encode(
     _ image: ImageBuffer, format: ImageFileFormat, layout: ChannelLayout, bitDepth: Int, quality: Int, level: Int,
-    lossless: Bool, iccProfile: ICCProfile?, orientation: Int = 1, metadata: ImageMetadata = ImageMetadata()
+    lossless: Bool, iccProfile: ICCProfile?, orientation: Int = 1, metadata: ImageMetadata = ImageMetadata(),
+    resolution: ImageResolution? = nil
   ) throws -> MallocBytes {
-    let blocks = metadata.blocks(orientation: orientation, format: format)
+    let blocks = metadata.blocks(orientation: orientation, format: format, resolution: resolution)
     try checkOptions(format: format, layout: layout, bitDepth: bitDepth, quality: quality, level: level, iccProfile: iccProfile)
     switch format {
     case .png:

@@ -155,6 +155,8 @@ public struct ImageFileInfo: Sendable, Equatable {
   /// The file's EXIF block and XMP packet, as stored (JPEG, PNG and WebP;
   /// ``ImageMetadata``); written again only when asked (``ImageWriteOptions/metadata``).
   public var metadata = ImageMetadata()
+  /// The pixel density the file records (JPEG's JFIF, PNG's pHYs), or nil.
+  public var resolution: ImageResolution? = nil
   /// The factor the decoder reduced each side by (shrink-on-load: 2, 4 or 8;
   /// ``ImageFile/read(_:options:shrink:)``); 1 when read whole. ``width`` and
   /// ``height`` are the decoded size.
@@ -215,6 +217,7 @@ extension ImageFileInfo: CustomStringConvertible {
     if orientation != 1 { parts.append("orientation \(orientation)") }
     if pageCount != 1 { parts.append("\(pageCount) pages") }
     if shrink != 1 { parts.append("decoded at 1/\(shrink)") }
+    if let resolution { parts.append("\(resolution)") }
     if !metadata.isEmpty { parts.append("\(metadata)") }
     parts += warnings.map { "warning: \($0)" }
     return parts.joined(separator: ", ")

@@ -83,7 +83,55 @@ extension ImageMetadata {
   /// What an encoder of `format` writes for pixels whose EXIF orientation is
   /// `orientation`: ``exifBlock(orientation:format:)`` and the XMP packet
   /// where the format carries it.
-  func blocks(orientation: Int, format: ImageFileFormat) -> MetadataBlocks {
-    MetadataBlocks(exif: exifBlock(orientation: orientation, format: format), xmp: Self.carried(by: format) ? xmp : nil)
+  func blocks(orientation: Int, format: ImageFileFormat, resolution: ImageResolution? = nil) -> MetadataBlocks {
+    MetadataBlocks(
+      exif: exifBlock(orientation: orientation, format: format), xmp: Self.carried(by: format) ? xmp : nil, resolution: resolution)
+  }
+}
+
+/// A file's pixel density, in pixels per inch along x and y: what a print or
+/// layout program sizes the image by. Read from a JPEG's JFIF header (dots
+/// per inch or per centimetre, × 2.54) and a PNG's pHYs chunk (per metre,
+/// × 0.0254); written to the same two (JPEG: whole dots per inch; PNG: whole
+/// pixels per metre). Other formats neither read nor write it.
+public struct ImageResolution: Hashable, Sendable, CustomStringConvertible {
+  public var x: Double, y: Double
+
+  public init(x: Double, y: Double) {
+    self.x = x
+    self.y = y
+  }
+
+  /// `300 dpi`, or `300×150 dpi`.
+  public var description: String {
+    func n(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : "\((v * 100).rounded() / 100)" }
+    return x == y ? "\(n(x)) dpi" : "\(n(x))×\(n(y)) dpi"
+  }
+
+  /// From a JFIF density (unit 1: per inch, 2: per centimetre); nil for unit 0 (an aspect ratio only) or a zero.
+  static func jfif(unit: Int32, x: Int32, y: Int32) -> ImageResolution? {
+    guard x > 0, y > 0 else { return nil }
+    switch unit {
+    case 1: return ImageResolution(x: Double(x), y: Double(y))
+    case 2: return ImageResolution(x: Double(x) * 2.54, y: Double(y) * 2.54)
+    default: return nil
+    }
+  }
+
+  /// From a pHYs chunk in pixels per metre; nil for zeros.
+  static func perMetre(_ x: UInt32, _ y: UInt32) -> ImageResolution? {
+    x > 0 && y > 0 ? ImageResolution(x: Double(x) * 0.0254, y: Double(y) * 0.0254) : nil
+  }
+
+  /// Whole dots per inch for a JFIF header (1…65535).
+  var jfifDensity: (x: Int32, y: Int32) {
+    func d(_ v: Double) -> Int32 { Int32(min(max(v.rounded(), 1), 65535)) }
+    return (d(x), d(y))
+  }
+
+  /// Whole pixels per metre for a pHYs chunk.
+  var pixelsPerMetre: (x: UInt32, y: UInt32) {
+    func m(_ v: Double) -> UInt32 { UInt32(min(max((v / 0.0254).rounded(), 1), Double(Int32.max))) }
+    return (m(x), m(y))
   }
 }

@@ -28,6 +28,8 @@ public struct ImageWriteOptions: Sendable {
   /// EXIF and XMP to carry into the file (JPEG, PNG and WebP: ``ImageMetadata/carried(by:)``;
   /// other formats write none). The EXIF's Orientation tag is set to ``orientation``.
   public var metadata = ImageMetadata()
+  /// The pixel density to record (JPEG, PNG), or nil.
+  public var resolution: ImageResolution? = nil
   /// Whether ``ImageRowWriter/finish()`` replaces a file that exists at the
   /// path (the default); false puts the file in place only where none
   /// exists, atomically, as ``ImageFile``'s `write(…, replacing: false)`.
@@ -117,6 +119,7 @@ public final class ImageRowWriter {
     var handle: OpaquePointer?
     let icc = options.iccProfile?.data ?? []
     let blocks = options.metadata.blocks(orientation: options.orientation, format: format)
+    let ppm = options.resolution?.pixelsPerMetre
     let exifBytes = blocks.exif ?? [], xmpBytes = blocks.xmp ?? []
     // A JPEG's RGB is handed over as RGBX, so opaque RGBA8 rows go as they are (``write(_:rowBytes:format:count:)``).
     let channels = Int32(format == .jpeg && options.layout == .rgb ? 4 : options.layout.channelCount)
@@ -131,7 +134,7 @@ public final class ImageRowWriter {
             let s = message.withBuffer {
               fx_png_writer_open(
                 fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), iccPointer, icc.count,
-                exifPointer, exif.count, xmpPointer, xmp.count, &handle, $0, $1)
+                exifPointer, exif.count, xmpPointer, xmp.count, ppm?.x ?? 0, ppm?.y ?? 0, &handle, $0, $1)
             }
             guard s == FX_PNG_OK, let handle else { throw ImageFileFailure("cannot encode PNG: \(message.text)") }
             return .png(handle)
@@ -139,7 +142,7 @@ public final class ImageRowWriter {
             let s = message.withBuffer {
               fx_jpeg_writer_open(
                 fd, w, h, channels, Int32(options.quality), iccPointer, icc.count, exifPointer, exif.count, xmpPointer, xmp.count,
-                &handle, $0, $1)
+                JPEGCodec.density(options.resolution), &handle, $0, $1)
             }
             guard s == FX_JPEG_OK, let handle else { throw ImageFileFailure("cannot encode JPEG: \(message.text)") }
             return .jpeg(handle)

@@ -115,6 +115,7 @@ public final class ImageRowReader {
     let icc = PNGCodec.profile(handle, warnings: &info.warnings)
     // Chunks before the image data: a streamed PNG's metadata is what precedes its IDAT.
     let metadata = ImageMetadata(exif: copy { fx_png_reader_exif(handle, &$0, &$1) }, xmp: copy { fx_png_reader_xmp(handle, &$0, &$1) })
+    info.resolution = ImageResolution.perMetre(header.ppm_x, header.ppm_y)
     guard header.interlaced == 0, started == FX_PNG_OK,
       try finishInfo(&info, icc: icc, metadata: metadata, options: options)
     else {
@@ -138,6 +139,7 @@ public final class ImageRowReader {
     try checkSize(info, options) { fx_jpeg_reader_close(handle) }
     let icc = copy { fx_jpeg_reader_icc(handle, &$0, &$1) }
     let metadata = ImageMetadata(exif: copy { fx_jpeg_reader_exif(handle, &$0, &$1) }, xmp: copy { fx_jpeg_reader_xmp(handle, &$0, &$1) })
+    info.resolution = ImageResolution.jfif(unit: header.density_unit, x: header.x_density, y: header.y_density)
     guard header.cmyk == 0, try finishInfo(&info, icc: icc, metadata: metadata, options: options) else {
       fx_jpeg_reader_close(handle)
       return nil

@@ -32,6 +32,7 @@ enum JPEGCodec {
     decoded.icc = copy { fx_jpeg_reader_icc(reader, &$0, &$1) }
     decoded.exif = exif
     decoded.xmp = xmp
+    decoded.info.resolution = ImageResolution.jfif(unit: header.density_unit, x: header.x_density, y: header.y_density)
     if header.cmyk != 0 { decoded.cmyk = .init(inverted: header.adobe_inverted != 0) }
     return decoded
   }
@@ -50,8 +51,8 @@ enum JPEGCodec {
       input, out, size, msg, cap in
       fx_jpeg_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(fileLayout.channelCount),
-        Int32(quality), input.icc, input.iccCount, input.exif, input.exifCount, input.xmp, input.xmpCount, &out, &size, msg,
-        cap) == FX_JPEG_OK
+        Int32(quality), input.icc, input.iccCount, input.exif, input.exifCount, input.xmp, input.xmpCount,
+        Self.density(input.resolution), &out, &size, msg, cap) == FX_JPEG_OK
     }
   }
 
@@ -64,7 +65,8 @@ enum JPEGCodec {
         input, out, size, msg, cap in
         fx_jpeg_encode(
           input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, 4, Int32(quality), input.icc,
-          input.iccCount, input.exif, input.exifCount, input.xmp, input.xmpCount, &out, &size, msg, cap) == FX_JPEG_OK
+          input.iccCount, input.exif, input.exifCount, input.xmp, input.xmpCount, Self.density(input.resolution), &out, &size,
+          msg, cap) == FX_JPEG_OK
       }
     }
   }
@@ -81,5 +83,11 @@ enum JPEGCodec {
     case FX_JPEG_ERR_NOMEM: ImageFileFailure("out of memory while decoding the JPEG")
     default: ImageFileFailure("corrupt JPEG data: \(message.text)")
     }
+  }
+
+  /// `resolution` as a JFIF density in dots per inch; unit 0 (none) for nil.
+  static func density(_ resolution: ImageResolution?) -> fx_jpeg_density {
+    guard let r = resolution else { return fx_jpeg_density(unit: 0, x: 1, y: 1) }
+    return fx_jpeg_density(unit: 1, x: r.jfifDensity.x, y: r.jfifDensity.y)
   }
 }

@@ -35,6 +35,7 @@ enum PNGCodec {
     decoded.icc = profile(reader, warnings: &decoded.info.warnings)
     decoded.exif = copy { fx_png_reader_exif(reader, &$0, &$1) }
     decoded.xmp = copy { fx_png_reader_xmp(reader, &$0, &$1) }
+    decoded.info.resolution = ImageResolution.perMetre(header.ppm_x, header.ppm_y)
     return decoded
   }
 
@@ -60,7 +61,8 @@ enum PNGCodec {
       fx_png_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(layout.channelCount),
         Int32(bitDepth), Int32(compressionLevel), input.icc, input.iccCount, input.exif, input.exifCount, input.xmp,
-        input.xmpCount, &out, &size, msg, cap) == FX_PNG_OK
+        input.xmpCount, input.resolution?.pixelsPerMetre.x ?? 0, input.resolution?.pixelsPerMetre.y ?? 0, &out, &size, msg, cap)
+        == FX_PNG_OK
     }
   }
 

@@ -49,6 +49,7 @@ public struct Picture: Sendable {
     if let p = profile, let format, p.embeddingRefusal(in: format, layout: layout) != nil { profile = nil }
     var options = ImageWriteOptions(format: format, layout: layout, bitDepth: sixteen ? info.bitDepth : 8, iccProfile: profile)
     options.metadata = info.metadata
+    options.resolution = info.resolution
     return options
   }
 
@@ -62,7 +63,7 @@ public struct Picture: Sendable {
     let options = writeOptions(format: resolved)
     try ImageFile.write(
       image, to: path, format: resolved, layout: options.layout, bitDepth: options.bitDepth, jpegQuality: quality,
-      iccProfile: options.iccProfile, metadata: options.metadata)
+      iccProfile: options.iccProfile, metadata: options.metadata, resolution: options.resolution)
   }
 
   /// The picture as the bytes of a `format` file, in memory, keeping what it
@@ -75,6 +76,6 @@ public struct Picture: Sendable {
     let options = writeOptions(format: format)
     return try ImageFile.encode(
       image, format: format, layout: options.layout, bitDepth: options.bitDepth, jpegQuality: quality,
-      iccProfile: options.iccProfile, metadata: options.metadata)
+      iccProfile: options.iccProfile, metadata: options.metadata, resolution: options.resolution)
   }
 }

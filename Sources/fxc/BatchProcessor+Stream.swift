@@ -35,6 +35,7 @@ extension BatchProcessor {
     write.replacing = options.overwrite
     write.orientation = recordedOrientation(info, format: job.format, warnings: &r.warnings)
     write.metadata = outputMetadata(info, format: job.format, warnings: &r.warnings)
+    write.resolution = info.resolution
     writing(true)
     defer { writing(false) }
     let size = try kernel.outputSize(width: info.width, height: info.height)

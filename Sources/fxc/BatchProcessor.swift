@@ -241,7 +241,8 @@ final class BatchProcessor: @unchecked Sendable {
         try ImageFile.write(
           result, to: job.destination, format: job.format, layout: layout, bitDepth: depth,
           jpegQuality: options.quality, pngCompressionLevel: options.compression, iccProfile: profile,
-          lossless: options.lossless, replacing: options.overwrite, orientation: tag, metadata: metadata)
+          lossless: options.lossless, replacing: options.overwrite, orientation: tag, metadata: metadata,
+          resolution: loaded.info.resolution)
       }
     }
     guard r.status != .skipped else { return }
@@ -250,6 +251,17 @@ final class BatchProcessor: @unchecked Sendable {
     if PathBytes.withCString(job.destination, { stat($0, &s) }) == 0 { r.outputBytes = Int(s.st_size) }
     r.status = .ok
 
+    line =
+      Self.report(r, input: image, result: result, info: loaded.info, kernel: kernel, compiled: compiled, threads: threads)
+      + (profile != nil ? " [ICC profile kept]" : "") + (checked.map { "\n" + $0 } ?? "")
+  }
+
+  /// The line `-v` prints for a file run whole: sizes, rate, times, what was applied.
+  static func report(
+    _ r: FileResult, input image: ImageBuffer, result: ImageBuffer, info: ImageFileInfo, kernel: CompiledPipeline, compiled: Bool,
+    threads: Int
+  ) -> String {
+    let job = r.job
     // The larger of the input and the output: an upscale's work is its output's.
     let mpix = Double(max(image.width * image.height, result.width * result.height)) / 1e6
     var text = "\(job.input.path) → \(job.destination): \(image.width)×\(image.height)"
@@ -261,9 +273,8 @@ final class BatchProcessor: @unchecked Sendable {
     text += ", read \(fixed(r.decodeSeconds * 1000)) ms, write \(fixed(r.encodeSeconds * 1000)) ms)"
     if let frame = job.frame { text += " frame \(frame)" }
     if let o = r.orientation { text += " [EXIF orientation \(o) applied]" }
-    if loaded.info.shrink > 1 { text += " (decoded at 1/\(loaded.info.shrink): shrink-on-load)" }
-    if profile != nil { text += " [ICC profile kept]" }
-    line = text + (checked.map { "\n" + $0 } ?? "")
+    if info.shrink > 1 { text += " (decoded at 1/\(info.shrink): shrink-on-load)" }
+    return text
   }
 
   /// Makes the output's directory and checks, at the last moment, that the

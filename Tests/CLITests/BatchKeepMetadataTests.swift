@@ -61,3 +61,22 @@ struct BatchKeepMetadataTests {
     #expect(result.status == 0 && result.stderr.contains("a TIFF output does not carry EXIF and XMP"), "\(result)")
   }
 }
+
+/// The batch keeps the pixel density by default, streamed or whole, into JPEG and PNG.
+@Suite("fxc run: pixel density")
+struct BatchResolutionTests {
+  @Test(arguments: ["jpg", "png"])
+  func aScansDensityIsKept(ext: String) throws {
+    let dir = try BatchScratch()
+    let image = try ImageBuffer(width: 40, height: 30, format: .rgba8)
+    for y in 0..<30 { for x in 0..<40 { image[x, y] = SIMD4(Float(x) / 40, 0.5, Float(y) / 30, 1) } }
+    try ImageFile.write(image, to: dir.file("scan.jpg"), layout: .rgb, resolution: ImageResolution(x: 300, y: 300))
+    for stream in [true, false] {
+      let out = "out-\(stream).\(ext)"
+      let result = try BatchFXC.run(["run", "-c", "sepia", "scan.jpg", "-o", out] + (stream ? [] : ["--no-stream"]), in: dir.path)
+      #expect(result.status == 0, "\(result)")
+      let r = try #require(try ImageFile.read(dir.file(out)).1.resolution, "\(ext), stream \(stream)")
+      #expect(Swift.abs(r.x - 300) < 0.01 && Swift.abs(r.y - 300) < 0.01, "\(r)")
+    }
+  }
+}

@@ -75,3 +75,40 @@ import Testing
     #expect(m.description == "EXIF 1234 bytes, XMP \(Self.xmp.count) bytes")
   }
 }
+
+/// The pixel density survives a read and a write (JPEG's JFIF header, PNG's
+/// pHYs): a 300-dpi scan stays 300 dpi (issue 37's new-user trial found it lost).
+@Suite struct ResolutionTests {
+  static func image() throws -> ImageBuffer {
+    let image = try ImageBuffer(width: 9, height: 5, format: .rgba8)
+    for y in 0..<5 { for x in 0..<9 { image[x, y] = SIMD4(Float(x) / 9, Float(y) / 5, 0.3, 1) } }
+    return image
+  }
+
+  @Test func densityRoundTripsThroughJPEGAndPNG() throws {
+    let dpi = ImageResolution(x: 300, y: 150)
+    let jpeg = try ImageFile.read(bytes: try ImageFile.encode(try Self.image(), format: .jpeg, layout: .rgb, resolution: dpi)).1
+    #expect(jpeg.resolution == dpi, "\(jpeg)")
+    let png = try ImageFile.read(bytes: try ImageFile.encode(try Self.image(), format: .png, layout: .rgb, resolution: dpi)).1
+    // pHYs holds whole pixels per metre: 11811 and 5906 (300 and 150 dpi, rounded).
+    let r = try #require(png.resolution)
+    #expect(Swift.abs(r.x - 300) < 0.01 && Swift.abs(r.y - 150) < 0.02, "\(r)")
+    // Back to JPEG: whole dots per inch again.
+    let again = try ImageFile.read(bytes: try ImageFile.encode(try Self.image(), format: .jpeg, layout: .rgb, resolution: r)).1
+    #expect(again.resolution == dpi)
+    #expect(try ImageFile.read(bytes: try ImageFile.encode(try Self.image(), format: .png, layout: .rgb)).1.resolution == nil)
+    #expect(jpeg.description.contains("300×150 dpi"))
+  }
+
+  /// A JFIF density in dots per centimetre reads as inches (× 2.54); JFIF's default, unit 0, as none.
+  @Test func jfifUnitsAreRead() throws {
+    var bytes = try ImageFile.encode(try Self.image(), format: .jpeg, layout: .rgb)
+    // SOI, then APP0: FF E0, length, "JFIF\0", version (2), units (1), X density (2), Y density (2).
+    #expect(Array(bytes[6..<11]) == Array("JFIF\0".utf8))
+    #expect(try ImageFile.read(bytes: bytes).1.resolution == nil, "unit 0: an aspect ratio only")
+    bytes[13] = 2
+    (bytes[14], bytes[15], bytes[16], bytes[17]) = (0, 118, 0, 118)
+    let r = try #require(try ImageFile.read(bytes: bytes).1.resolution)
+    #expect(Swift.abs(r.x - 299.72) < 1e-9 && r.x == r.y, "\(r)")
+  }
+}

@@ -26,7 +26,15 @@ typedef struct {
   int cmyk;            ///< nonzero for CMYK and YCCK files
   int adobe_inverted;  ///< nonzero for CMYK and YCCK: their samples are Adobe's inverted CMYK, APP14 marker or not
   int progressive;     ///< nonzero for a progressive (multi-scan) file
+  /// The JFIF density: unit 0 (an aspect ratio only), 1 (dots per inch) or
+  /// 2 (per cm), and the densities; all 0 without a JFIF marker.
+  int density_unit, x_density, y_density;
 } fx_jpeg_header;
+
+/// A JFIF density to write (fx_jpeg_header's fields): unit 0 with 1 × 1 is JFIF's default.
+typedef struct {
+  int unit, x, y;
+} fx_jpeg_density;
 
 /// A JPEG decoder reading from memory; opaque to Swift.
 typedef struct fx_jpeg_reader fx_jpeg_reader;
@@ -92,8 +100,8 @@ void fx_jpeg_reader_close(fx_jpeg_reader *reader);
 /// with free().
 fx_jpeg_status fx_jpeg_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                    int components, int quality, const void *icc, size_t icc_size, const void *exif,
-                   size_t exif_size, const void *xmp, size_t xmp_size, void **out, size_t *out_size, char *msg,
-                   size_t msg_cap);
+                   size_t exif_size, const void *xmp, size_t xmp_size, fx_jpeg_density density, void **out,
+                   size_t *out_size, char *msg, size_t msg_cap);
 
 /// The largest EXIF and XMP blocks one APP1 segment holds (65,533 bytes of
 /// data, less the signature).
@@ -117,8 +125,8 @@ typedef struct fx_jpeg_writer fx_jpeg_writer;
 /// of `*out_size` bytes to free()), and close (also after a failure).
 fx_jpeg_status fx_jpeg_writer_open(int fd, uint32_t width, uint32_t height, int components, int quality,
                                    const void *icc, size_t icc_size, const void *exif, size_t exif_size,
-                                   const void *xmp, size_t xmp_size, fx_jpeg_writer **out, char *msg,
-                                   size_t msg_cap);
+                                   const void *xmp, size_t xmp_size, fx_jpeg_density density,
+                                   fx_jpeg_writer **out, char *msg, size_t msg_cap);
 fx_jpeg_status fx_jpeg_writer_rows(fx_jpeg_writer *writer, const void *pixels, size_t row_bytes,
                                    uint32_t count, char *msg, size_t msg_cap);
 fx_jpeg_status fx_jpeg_writer_finish(fx_jpeg_writer *writer, void **out, size_t *out_size, char *msg,

@@ -25,6 +25,8 @@ typedef struct {
   int color_type;  ///< PNG_COLOR_TYPE_*
   int has_trns;    ///< nonzero when a tRNS chunk gives transparency
   int interlaced;  ///< nonzero for an Adam7-interlaced file
+  /// The pHYs chunk: pixels per metre along x and y (0 without one, or when its unit is not the metre).
+  uint32_t ppm_x, ppm_y;
 } fx_png_header;
 
 /// A PNG decoder reading from memory; opaque to Swift.
@@ -88,8 +90,8 @@ void fx_png_reader_close(fx_png_reader *reader);
 /// `*out` is a malloc'd buffer of `*out_size` bytes to release with free().
 fx_png_status fx_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                   int channels, int bit_depth, int compression_level, const void *icc,
-                  size_t icc_size, const void *exif, size_t exif_size, const void *xmp, size_t xmp_size, void **out,
-                  size_t *out_size, char *msg, size_t msg_cap);
+                  size_t icc_size, const void *exif, size_t exif_size, const void *xmp, size_t xmp_size,
+                  uint32_t ppm_x, uint32_t ppm_y, void **out, size_t *out_size, char *msg, size_t msg_cap);
 
 /// A PNG encoder writing rows as they come; opaque to Swift.
 typedef struct fx_png_writer fx_png_writer;
@@ -101,8 +103,8 @@ typedef struct fx_png_writer fx_png_writer;
 /// failure).
 fx_png_status fx_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
                                  int compression_level, const void *icc, size_t icc_size, const void *exif,
-                                 size_t exif_size, const void *xmp, size_t xmp_size, fx_png_writer **out,
-                                 char *msg, size_t msg_cap);
+                                 size_t exif_size, const void *xmp, size_t xmp_size, uint32_t ppm_x,
+                                 uint32_t ppm_y, fx_png_writer **out, char *msg, size_t msg_cap);
 fx_png_status fx_png_writer_rows(fx_png_writer *writer, const void *pixels, size_t row_bytes, uint32_t count,
                                  char *msg, size_t msg_cap);
 fx_png_status fx_png_writer_finish(fx_png_writer *writer, void **out, size_t *out_size, char *msg,
