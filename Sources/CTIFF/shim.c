@@ -186,6 +186,15 @@ static fx_tiff_status reader_open(const void *bytes, size_t size, int fd, size_t
   TIFFGetFieldDefaulted(r->tif, TIFFTAG_PLANARCONFIG, &planar);
   TIFFGetFieldDefaulted(r->tif, TIFFTAG_SAMPLEFORMAT, &format);
   TIFFGetFieldDefaulted(r->tif, TIFFTAG_ORIENTATION, &orientation);
+  float xres = 0, yres = 0;
+  uint16_t unit = RESUNIT_NONE;
+  TIFFGetFieldDefaulted(r->tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+  if ((unit == RESUNIT_INCH || unit == RESUNIT_CENTIMETER) && TIFFGetField(r->tif, TIFFTAG_XRESOLUTION, &xres) &&
+      TIFFGetField(r->tif, TIFFTAG_YRESOLUTION, &yres) && xres > 0 && yres > 0) {
+    double scale = unit == RESUNIT_CENTIMETER ? 2.54 : 1;
+    h->dpi_x = xres * scale;
+    h->dpi_y = yres * scale;
+  }
   TIFFGetField(r->tif, TIFFTAG_PHOTOMETRIC, &photometric);
   TIFFGetFieldDefaulted(r->tif, TIFFTAG_EXTRASAMPLES, &extra, &kinds);
   int color = photometric == PHOTOMETRIC_RGB ? 3 : 1;
@@ -204,6 +213,7 @@ static fx_tiff_status reader_open(const void *bytes, size_t size, int fd, size_t
   if (r->direct && samples == color + 1 && h->alpha == 0) h->alpha = 2;  // an unspecified extra sample
   h->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
   h->pages = pages;
+  if (!(h->dpi_x > 0 && h->dpi_y > 0)) h->dpi_x = h->dpi_y = 0;
   h->direct = r->direct;
   r->header = *h;
   *out = r;
@@ -395,8 +405,8 @@ void fx_tiff_writer_close(fx_tiff_writer *w) {
 }
 
 fx_tiff_status fx_tiff_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bits, int level,
-                                   int tile, const void *icc, size_t icc_size, int orientation, fx_tiff_writer **out,
-                                   char *msg, size_t msg_cap) {
+                                   int tile, const void *icc, size_t icc_size, int orientation, double dpi_x,
+                                   double dpi_y, fx_tiff_writer **out, char *msg, size_t msg_cap) {
   *out = NULL;
   fx_tiff_writer *w = calloc(1, sizeof *w);
   if (w == NULL) {
@@ -423,6 +433,11 @@ fx_tiff_status fx_tiff_writer_open(int fd, uint32_t width, uint32_t height, int 
   TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
   TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
   TIFFSetField(tif, TIFFTAG_ORIENTATION, (uint16_t)(orientation >= 2 && orientation <= 8 ? orientation : ORIENTATION_TOPLEFT));
+  if (dpi_x > 0 && dpi_y > 0) {
+    TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
+    TIFFSetField(tif, TIFFTAG_XRESOLUTION, (float)dpi_x);
+    TIFFSetField(tif, TIFFTAG_YRESOLUTION, (float)dpi_y);
+  }
   if (channels == 2 || channels == 4) {
     uint16_t kind = EXTRASAMPLE_UNASSALPHA;
     TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &kind);
@@ -504,13 +519,13 @@ fx_tiff_status fx_tiff_writer_finish(fx_tiff_writer *w, void **out, size_t *out_
 
 fx_tiff_status fx_tiff_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                               int channels, int bits, int level, int tile, const void *icc,
-                              size_t icc_size, int orientation, void **out, size_t *out_size, char *msg,
-                              size_t msg_cap) {
+                              size_t icc_size, int orientation, double dpi_x, double dpi_y, void **out,
+                              size_t *out_size, char *msg, size_t msg_cap) {
   *out = NULL;
   *out_size = 0;
   fx_tiff_writer *w = NULL;
   fx_tiff_status s = fx_tiff_writer_open(-1, width, height, channels, bits, level, tile, icc, icc_size, orientation,
-                                         &w, msg, msg_cap);
+                                         dpi_x, dpi_y, &w, msg, msg_cap);
   if (s == FX_TIFF_OK) s = fx_tiff_writer_rows(w, pixels, row_bytes, height, msg, msg_cap);
   if (s == FX_TIFF_OK) s = fx_tiff_writer_finish(w, out, out_size, msg, msg_cap);
   fx_tiff_writer_close(w);

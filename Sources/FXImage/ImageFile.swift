@@ -232,7 +232,8 @@ public enum ImageFile {
   ///     ``ImageMetadata/carried(by:)``; the others write none); the EXIF's
   ///     Orientation tag is set to `orientation`. None by default.
   ///   - resolution: the pixel density to record (JPEG's JFIF header, PNG's
-  ///     pHYs; ``ImageResolution``); none by default. Other formats ignore it.
+  ///     pHYs, TIFF's XResolution/YResolution; ``ImageResolution``); none by
+  ///     default. Other formats ignore it.
   public static func write(
     _ image: ImageBuffer, to path: String, format: ImageFileFormat? = nil,
     layout: ChannelLayout = .rgba, bitDepth: Int = 8, jpegQuality: Int = 90,
@@ -303,7 +304,8 @@ public enum ImageFile {
         image, layout: layout, bitDepth: bitDepth, compressionLevel: level, iccProfile: iccProfile?.data, metadata: blocks)
     case .tiff:
       return try TIFFCodec.encode(
-        image, layout: layout, bitDepth: bitDepth, level: level, iccProfile: iccProfile?.data, orientation: orientation)
+        image, layout: layout, bitDepth: bitDepth, level: level, iccProfile: iccProfile?.data, orientation: orientation,
+        resolution: resolution)
     case .jpeg:
       return try JPEGCodec.encode(image, layout: layout, quality: quality, iccProfile: iccProfile?.data, metadata: blocks)
     case .heic, .avif:

@@ -91,9 +91,10 @@ extension ImageMetadata {
 
 /// A file's pixel density, in pixels per inch along x and y: what a print or
 /// layout program sizes the image by. Read from a JPEG's JFIF header (dots
-/// per inch or per centimetre, × 2.54) and a PNG's pHYs chunk (per metre,
-/// × 0.0254); written to the same two (JPEG: whole dots per inch; PNG: whole
-/// pixels per metre). Other formats neither read nor write it.
+/// per inch or per centimetre, × 2.54), a PNG's pHYs chunk (per metre,
+/// × 0.0254) and a TIFF's XResolution/YResolution (per inch or centimetre);
+/// written to the same three (JPEG: whole dots per inch; PNG: whole pixels
+/// per metre; TIFF: per inch, a float). WebP, HEIC and AVIF neither.
 public struct ImageResolution: Hashable, Sendable, CustomStringConvertible {
   public var x: Double, y: Double
 

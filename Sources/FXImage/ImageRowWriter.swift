@@ -150,7 +150,7 @@ public final class ImageRowWriter {
             let s = message.withBuffer {
               fx_tiff_writer_open(
                 fd, w, h, channels, Int32(options.bitDepth), Int32(options.compressionLevel), 0, iccPointer, icc.count,
-                Int32(options.orientation), &handle, $0, $1)
+                Int32(options.orientation), options.resolution?.x ?? 0, options.resolution?.y ?? 0, &handle, $0, $1)
             }
             guard s == FX_TIFF_OK, let handle else { throw ImageFileFailure("cannot encode TIFF: \(message.text)") }
             return .tiff(handle)

@@ -29,14 +29,14 @@ enum TIFFCodec {
   /// 16 bits, unassociated alpha, in strips or, with `tile`, in tiles.
   static func encode(
     _ image: ImageBuffer, layout: ChannelLayout, bitDepth: Int, level: Int, iccProfile: [UInt8]?, tile: Int = 0,
-    orientation: Int = 1
+    orientation: Int = 1, resolution: ImageResolution? = nil
   ) throws -> MallocBytes {
     try encodeRows(image, layout: layout, bitDepth: bitDepth, bigEndian: false, iccProfile: iccProfile, name: "TIFF") {
       input, out, size, msg, cap in
       fx_tiff_encode(
         input.rows, UInt32(image.width), UInt32(image.height), input.rowBytes, Int32(layout.channelCount),
-        Int32(bitDepth), Int32(level), Int32(tile), input.icc, input.iccCount, Int32(orientation), &out, &size, msg, cap)
-        == FX_TIFF_OK
+        Int32(bitDepth), Int32(level), Int32(tile), input.icc, input.iccCount, Int32(orientation), resolution?.x ?? 0,
+        resolution?.y ?? 0, &out, &size, msg, cap) == FX_TIFF_OK
     }
   }
 
@@ -52,6 +52,7 @@ enum TIFFCodec {
       height: Int(header.height))
     info.orientation = Int(header.orientation)
     info.pageCount = Int(header.pages)
+    info.resolution = header.dpi_x > 0 && header.dpi_y > 0 ? ImageResolution(x: header.dpi_x, y: header.dpi_y) : nil
     return info
   }
 

@@ -98,6 +98,8 @@ import Testing
     #expect(again.resolution == dpi)
     #expect(try ImageFile.read(bytes: try ImageFile.encode(try Self.image(), format: .png, layout: .rgb)).1.resolution == nil)
     #expect(jpeg.description.contains("300×150 dpi"))
+    let tiff = try ImageFile.read(bytes: try ImageFile.encode(try Self.image(), format: .tiff, layout: .rgb, resolution: dpi)).1
+    #expect(tiff.resolution == dpi, "\(tiff)")
   }
 
   /// A JFIF density in dots per centimetre reads as inches (× 2.54); JFIF's default, unit 0, as none.

@@ -24,6 +24,8 @@ typedef struct {
   int orientation;  ///< TIFF Orientation, 1…8 (1 when absent)
   int pages;        ///< directories in the file
   int direct;       ///< nonzero when fx_tiff_reader_rows can read it (8/16-bit gray or RGB, contiguous)
+  /// XResolution and YResolution in pixels per inch (per-centimetre values × 2.54); 0 when absent or without a unit.
+  double dpi_x, dpi_y;
 } fx_tiff_header;
 
 /// A TIFF decoder reading from memory; opaque to Swift.
@@ -71,12 +73,13 @@ void fx_tiff_reader_close(fx_tiff_reader *reader);
 /// `level` (0 = uncompressed) and the horizontal predictor, in strips — or
 /// in `tile`×`tile` tiles when `tile` is a positive multiple of 16 — with the
 /// ICC profile `icc` unless NULL, and the Orientation tag `orientation`
-/// (1…8; anything else is 1). On success `*out` is a malloc'd buffer of
+/// (1…8; anything else is 1), and XResolution/YResolution in pixels per inch
+/// when `dpi_x` and `dpi_y` are positive. On success `*out` is a malloc'd buffer of
 /// `*out_size` bytes to release with free().
 fx_tiff_status fx_tiff_encode(const void *pixels, uint32_t width, uint32_t height, size_t row_bytes,
                               int channels, int bits, int level, int tile, const void *icc,
-                              size_t icc_size, int orientation, void **out, size_t *out_size, char *msg,
-                              size_t msg_cap);
+                              size_t icc_size, int orientation, double dpi_x, double dpi_y, void **out,
+                              size_t *out_size, char *msg, size_t msg_cap);
 
 /// A TIFF encoder writing rows as they come; opaque to Swift.
 typedef struct fx_tiff_writer fx_tiff_writer;
@@ -87,8 +90,8 @@ typedef struct fx_tiff_writer fx_tiff_writer;
 /// finish (for memory, `*out` is then a malloc'd buffer of `*out_size`
 /// bytes to free()), and close (also after a failure).
 fx_tiff_status fx_tiff_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bits, int level,
-                                   int tile, const void *icc, size_t icc_size, int orientation, fx_tiff_writer **out,
-                                   char *msg, size_t msg_cap);
+                                   int tile, const void *icc, size_t icc_size, int orientation, double dpi_x,
+                                   double dpi_y, fx_tiff_writer **out, char *msg, size_t msg_cap);
 fx_tiff_status fx_tiff_writer_rows(fx_tiff_writer *writer, const void *pixels, size_t row_bytes, uint32_t count,
                                    char *msg, size_t msg_cap);
 fx_tiff_status fx_tiff_writer_finish(fx_tiff_writer *writer, void **out, size_t *out_size, char *msg,

@@ -173,7 +173,7 @@ struct ApplyFileTests {
     let (photo, info) = try ImageFile.read(Self.rocket.path)
     let whole = dir.appendingPathComponent("whole.\(ext)").path
     try ImageFile.write(
-      try pipeline.apply(to: photo), to: whole, layout: .rgb, iccProfile: info.iccProfile)
+      try pipeline.apply(to: photo), to: whole, layout: .rgb, iccProfile: info.iccProfile, resolution: info.resolution)
     #expect(try Data(contentsOf: out) == Data(contentsOf: URL(fileURLWithPath: whole)))
   }
 
