@@ -118,7 +118,7 @@ public enum CutExecutor {
     switch cut {
     case .geometry(let g): try GeometryExecutor.apply(g, to: image, threads: threads)
     case .scan(let s): try ScanExecutor.apply(s, to: image, threads: threads)
-    case .reduction(let r): try ReductionExecutor.apply(r, inPlace: ScanExecutor.copy(image))
+    case .reduction(let r): try ReductionExecutor.apply(r, inPlace: ScanExecutor.copy(image), threads: threads)
     }
   }
 }
@@ -138,7 +138,7 @@ extension RowSource {
       ScanExecutor.apply(s, inPlace: image, threads: threads, target: target)
       return WholeImageSource(image)
     case .reduction(let r):
-      return WholeImageSource(ReductionExecutor.apply(r, inPlace: try materialise()))
+      return WholeImageSource(ReductionExecutor.apply(r, inPlace: try materialise(), threads: threads))
     }
   }
 }
@@ -179,10 +179,11 @@ final class ScanRowSource: RowSource {
 public enum ReductionExecutor {
   /// `reduction` applied to `image` (rgba32f, premultiplied) in place; returns `image`.
   @discardableResult
-  public static func apply(_ reduction: Reduction, inPlace image: ImageBuffer) -> ImageBuffer {
+  /// `threads`: CLAHE equalises its three channels on up to three threads (the same bits).
+  public static func apply(_ reduction: Reduction, inPlace image: ImageBuffer, threads: Int = 1) -> ImageBuffer {
     precondition(image.format == .rgba32f, "reductions run on premultiplied rgba32f images")
     let rows = { (y: Int) in (image.data + y * image.rowBytes).assumingMemoryBound(to: SIMD4<Float>.self) }
-    if case .clahe(let clahe) = reduction { return apply(clahe, inPlace: image, rows: rows) }
+    if case .clahe(let clahe) = reduction { return apply(clahe, inPlace: image, rows: rows, threads: threads) }
     let counts = UnsafeMutablePointer<Int>.allocate(capacity: 3 * 256)
     defer { counts.deallocate() }
     counts.initialize(repeating: 0, count: 3 * 256)
@@ -239,7 +240,9 @@ public enum ReductionExecutor {
   /// CLAHE (``Clahe``) in place: each channel's unpremultiplied samples
   /// gathered, equalised by ``Clahe/apply(_:width:height:)`` — the
   /// interpreter's definition, the same bits — and premultiplied again.
-  static func apply(_ clahe: Clahe, inPlace image: ImageBuffer, rows: (Int) -> UnsafeMutablePointer<SIMD4<Float>>) -> ImageBuffer {
+  static func apply(
+    _ clahe: Clahe, inPlace image: ImageBuffer, rows: (Int) -> UnsafeMutablePointer<SIMD4<Float>>, threads: Int
+  ) -> ImageBuffer {
     let (w, h) = (image.width, image.height)
     var r = [Float](repeating: 0, count: w * h), g = r, b = r
     r.withUnsafeMutableBufferPointer { r in
@@ -256,9 +259,18 @@ public enum ReductionExecutor {
         }
       }
     }
-    clahe.apply(&r, width: w, height: h)
-    clahe.apply(&g, width: w, height: h)
-    clahe.apply(&b, width: w, height: h)
+    // The channels are independent: one a thread, each in an array of its own.
+    let channels = UnsafeMutablePointer<[Float]>.allocate(capacity: 3)
+    channels.initialize(from: [r, g, b], count: 3)
+    (r, g, b) = ([], [], [])
+    if threads > 1 {
+      DispatchQueue.concurrentPerform(iterations: 3) { c in clahe.apply(&channels[c], width: w, height: h) }
+    } else {
+      for c in 0..<3 { clahe.apply(&channels[c], width: w, height: h) }
+    }
+    (r, g, b) = (channels[0], channels[1], channels[2])
+    channels.deinitialize(count: 3)
+    channels.deallocate()
     for y in 0..<h {
       let row = rows(y)
       for x in 0..<w where row[x].w > 0 {

@@ -81,8 +81,10 @@ import Testing
     let input = randomImage(37, 23, seed: 7, format: .rgba32f)
     for reduction in [Reduction.levels(low: 0, high: 0), .levels(low: 5, high: 3), .equalize, .clahe(Clahe(tilesX: 3, tilesY: 2, clipLimit: 1.5))] {
       let reference = try Interpreter.apply(reduction, to: input)
-      let ours = try CutExecutor.apply(.reduction(reduction), to: input)
-      #expect(maxDifference(ours, reference) == 0, "\(reduction)")
+      for threads in [1, 2] {
+        let ours = try CutExecutor.apply(.reduction(reduction), to: input, threads: threads)
+        #expect(maxDifference(ours, reference) == 0, "\(reduction), \(threads) threads")
+      }
     }
     let pipeline = try Pipeline(sepia(amount: 0.5) | equalize() | vignette())
     let image = randomImage(41, 29, seed: 3, format: .rgba8)
