@@ -176,6 +176,7 @@ public enum Differential {
     for e in evaluations {
       var options = LoweringOptions()
       let out: ImageBuffer
+      var strided: String?
       do {
         switch e {
         case .error: continue
@@ -207,6 +208,7 @@ public enum Differential {
             if let key { cache?.0.put(key, compiled) }
           }
           out = try compiled.run(inputs)
+          strided = try Self.stridedRunDiffers(compiled, inputs, from: out, threads: 1)
         } else {
           let (kernel, _) = try Lower.run(graph, options: options)
           out = try Interpreter.run(kernel, inputs: inputs, uniforms: uniforms, params: graph.uniforms, format: .rgba32f)
@@ -214,6 +216,7 @@ public enum Differential {
       } catch {
         return Disagreement(evaluation: e == .jit ? .jit : .error, message: "\(e.rawValue) threw \(error)")
       }
+      if let strided { return Disagreement(evaluation: .jit, message: strided) }
       if e == .jit && outputFormat != .rgba32f {
         if let m = ImageComparison.compareStored(expected: reference, actual: out) {
           return Disagreement(evaluation: e, message: "\(m) (stored as \(outputFormat))")
@@ -262,6 +265,9 @@ public enum Differential {
           inputFormats: inputs.map(\.format), outputFormat: e == .jit ? outputFormat : .rgba32f, backend: e == .jit ? .jit : .interpreter,
           options: options, cache: nil, target: target)
         out = try compiled.run(inputs, threads: 2)
+        if e == .jit, let m = try Self.stridedRunDiffers(compiled, inputs, from: out, threads: 2) {
+          return Disagreement(evaluation: .jit, message: m)
+        }
       } catch {
         if reference == nil { continue }  // both refuse the size
         return Disagreement(evaluation: e == .jit ? .jit : .error, message: "\(e.rawValue) threw \(error)")
@@ -273,6 +279,40 @@ public enum Differential {
         e == .jit && outputFormat != .rgba32f
         ? ImageComparison.compareStored(expected: reference, actual: out) : ImageComparison.compare(expected: reference, actual: out)
       if let m { return Disagreement(evaluation: e, message: "\(m)") }
+    }
+    return nil
+  }
+
+  /// Why the JIT's run on the same inputs wrapped with padded rows (the
+  /// caller's own memory, any stride: ``ImageBuffer/init(wrapping:width:height:rowBytes:format:deallocator:)``)
+  /// into a padded output is not `packed`'s bits, or writes into the padding; nil when it is
+  /// and does not. A row copy that used the stride for the row's length once
+  /// overran its ring (issue 37); every fuzz case now runs both ways.
+  static func stridedRunDiffers(_ compiled: CompiledPipeline, _ inputs: [ImageBuffer], from packed: ImageBuffer, threads: Int) throws
+    -> String?
+  {
+    let pad = 36, sentinel: UInt8 = 0xAB
+    func padded(_ width: Int, _ height: Int, _ format: PixelFormat) throws -> ImageBuffer {
+      let rowBytes = width * format.bytesPerPixel + pad
+      let p = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * height, alignment: 16)
+      p.initializeMemory(as: UInt8.self, repeating: sentinel, count: rowBytes * height)
+      return try ImageBuffer(
+        wrapping: p, width: width, height: height, rowBytes: rowBytes, format: format, deallocator: .custom { $0.deallocate() })
+    }
+    let wrapped = try inputs.map { image in
+      let copy = try padded(image.width, image.height, image.format)
+      copy.copyPixels(from: image)
+      return copy
+    }
+    let output = try padded(packed.width, packed.height, packed.format)
+    try compiled.run(wrapped, into: output, threads: threads)
+    for y in 0..<output.height {
+      let row = (output.data + y * output.rowBytes).assumingMemoryBound(to: UInt8.self)
+      let expected = (packed.data + y * packed.rowBytes).assumingMemoryBound(to: UInt8.self)
+      if memcmp(row, expected, output.rowDataBytes) != 0 { return "jit on padded rows differs from packed rows in row \(y)" }
+      if (output.rowDataBytes..<output.rowBytes).contains(where: { row[$0] != sentinel }) {
+        return "jit wrote into the padding of a wrapped output's row \(y)"
+      }
     }
     return nil
   }

@@ -132,6 +132,13 @@ struct DocExamplesTests {
         print("left out: \(command) — \(skip.reason)")
         continue
       }
+      // An example for an x86-64 level this host cannot run (v4 on an AVX2 machine) is that machine's refusal, not a failure.
+      if let level = Target.x86Levels.map(\.name).first(where: { command.contains("--target \($0)") }),
+        !Target.runnableLevels(on: .host).contains(where: { $0.name == level })
+      {
+        print("left out here: \(command) — this host (\(Target.host.summary)) cannot run \(level)")
+        continue
+      }
       try Self.run(command, in: dir, fxc: fxc, file: example.file)
     }
   }
