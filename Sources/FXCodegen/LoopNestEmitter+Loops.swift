@@ -110,7 +110,9 @@ extension LoopNestEmitter {
   /// ``LoopNestPlan/rowsPerStep``) one loop carries each row's accumulators and
   /// runs each row's body in turn: the independent sums overlap, and once
   /// LLVM unrolls the loop the rows' shared taps are one load. How LLVM
-  /// unrolls each copy is the plan's (``FoldSchedule``).
+  /// unrolls each copy is the plan's (``FoldSchedule``). A loop with an
+  /// ``Loop/exit`` leaves its head when the exit flag is true in every lane
+  /// of every row, and a lane whose flag is true keeps its values.
   func emitLoop(
     _ loop: Loop, _ bodyPlan: LoopNestPlan, from first: Value, to last: Value, lanes: (Value, Value)?, _ rows: [LoopRow],
     xs: Value, interior: Bool, schedule: FoldSchedule
@@ -124,17 +126,30 @@ extension LoopNestEmitter {
     b.position(atEndOf: head)
     let i = b.phi(t.i32, name: "index")
     let accumulators = rows.map { $0.initial.map { b.phi($0.type, name: "acc") } }
-    b.condBr(b.icmp(.slt, i, last), then: bodyBlock, else: done)
+    var more = b.icmp(.slt, i, last)
+    if let exit = loop.exit {
+      // Some lane of some row has not stopped.
+      var stopped = accumulators[0][exit]
+      for row in accumulators.dropFirst() { stopped = b.and(stopped, row[exit]) }
+      let all = try call("llvm.vector.reduce.and", [vb], [stopped])
+      more = b.and(more, b.xor(all, t.i1.constant(1)))
+    }
+    b.condBr(more, then: bodyBlock, else: done)
 
     b.position(atEndOf: bodyBlock)
     var next: [[Value]] = []
     for (row, rowAccumulators) in zip(rows, accumulators) {
       var rowNext = try emitBody(loop, bodyPlan, index: i, accumulators: rowAccumulators, row, xs: xs, interior: interior)
+      var active: Value?
       if let (start, end) = lanes {
         let index = splat(i)
-        let active = b.and(b.icmp(.sge, index, start), b.icmp(.slt, index, end))
-        rowNext = zip(rowNext, rowAccumulators).map { b.select(active, $0, $1) }
+        active = b.and(b.icmp(.sge, index, start), b.icmp(.slt, index, end))
       }
+      if let exit = loop.exit {
+        let running = b.xor(rowAccumulators[exit], splat(t.i1.constant(1)))
+        active = active.map { b.and($0, running) } ?? running
+      }
+      if let active { rowNext = zip(rowNext, rowAccumulators).map { b.select(active, $0, $1) } }
       next.append(rowNext)
     }
     let step = b.add(i, i32(1))
@@ -193,8 +208,10 @@ extension LoopNestEmitter {
     var accumulators = rows.map(\.initial)
     for index in indices {
       for (r, row) in rows.enumerated() {
-        accumulators[r] = try emitBody(
+        let next = try emitBody(
           loop, bodyPlan, index: i32(Int(index)), accumulators: accumulators[r], row, xs: xs, interior: true, window: true)
+        // A lane that has stopped keeps its values (the plan gives an exit loop no window; this keeps the meaning).
+        accumulators[r] = loop.exit.map { e in zip(next, accumulators[r]).map { b.select(accumulators[r][e], $1, $0) } } ?? next
       }
     }
     return accumulators

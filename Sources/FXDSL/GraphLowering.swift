@@ -248,7 +248,9 @@ struct StageLowering {
     scopes += deeper
     inner.program.outputs = results
     let captureKinds = inner.captures.map { scopes[s].program[$0].kind }
-    let ir = Loop(body: inner.program, accumulators: kinds, captures: captureKinds, limit: loop.limit)
+    // The exit's lane: the accumulators before it take one IR accumulator per lane.
+    let exit = loop.exit.map { k in initial[..<k].reduce(0) { $0 + $1.count } }
+    let ir = Loop(body: inner.program, accumulators: kinds, captures: captureKinds, limit: loop.limit, exit: exit)
     let operands = [lo, hi] + initial.flatMap { $0 } + inner.captures
     let folded = (0..<kinds.count).map { scopes[s].program.add(.fold(ir, result: $0), operands) }
     var out: [[NodeID]] = []

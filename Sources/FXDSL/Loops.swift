@@ -6,6 +6,8 @@ final class LoopNode {
   let lo: ExprNode
   let hi: ExprNode
   let limit: Int32
+  /// The accumulator (a bool) whose truth ends the loop before an iteration (``Loop/exit``).
+  var exit: Int?
   /// The accumulators' initial values (``Expr/sum(from:to:limit:file:line:_:)``
   /// sets them once the body's type is known).
   var initial: [ExprNode]
@@ -47,11 +49,15 @@ extension Expr {
   ///     only takes values in `−limit…limit`, whatever the bounds (the loop
   ///     runs `max(lo, −limit) ..< min(hi, limit + 1)`), so a pixel's work and
   ///     the reach of its samples are bounded.
+  ///   - exit: the index of an accumulator of type bool, or nil: the loop
+  ///     stops before the first iteration at which it is true (``Loop/exit``),
+  ///     so a `while` loop's condition or a `break` costs no further iterations.
   ///   - body: the next accumulators from the index (int) and the accumulators.
   /// - Returns: the final accumulators; invalid values (reported when the graph
-  ///   is checked) when `body` returns the wrong number or types of values.
+  ///   is checked) when `body` returns the wrong number or types of values, or
+  ///   `exit` names no bool accumulator.
   public static func fold(
-    from lo: Expr, to hi: Expr, limit: Int, initial: [Expr], file: String = #fileID, line: Int = #line,
+    from lo: Expr, to hi: Expr, limit: Int, initial: [Expr], exit: Int? = nil, file: String = #fileID, line: Int = #line,
     _ body: (_ index: Expr, _ accumulators: [Expr]) -> [Expr]
   ) -> [Expr] {
     let location = CodeLocation(file: file, line: line)
@@ -59,7 +65,11 @@ extension Expr {
     guard (0...Int(Loop.maxLimit)).contains(limit) else {
       return initial.map { _ in .invalid("fold: limit \(limit) is outside 0…\(Loop.maxLimit)", location) }
     }
+    if let exit, !initial.indices.contains(exit) || initial[exit].type != .bool {
+      return initial.map { _ in .invalid("fold: exit \(exit) is not the index of a bool accumulator", location) }
+    }
     let loop = LoopNode(lo: FXDSL.int(lo).node, hi: FXDSL.int(hi).node, limit: Int32(limit), initial: initial.map(\.node))
+    loop.exit = exit
     loop.index = ExprNode(.loopIndex(LoopLink(loop)), .int)
     loop.accumulators = initial.enumerated().map { ExprNode(.loopAccumulator(LoopLink(loop), $0.offset), $0.element.type) }
     let next = body(Expr(loop.index), loop.accumulators.map(Expr.init))

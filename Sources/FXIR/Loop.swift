@@ -10,9 +10,14 @@
 /// ```
 /// acc = initial
 /// for i in max(lo, −limit) ..< min(hi, limit + 1)   // ascending, in order
+///   if let e = exit, acc[e] { break }                // a loop with an exit
 ///   acc = body(i, acc, captured)
 /// result = acc[k]
 /// ```
+///
+/// A loop with an ``exit`` (a bool accumulator: a `while` loop's condition,
+/// a `break`) stops before the first iteration at which it is true: the
+/// iterations after it do not run, so they cost nothing.
 ///
 /// The index never leaves `−limit…limit`, whatever the bounds: ``limit`` is
 /// the loop's declared maximum (a blur's largest radius), so the work per
@@ -33,28 +38,33 @@ public final class Loop: Hashable, Sendable, CustomStringConvertible {
   public let captures: [ScalarKind]
   /// The index's declared maximum magnitude, at most ``maxLimit``.
   public let limit: Int32
+  /// The accumulator (a bool) that ends the loop when it is true before an
+  /// iteration, or nil for a loop that runs its whole range.
+  public let exit: Int?
   private let hash: Int
 
   /// The largest ``limit``: `float(i)` is exact and `i + 0.5` too, for every index.
   public static let maxLimit: Int32 = 1 << 22
 
-  public init(body: Program, accumulators: [ScalarKind], captures: [ScalarKind], limit: Int32) {
+  public init(body: Program, accumulators: [ScalarKind], captures: [ScalarKind], limit: Int32, exit: Int? = nil) {
     self.body = body
     self.accumulators = accumulators
     self.captures = captures
     self.limit = Swift.min(Swift.max(limit, 0), Self.maxLimit)
+    self.exit = exit
     var h = Hasher()
     h.combine(body)
     h.combine(accumulators)
     h.combine(captures)
     h.combine(self.limit)
+    h.combine(exit)
     hash = h.finalize()
   }
 
   public static func == (a: Loop, b: Loop) -> Bool {
     a === b
-      || (a.hash == b.hash && a.limit == b.limit && a.accumulators == b.accumulators && a.captures == b.captures
-        && a.body == b.body)
+      || (a.hash == b.hash && a.limit == b.limit && a.exit == b.exit && a.accumulators == b.accumulators
+        && a.captures == b.captures && a.body == b.body)
   }
 
   public func hash(into hasher: inout Hasher) { hasher.combine(hash) }
@@ -66,15 +76,18 @@ public final class Loop: Hashable, Sendable, CustomStringConvertible {
   public var firstInitial: Int { 2 }
   public var firstCapture: Int { 2 + accumulators.count }
 
-  /// This loop with another body (same accumulators, captures and limit).
+  /// This loop with another body (same accumulators, captures, limit and exit).
   public func with(body: Program) -> Loop {
-    Loop(body: body, accumulators: accumulators, captures: captures, limit: limit)
+    Loop(body: body, accumulators: accumulators, captures: captures, limit: limit, exit: exit)
   }
 
   /// Checks the body: it verifies, reads accumulators and captures that exist
   /// with their kinds, and returns one value of each accumulator's kind.
   public func verify() -> String? {
     if let e = body.verify(inLoop: self) { return "loop body: \(e)" }
+    if let exit, accumulators.indices.contains(exit) ? accumulators[exit] != .bool : true {
+      return "loop exit: accumulator \(exit) is not a bool"
+    }
     guard body.outputs.map({ body[$0].kind }) == accumulators else {
       return
         "loop body returns (\(body.outputs.map { body[$0].kind.description }.joined(separator: ", "))), accumulators are (\(accumulators.map(\.description).joined(separator: ", ")))"
@@ -83,7 +96,7 @@ public final class Loop: Hashable, Sendable, CustomStringConvertible {
   }
 
   public var description: String {
-    "loop(index −\(limit)…\(limit), accumulators (\(accumulators.map(\.description).joined(separator: ", "))), captures (\(captures.map(\.description).joined(separator: ", "))))"
+    "loop(index −\(limit)…\(limit), accumulators (\(accumulators.map(\.description).joined(separator: ", "))), captures (\(captures.map(\.description).joined(separator: ", ")))\(exit.map { ", exit when accumulator \($0)" } ?? ""))"
   }
 }
 

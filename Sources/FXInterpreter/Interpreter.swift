@@ -18,12 +18,16 @@ public enum Interpreter {
   /// - Parameters:
   ///   - inputs: one buffer per graph input, any format.
   ///   - uniforms: values of `graph.uniforms`, in order (missing ones take the parameter's value).
+  ///   - loopIterations: when given, counts the iterations of loop bodies the pixels run.
   /// - Returns: an RGBA32F buffer of the output size (also when the graph's
   ///   output is an input of another size: it is read at the output's pixel
   ///   centers, nearest, clamped to its edge).
   /// - Throws: ``RunError`` when inputs are missing.
-  public static func runStaged(_ graph: EffectGraph, inputs: [ImageBuffer], uniforms: [Float] = []) throws -> ImageBuffer {
+  public static func runStaged(
+    _ graph: EffectGraph, inputs: [ImageBuffer], uniforms: [Float] = [], loopIterations: LoopIterations? = nil
+  ) throws -> ImageBuffer {
     var ctx = try context(inputCount: graph.inputs.count, inputs, uniforms: uniforms, params: graph.uniforms)
+    ctx.loopIterations = loopIterations
     let w = Int(ctx.width), h = Int(ctx.height)
     for stage in graph.stages {
       let evaluator = SpanEvaluator(stage.program)

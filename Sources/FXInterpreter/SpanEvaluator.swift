@@ -11,6 +11,18 @@ struct EvalContext {
   var stages: [Raster] = []
   /// Kernel buffers by index (kernel evaluation).
   var buffers: [Raster] = []
+  /// Counts the loop iterations pixels run, when given.
+  var loopIterations: LoopIterations? = nil
+}
+
+/// The iterations of loop bodies that pixels ran in an interpreter run (a
+/// pixel's iteration counts once, in every loop, nested ones included): what
+/// a loop costs, counted rather than timed.
+public final class LoopIterations {
+  /// Pixel-iterations so far.
+  public private(set) var count = 0
+  public init() {}
+  func add(_ n: Int) { count += n }
 }
 
 /// One node's values over a span of pixels.
@@ -99,7 +111,8 @@ struct SpanEvaluator {
   /// A fold over the span (``Loop``): every pixel runs its own range
   /// (``Semantics/loopRange(_:_:limit:)``); the body is evaluated for the
   /// union of the ranges, in ascending order, and a pixel keeps the body's
-  /// values only for its own indices.
+  /// values only for its own indices, and with an ``Loop/exit`` only until
+  /// its exit flag is true. The loop ends when no pixel has work left.
   func fold(_ loop: Loop, _ a: [Column], y: Int32, x0: Int32, n: Int, _ ctx: EvalContext) -> [Column] {
     let lo = a[0].i, hi = a[1].i
     let ranges = (0..<n).map { Semantics.loopRange(lo[$0], hi[$0], limit: loop.limit) }
@@ -109,9 +122,16 @@ struct SpanEvaluator {
     else { return state.accumulators }
     let body = SpanEvaluator(loop.body)
     for i in start..<end {
+      var active = ranges.map { $0.contains(i) }
+      if let exit = loop.exit {
+        let stopped = state.accumulators[exit].b
+        active = active.indices.map { active[$0] && !stopped[$0] }
+        // No pixel that has not stopped has an index left.
+        if active.indices.allSatisfy({ stopped[$0] || ranges[$0].upperBound <= i }) { break }
+      }
       state.index = i
+      ctx.loopIterations?.add(active.lazy.filter { $0 }.count)
       let next = body.columns(row: y, from: x0, count: n, ctx, loop: state)
-      let active = ranges.map { $0.contains(i) }
       state.accumulators = zip(state.accumulators, next).map { old, new in Self.merge(active, new, old) }
     }
     return state.accumulators

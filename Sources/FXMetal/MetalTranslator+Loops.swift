@@ -12,7 +12,10 @@ import FXIR
 // float counter, a bound the body changes) folds over a fixed number of
 // iterations, stopping (through its `break` flag) when its condition fails:
 // the trip count itself when init, condition and step are constants, else
-// ``MetalTranslator/generalLoopLimit``.
+// ``MetalTranslator/generalLoopLimit``. The `break` flag is the IR loop's
+// exit (``Loop/exit``): a pixel's loop really stops there (after a failed
+// condition, a `break` or a `return`), and a loop inside an `if` starts
+// stopped where the `if` is false.
 //
 // Both limits cut a longer loop off: the iterations past the limit do not
 // run, and the variables keep the values the last iteration run left. So
@@ -123,13 +126,18 @@ extension MetalTranslator {
     guard limit <= Int(Loop.maxLimit) else {
       throw MetalError("unsupported: a loop of \(limit) iterations (at most \(Loop.maxLimit))", at: location)
     }
+    let outer = active()
     let flags = (breakFlag: hidden("break"), continueFlag: hidden("continue"))
-    declare(flags.breakFlag, MetalValue(.bool, [Expr(booleanLiteral: false)]))
+    // The break flag is the IR loop's exit (``Loop/exit``): a pixel stops when it breaks, returns or
+    // its condition fails, and a pixel for which the loop does not run at all (inside an `if`) stops
+    // before the first iteration.
+    declare(flags.breakFlag, MetalValue(.bool, [outer.map(negation) ?? Expr(booleanLiteral: false)]))
     var carried = names.filter { lookup($0).map { !$0.type.isHandle } ?? false }.sorted()
     carried += [flags.breakFlag]
-    if Assignments.returns(body) { carried += [Self.returnFlag, Self.returnValue].filter { lookup($0) != nil } }
+    let returns = Assignments.returns(body) && lookup(Self.returnFlag) != nil
+    if returns { carried += [Self.returnFlag, Self.returnValue].filter { lookup($0) != nil } }
     let entry = carried.map { lookup($0)! }
-    let outer = active()
+    let exit = entry[..<carried.firstIndex(of: flags.breakFlag)!].reduce(0) { $0 + $1.scalars.count }
     let savedConditions = frame.conditions
     frame.conditions = []
     frame.loopFlags.append(flags)
@@ -138,7 +146,7 @@ extension MetalTranslator {
       frame.loopFlags.removeLast()
     }
     var failure: Error?
-    let results = Expr.fold(from: Expr.int(0), to: count, limit: max(limit, 0), initial: entry.flatMap(\.scalars)) {
+    let results = Expr.fold(from: Expr.int(0), to: count, limit: max(limit, 0), initial: entry.flatMap(\.scalars), exit: exit) {
       index, accumulators in
       var offset = 0
       for (name, value) in zip(carried, entry) {
@@ -152,6 +160,9 @@ extension MetalTranslator {
           try before?(flags)
           try self.withScope { try self.execute(body) }
           try after?(flags)
+          if returns, let returned = self.lookup(Self.returnFlag)?.scalars[0], let stopped = self.lookup(flags.breakFlag) {
+            self.store(flags.breakFlag, MetalValue(.bool, [choose(returned, Expr(booleanLiteral: true), stopped.scalars[0])]))
+          }
         }
       } catch {
         failure = error

@@ -95,6 +95,14 @@ extension LoopPlanner {
     var s = FoldSchedule(
       trips: trips, unroll: foldUnroll, unrollMasked: body.shifted.isEmpty ? foldUnroll : nil,
       fullyUnrolled: trips.map { $0 <= maxFullyUnrolledIterations } ?? false, tapWindow: nil, reasons: [])
+    if loop.exit != nil {
+      // Each trip tests whether every lane has stopped: LLVM's unroller takes loops of one exit.
+      s.unroll = 1
+      s.unrollMasked = nil
+      s.fullyUnrolled = false
+      s.reasons.append("not unrolled, no tap window: the loop has an exit")
+      return s
+    }
     guard !body.shifted.isEmpty else { return s }
     guard tapWindows, lanes == 16 else {
       s.reasons.append("no tap window: it needs 16 lanes of AVX-512")

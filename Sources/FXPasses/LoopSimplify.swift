@@ -22,6 +22,12 @@ import FXIR
 ///   iterations without nested loops is unrolled (a visible rule in `fxc dump`).
 /// - **Dead accumulators:** those no kept result reads, directly or through
 ///   other kept accumulators' updates, are dropped from the loop.
+/// - **Exits** (``Loop/exit``): one that can never be true (false at first,
+///   and the update keeps it or sets false) is dropped; one computed from
+///   constants alone becomes the loop's upper bound. A loop that still has an
+///   exit keeps its exit accumulator, and its results are never constants
+///   (where it stops depends on the pixel); unrolled, each copy of the body
+///   takes effect only where the exit is false.
 enum LoopSimplify {
   /// The most iterations constant evaluation runs.
   static let maxEvaluatedIterations = 1 << 16
@@ -61,9 +67,12 @@ enum LoopSimplify {
     var body = bodies[loop] ?? Simplify.run(loop.body).0
     bodies[loop] = body
     let initial = Array(args[loop.firstInitial..<loop.firstCapture]), captures = Array(args[loop.firstCapture...])
-    let lo = out.constantValue(args[0]), hi = out.constantValue(args[1])
     var range: Range<Int32>?
-    if case .int(let a)? = lo, case .int(let b)? = hi { range = Semantics.loopRange(a, b, limit: loop.limit) }
+    if case .int(let a)? = out.constantValue(args[0]), case .int(let b)? = out.constantValue(args[1]) {
+      range = Semantics.loopRange(a, b, limit: loop.limit)
+    }
+    var hi = args[1]
+    let exit = simplifyExit(loop, body, initial: initial, captures: captures, range: &range, hi: &hi, &out, &stats)
     if let range, range.isEmpty {
       for k in used.sorted() { r.results[k] = initial[k] }
       stats.byRule["empty loop → initial values", default: 0] += 1
@@ -71,7 +80,7 @@ enum LoopSimplify {
     }
     if let range, range.count <= maxUnrolledIterations, !body.hasLoops {
       stats.byRule[unrolledRule, default: 0] += 1
-      let values = unroll(body, range, initial: initial, captures: captures, &out)
+      let values = unroll(body, range, initial: initial, captures: captures, exit: exit, &out)
       for k in used.sorted() { r.results[k] = values[k] }
       return r
     }
@@ -83,10 +92,12 @@ enum LoopSimplify {
       let tabulated =
         range.count <= maxTabulatedIterations ? tabulable(body, constant, captures: captures.map { out.constantValue($0) }) : []
       if !constant.isEmpty,
-        let (values, traces) = evaluate(
+        let (values, traces, _) = evaluate(
           body, constant, range, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) },
           tracing: tabulated)
       {
+        // With an exit, the final values depend on where each pixel stops: only the tables are kept.
+        if exit != nil { constant = [] }
         for k in used.sorted() where constant.contains(k) { r.results[k] = out.add(.constant(values[k]!)) }
         if used.contains(where: constant.contains) { stats.byRule["loop accumulators of constants evaluated", default: 0] += 1 }
         if !tabulated.isEmpty {
@@ -100,6 +111,7 @@ enum LoopSimplify {
     }
     // The accumulators still computed: the used ones not evaluated, and what their updates read.
     var keep = Set(used.subtracting(constant))
+    if let exit, !keep.isEmpty { keep.insert(exit) }
     var stack = Array(keep)
     while let k = stack.popLast() {
       for j in reads[k] where keep.insert(j).inserted { stack.append(j) }
@@ -115,16 +127,21 @@ enum LoopSimplify {
       return op
     }
     if kept.count < loop.accumulators.count { stats.byRule["dead loop accumulators dropped", default: 0] += 1 }
-    let newLoop = Loop(body: newBody, accumulators: kept.map { loop.accumulators[$0] }, captures: loop.captures, limit: loop.limit)
-    let newArgs = [args[0], args[1]] + kept.map { initial[$0] } + captures
+    let newLoop = Loop(
+      body: newBody, accumulators: kept.map { loop.accumulators[$0] }, captures: loop.captures, limit: loop.limit,
+      exit: exit.map { number[$0]! })
+    let newArgs = [args[0], hi] + kept.map { initial[$0] } + captures
     for k in used.sorted() where r.results[k] == nil { r.results[k] = out.add(.fold(newLoop, result: number[k]!), newArgs) }
     return r
   }
 
   /// The final accumulators of `body` run over `range`, its nodes copied into
   /// `out` once per iteration (the index a constant): the same ops in the
-  /// same order as the loop, so the same values.
-  static func unroll(_ body: Program, _ range: Range<Int32>, initial: [NodeID], captures: [NodeID], _ out: inout Program) -> [NodeID] {
+  /// same order as the loop, so the same values. With an `exit`, each
+  /// iteration's values take effect only where the exit accumulator was false.
+  static func unroll(
+    _ body: Program, _ range: Range<Int32>, initial: [NodeID], captures: [NodeID], exit: Int?, _ out: inout Program
+  ) -> [NodeID] {
     var acc = initial
     let live = body.live()
     for index in range {
@@ -137,9 +154,57 @@ enum LoopSimplify {
         default: map[i] = out.add(n.op, n.args.map { map[Int($0.index)] })
         }
       }
-      acc = body.outputs.map { map[Int($0.index)] }
+      let next = body.outputs.map { map[Int($0.index)] }
+      if let exit {
+        let stopped = acc[exit]
+        acc = zip(next, acc).map { new, old in out.add(.select, [stopped, old, new]) }
+      } else {
+        acc = next
+      }
     }
     return acc
+  }
+
+  /// The loop's exit after simplification: nil when it can never be true,
+  /// or when it is computed from constants alone — then every pixel stops at
+  /// the same index, which becomes the loop's end (`range` and `hi` updated).
+  static func simplifyExit(
+    _ loop: Loop, _ body: Program, initial: [NodeID], captures: [NodeID], range: inout Range<Int32>?, hi: inout NodeID,
+    _ out: inout Program, _ stats: inout Simplify.Stats
+  ) -> Int? {
+    guard let e = loop.exit else { return nil }
+    if neverTrue(body, e, initial: out.constantValue(initial[e])) {
+      stats.byRule["loop exits never taken dropped", default: 0] += 1
+      return nil
+    }
+    if let whole = range, whole.count <= maxEvaluatedIterations,
+      let stop = constantExit(body, e, whole, initial: initial.map { out.constantValue($0) }, captures: captures.map { out.constantValue($0) })
+    {
+      hi = out.add(.constant(.int(stop)))
+      range = whole.lowerBound..<stop
+      stats.byRule["loop exits of constants made bounds", default: 0] += 1
+      return nil
+    }
+    return e
+  }
+
+  /// Whether exit accumulator `e` is false at first (`initial`) and its
+  /// update is the accumulator itself or the constant false: then it is
+  /// never true.
+  static func neverTrue(_ body: Program, _ e: Int, initial: Scalar?) -> Bool {
+    guard case .bool(false)? = initial else { return false }
+    let update = body[body.outputs[e]].op
+    return update == .loopAccumulator(e, .bool) || update == .constant(.bool(false))
+  }
+
+  /// Where a loop over constant `range` stops when its exit accumulator `e`
+  /// is computed from constants alone (``evaluable(_:_:initial:captures:)``):
+  /// the first index at which it is true before the iteration, or the
+  /// range's end. Nil when it is not computable.
+  static func constantExit(_ body: Program, _ e: Int, _ range: Range<Int32>, initial: [Scalar?], captures: [Scalar?]) -> Int32? {
+    let set = evaluable(body, accumulatorReads(body), initial: initial, captures: captures)
+    guard set.contains(e) else { return nil }
+    return evaluate(body, set, range, initial: initial, captures: captures, exit: e)?.stop
   }
 
   /// For each accumulator, the accumulators its update reads (at the body's own level).
@@ -204,10 +269,13 @@ enum LoopSimplify {
   /// The final values of the accumulators in `set`, iterating `range` with
   /// ``Semantics``, and the value of each body node in `tracing` (computed
   /// from those accumulators alone) at each iteration; nil if an op cannot
-  /// be evaluated.
+  /// be evaluated. With `exit` (in `set`), the iterations stop before the
+  /// first at which that accumulator is true, and `stop` is its index (else
+  /// the range's end).
   static func evaluate(
-    _ body: Program, _ set: Set<Int>, _ range: Range<Int32>, initial: [Scalar?], captures: [Scalar?], tracing: [Int] = []
-  ) -> ([Int: Scalar], [Int: [Scalar]])? {
+    _ body: Program, _ set: Set<Int>, _ range: Range<Int32>, initial: [Scalar?], captures: [Scalar?], tracing: [Int] = [],
+    exit: Int? = nil
+  ) -> (values: [Int: Scalar], traces: [Int: [Scalar]], stop: Int32)? {
     // The nodes the outputs in `set` and the traced nodes need, in order.
     var need = [Bool](repeating: false, count: body.count)
     for k in set { need[Int(body.outputs[k].index)] = true }
@@ -221,6 +289,7 @@ enum LoopSimplify {
     var traces: [Int: [Scalar]] = [:]
     var values = [Scalar](repeating: .int(0), count: body.count)
     for index in range {
+      if let exit, case .bool(true)? = acc[exit] { return (acc, traces, index) }
       for i in order {
         let n = body.nodes[i]
         switch n.op {
@@ -236,7 +305,7 @@ enum LoopSimplify {
       for i in tracing { traces[i, default: []].append(values[i]) }
       for k in set { acc[k] = values[Int(body.outputs[k].index)] }
     }
-    return (acc, traces)
+    return (acc, traces, range.upperBound)
   }
 
   /// `body` with each node in `tables` replaced by its table at the loop index.

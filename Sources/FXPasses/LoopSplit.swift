@@ -41,7 +41,8 @@ enum LoopSplit {
 
   /// The fold of `loop` whose result `c` is output `c`, the same loop and operands for the four.
   static func sums(_ p: Program, _ outputs: [NodeID]) throws -> (Loop, [NodeID]) {
-    guard outputs.count == 4, case .fold(let loop, 0) = p[outputs[0]].op, loop.accumulators == [.float, .float, .float, .float]
+    guard outputs.count == 4, case .fold(let loop, 0) = p[outputs[0]].op, loop.exit == nil,
+      loop.accumulators == [.float, .float, .float, .float]
     else { throw Refused(why: "not a loop of four float sums") }
     let args = p[outputs[0]].args
     for (c, o) in outputs.enumerated() {

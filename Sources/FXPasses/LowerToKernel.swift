@@ -126,7 +126,9 @@ struct LoopNestBuilder {
     }
     let bi = coordinate(i, isX: true), bj = coordinate(j, isX: false)
     body.p.outputs = body.instantiate(loop.body, bi, bj)
-    let lowered = Loop(body: body.p, accumulators: loop.accumulators, captures: body.captured.map(\.kind), limit: loop.limit)
+    let lowered = Loop(
+      body: body.p, accumulators: loop.accumulators, captures: body.captured.map(\.kind), limit: loop.limit,
+      exit: loop.exit)
     let operands = Array(args[..<loop.firstCapture]) + body.captured.map(\.id)
     let results = loop.accumulators.indices.map { p.add(.fold(lowered, result: $0), operands) }
     foldMemo[key] = results

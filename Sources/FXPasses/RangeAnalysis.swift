@@ -122,7 +122,8 @@ public enum RangeAnalysis {
   /// value each time, so a table of weights gives its entry), from the
   /// initial values' facts — what the loop computes, as the interpreter runs
   /// it; anything at all otherwise. (A Gaussian of values in 0…1 is then in
-  /// 0…1 and never NaN, a little wider for the rounding.)
+  /// 0…1 and never NaN, a little wider for the rounding.) A loop with an
+  /// exit may stop after any iteration: the facts of all of them together.
   static func foldFacts(_ loop: Loop, _ a: [ValueFacts], load: (Int, Int) -> ValueFacts, enclosing: Int = 1) -> [ValueFacts] {
     let unknown = loop.accumulators.map { _ in ValueFacts.unknown }
     guard a[0].lo == a[0].hi, a[1].lo == a[1].hi else { return unknown }
@@ -131,12 +132,15 @@ public enum RangeAnalysis {
     var facts = LoopFacts(
       index: .anyInt, accumulators: Array(a[loop.firstInitial..<loop.firstCapture]), captures: Array(a[loop.firstCapture...]),
       iterations: Swift.max(1, range.count * enclosing))
+    // With an exit the loop may stop after any iteration: the union of every iteration's facts.
+    var union = facts.accumulators
     for i in range {
       facts.index = ValueFacts(Double(i), Double(i))
       let body = analyse(loop.body, load: load, loop: facts)
       facts.accumulators = loop.body.outputs.map { body[Int($0.index)] }
+      union = zip(union, facts.accumulators).map { $0.union($1) }
     }
-    return facts.accumulators
+    return loop.exit == nil ? facts.accumulators : union
   }
 
   /// `x − floor(x)` (a bilinear weight, `fract`) is in [0, 1] for finite `x`

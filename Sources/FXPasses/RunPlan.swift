@@ -180,7 +180,8 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
       for load in body.loads.values { counts[Self.name(load), default: 0] += 1 }
       let loads = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
       var line =
-        indent + "loop (index −\(loop.limit)…\(loop.limit), \(loop.accumulators.count) accumulators): loads " + (loads.isEmpty ? "none" : loads)
+        indent + "loop (index −\(loop.limit)…\(loop.limit), \(loop.accumulators.count) accumulators"
+        + (loop.exit.map { ", exit when accumulator \($0) is true in every lane" } ?? "") + "): loads " + (loads.isEmpty ? "none" : loads)
       if !body.shifted.isEmpty { line += "; two copies: dense where every shifted column is inside the row, masked elsewhere" }
       lines.append(line)
       // Each fold of the loop, in program order.

@@ -87,7 +87,7 @@ public struct KernelCache: Sendable {
     func append(_ p: Program) {
       for n in p.nodes {
         if case .fold(let loop, let k) = n.op {
-          text += "fold \(k) limit \(loop.limit) \(n.kind) \(indices(n.args))\nbody {\n"
+          text += "fold \(k) limit \(loop.limit) exit \(loop.exit.map(String.init) ?? "none") \(n.kind) \(indices(n.args))\nbody {\n"
           append(loop.body)
           text += "}\n"
         } else {

@@ -159,8 +159,12 @@ struct Printer {
   /// `depth`: how many loops enclose `e` (their index and accumulator are `iK`, `aK[0]`).
   func print(_ e: FuzzExpr, depth: Int = 0) -> String {
     switch e.op {
-    case .fold(let limit):
+    case .fold(let limit, let exit):
       let bounds = e.args[..<3].map { print($0, depth: depth) }
+      if exit {
+        return "Expr.fold(from: \(bounds[0]), to: \(bounds[1]), limit: \(limit), initial: [\(bounds[2]), \(print(e.args[4], depth: depth))], "
+          + "exit: 1) { i\(depth), a\(depth) in [\(print(e.args[3], depth: depth + 1)), \(print(e.args[5], depth: depth + 1))] }[0]"
+      }
       return
         "Expr.fold(from: \(bounds[0]), to: \(bounds[1]), limit: \(limit), initial: [\(bounds[2])]) { i\(depth), a\(depth) in [\(print(e.args[3], depth: depth + 1))] }[0]"
     case .loopIndex(let level): return level < depth ? "i\(level)" : "Expr.int(0)"

@@ -83,7 +83,9 @@ public struct FuzzExpr: Sendable {
     case vector(Int)
     /// `Expr.fold(from: args[0], to: args[1], limit:, initial: [args[2]]) { i, acc in [args[3]] }[0]`:
     /// the update reads `loopIndex`/`accumulator` of its loop (level = nesting depth, 0 outermost).
-    case fold(limit: Int)
+    /// With `exit`, a loop that stops early (``Loop/exit``): `initial: [args[2], args[4]], exit: 1`,
+    /// the body `[args[3], args[5]]` (the flag before the loop, then after each iteration).
+    case fold(limit: Int, exit: Bool)
     /// The index (int) and the accumulator of the enclosing loop at `level`;
     /// outside it (after shrinking) the constant 0.
     case loopIndex(Int)
@@ -308,12 +310,13 @@ final class LoopScope {
   /// `e` built when it is a fold, an index or an accumulator; nil otherwise.
   func build(_ e: FuzzExpr, _ b: (FuzzExpr) -> Expr) -> Expr? {
     switch e.op {
-    case .fold(let limit):
+    case .fold(let limit, let exit):
       let bounds = e.args[..<3].map(b)
-      return Expr.fold(from: bounds[0], to: bounds[1], limit: limit, initial: [bounds[2]]) { i, acc in
+      let initial = exit ? [bounds[2], b(e.args[4])] : [bounds[2]]
+      return Expr.fold(from: bounds[0], to: bounds[1], limit: limit, initial: initial, exit: exit ? 1 : nil) { i, acc in
         scope.append((i, acc[0]))
         defer { scope.removeLast() }
-        return [b(e.args[3])]
+        return exit ? [b(e.args[3]), b(e.args[5])] : [b(e.args[3])]
       }[0]
     case .loopIndex(let level): return level < scope.count ? scope[level].index : .int(0)
     case .accumulator(let level):

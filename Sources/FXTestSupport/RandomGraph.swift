@@ -374,11 +374,16 @@ struct Generator {
   /// A fold over bounds that are constants (sometimes far outside the
   /// limit), from a uniform or per pixel, whose update is mostly a sum or a
   /// maximum of a term that may read the index, the accumulator and taps at
-  /// the index; nested at most two deep.
+  /// the index; nested at most two deep. One in three stops early
+  /// (``Loop/exit``): a flag from the pixel before the loop (some pixels do
+  /// not run it at all), then a comparison of the index or the accumulator
+  /// after each iteration.
   mutating func loop(_ n: Int, _ d: Int) -> FuzzExpr {
     if n == 4, loops.isEmpty, layerCount > 0, samplesLeft > 0, chance(0.3) { return separable2D() }
     let t = ft(n)
-    let limit = pick([0, 1, 2, 3, 5])
+    let exit = chance(1.0 / 3)
+    // An exit loop mostly runs a few iterations, so that pixels stop at different ones.
+    let limit = exit && chance(0.7) ? pick([3, 5, 8]) : pick([0, 1, 2, 3, 5])
     func bound() -> FuzzExpr {
       switch below(5) {
       case 0, 1: return .int(Int32(below(9)) - 4)
@@ -389,8 +394,10 @@ struct Generator {
         return FuzzExpr(.infix("&"), [x, .int(3)], .int)
       }
     }
-    let lo = bound(), hi = bound()
+    let lo = exit && chance(0.7) ? FuzzExpr.int(-Int32(below(limit + 1))) : bound()
+    let hi = exit && chance(0.7) ? FuzzExpr.int(Int32(limit)) : bound()
     let initial = floatExpr(n, d - 1)
+    let stopBefore = exit ? (chance(0.5) ? FuzzExpr.bool(false) : boolExpr(1, 1)) : nil
     loops.append(t)
     let term = floatExpr(n, d - 1)
     let acc = FuzzExpr(.accumulator(loops.count - 1), [], t)
@@ -400,8 +407,26 @@ struct Generator {
     case 2: update = FuzzExpr(.call("max"), [acc, term], t)
     default: update = term
     }
+    var stopAfter: FuzzExpr?
+    if exit {
+      let index = FuzzExpr(.loopIndex(loops.count - 1), [], .int)
+      let level = loops.count - 1
+      switch below(4) {
+      case 0: stopAfter = FuzzExpr(.infix(pick([">=", "=="])), [index, .int(Int32(below(5)) - 2)], .bool)
+      case 1:
+        // Where the pixel decides: the index against a per-pixel value.
+        let float = FuzzExpr(.call("float"), [index], .float)
+        stopAfter = FuzzExpr(.infix(pick([">=", ">"])), [float, floatLeaf(1)], .bool)
+      case 2:
+        // The accumulator's first lane against a threshold (a while loop's condition).
+        let lane = n == 1 ? FuzzExpr(.accumulator(level), [], t) : FuzzExpr(.swizzle("x"), [FuzzExpr(.accumulator(level), [], t)], .float)
+        stopAfter = FuzzExpr(.infix(pick([">", "<", ">="])), [lane, floatLeaf(1)], .bool)
+      default: stopAfter = boolExpr(1, 2)
+      }
+    }
     loops.removeLast()
-    return FuzzExpr(.fold(limit: limit), [lo, hi, initial, update], t)
+    if let stopBefore, let stopAfter { return FuzzExpr(.fold(limit: limit, exit: true), [lo, hi, initial, update, stopBefore, stopAfter], t) }
+    return FuzzExpr(.fold(limit: limit, exit: false), [lo, hi, initial, update], t)
   }
 
   /// `Σ_j Σ_i h(i)·v(j)·sample(position + (i, j))` from 0, with weights of
@@ -429,9 +454,9 @@ struct Generator {
       [position], t)
     let term = FuzzExpr(.infix("*"), [FuzzExpr(.infix("*"), [weight(1), weight(0)], .float), tap], t)
     let zero = FuzzExpr(.vector(4), [.float(0)], t)
-    let inner = FuzzExpr(.fold(limit: limit), [lo, hi, zero, FuzzExpr(.infix("+"), [FuzzExpr(.accumulator(1), [], t), term], t)], t)
+    let inner = FuzzExpr(.fold(limit: limit, exit: false), [lo, hi, zero, FuzzExpr(.infix("+"), [FuzzExpr(.accumulator(1), [], t), term], t)], t)
     loops = [t]
-    let outer = FuzzExpr(.fold(limit: limit), [lo, hi, zero, FuzzExpr(.infix("+"), [FuzzExpr(.accumulator(0), [], t), inner], t)], t)
+    let outer = FuzzExpr(.fold(limit: limit, exit: false), [lo, hi, zero, FuzzExpr(.infix("+"), [FuzzExpr(.accumulator(0), [], t), inner], t)], t)
     loops = []
     return outer
   }

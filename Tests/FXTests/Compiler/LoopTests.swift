@@ -106,6 +106,51 @@ import Testing
     #expect(Differential.check(out, inputs: [Self.ramp(23, 7)]) == nil)
   }
 
+  @Test func anExitOfConstantsBecomesTheLoopsBound() throws {
+    // The flag i ≥ 6 is set by iteration 6 and stops the loop before 7:
+    // seven iterations, 7·x; constants decide it, so the kernel's loop has
+    // no exit and ends at 7.
+    let out = Effect.color("seven") { _, color in
+      let r = Expr.fold(from: 0, to: 100, limit: 100, initial: [Expr(Float(0)), Expr(booleanLiteral: false)], exit: 1) { i, acc in
+        [acc[0] + color.x, i >= 6]
+      }
+      return float4(r[0], 0, 0, 1)
+    }(Image.input())
+    #expect(try Self.run(out, Self.ramp(4, 1))[3, 0].x == 21)
+    let (kernel, log) = try Lower.run(EffectGraph(output: out))
+    #expect(log.entries.contains { $0.summary.contains("loop exits of constants made bounds") })
+    var exits: [Int?] = [], ends: [Scalar?] = []
+    for pass in kernel.loopNests {
+      for n in pass.program.nodes {
+        guard case .fold(let loop, _) = n.op else { continue }
+        exits.append(loop.exit)
+        ends.append(pass.program.constantValue(n.args[1]))
+      }
+    }
+    #expect(exits == [nil] && ends == [.int(7)], "\(exits) \(ends)")
+    #expect(Differential.check(out, inputs: [Self.ramp(23, 7)]) == nil)
+  }
+
+  @Test func aPixelsExitStopsItsLoopAndKeepsItsValues() throws {
+    // a ← 2a from 1 while a ≤ x + 1 (the flag computed after each doubling),
+    // and n counts the doublings: at x = 5, a = 8 after 3; at x = 0, a = 2
+    // after 1. Some pixels start stopped (y = 1): a = 1, n = 0.
+    let out = Effect.color("doubling") { p, color in
+      let r = Expr.fold(
+        from: 0, to: 64, limit: 64, initial: [Expr(Float(1)), Expr(Float(0)), color.y >= 1], exit: 2
+      ) { _, acc in
+        let a = acc[0] * 2
+        return [a, acc[1] + 1, a > color.x + 1]
+      }
+      return float4(r[0], r[1], 0, 1)
+    }(Image.input())
+    let r = try Self.run(out, Self.ramp(8, 2))
+    #expect(r[5, 0].x == 8 && r[5, 0].y == 3)
+    #expect(r[0, 0].x == 2 && r[0, 0].y == 1)
+    #expect(r[5, 1].x == 1 && r[5, 1].y == 0)
+    #expect(Differential.check(out, inputs: [Self.ramp(37, 5)]) == nil)
+  }
+
   @Test func aTableReadsItsNearestEndOutsideItsIndices() {
     let t = ConstantTable(first: 2, values: [.float(1), .float(2), .float(3)])
     #expect([Int32.min, 1, 2, 3, 4, 5, Int32.max].map { t.value(at: $0) } == [1, 1, 1, 2, 3, 3, 3].map { Scalar.float(Float($0)) })

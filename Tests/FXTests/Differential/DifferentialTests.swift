@@ -165,28 +165,32 @@ struct PrintedCaseTests {
     let u0 = Param("u0", value: 1.0)
     let u1 = Param("u1", value: -7.8)
     let s0 = Effect.color("s0") { position, color in
-      let v0: Expr = Expr.fold(from: Expr.int(-3), to: Expr.int(1), limit: 2, initial: [color]) { i0, a0 in [max(a0[0], color)] }[0]
-      return float4(v0.yz, v0.y, atan2((length(color.yw) / sqrt(Expr(u1))), -1.0))
+      let v0: Expr = Expr.fold(from: Expr.int(-1), to: int(Expr(u1)), limit: 0, initial: [position.gggr]) { i0, a0 in [(a0[0] + float4(Expr(u1)))] }[
+        0]
+      return select(
+        !select((position.grgr == Expr(u1).xxxx), isnan(position.grgr), (position.xxyx >= v0)),
+        (smoothstep(position.r, position.rgr, v0.wwx) - Expr(-0.0)).yxxy, color)
     }(Image.input(1))
     let s1 = Effect.color("s1") { position, color in
-      let v0: Expr = clamp(Expr(u0).r, Expr(u0), -3.02)
-      return float4(
-        position, float((int(color.r) & select((color.r < v0), int(2.0), Expr.int(72)))),
-        (max(normalize(v0), select((color.x != 1.0), color.a, v0)) + max(color.g, (color.w * color.g))))
+      let v0: Expr = color.yz
+      return float4(floor(float((int(v0.x) & (Expr.int(18) << int(position.x))))))
     }(s0)
-    let s2 = Effect.distortion("s2", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position in
-      let v0: Expr = mix(position.x, atan2(position.g, position.x), (position.g + 7.77))
-      return (position * select((select((float2(0.0) < position), position, position) > ceil(v0)), position, (v0.rr / v0)))
-    }(s1)
-    let s3 = Image.combine("s3", [s2, Image.input(0), s2], sampler: Sampler(filter: .nearest, address: .repeat)) { position, layers in
-      return layers[1].sample((position + float2(0.0, 2.0))).xwwx
-    }
-    let s4 = Effect.color("s4") { position, color in
+    let s2 = Effect.distortion("s2", sampler: Sampler(filter: .nearest, address: .mirror)) { position in
       return
-        (color
-        * Expr.fold(from: Expr.int(2), to: int(Expr(u0)), limit: 3, initial: [exp((-float4(Expr(u1)) * 1.0))]) { i0, a0 in
-          [(a0[0] + sqrt(float4(smoothstep(position.r, a0[0].z, -5.23))))]
-        }[0])
+        (position
+        * select(
+          (select((float2(0.0) < position), position, position) > ceil(3.0)), normalize(clamp(float2(0.0), position.g, position.x)),
+          fma(
+            float(int(-4.0)).rr, atan2(-8.7, -1.0),
+            Expr.fold(from: (int(position.y) & Expr.int(3)), to: (int(position.x) & Expr.int(3)), limit: 1, initial: [float2(1.0)]) { i0, a0 in
+              [max(a0[0], float(i0).xx)]
+            }[0])))
+    }(s1)
+    let s3 = Effect.color("s3") { position, color in
+      return (color + float4(-1.0))
+    }(s2)
+    let s4 = Effect.layer("s4", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, layer in
+      return (layer.sample((position + float2(0.001, 0.5)), Sampler(filter: .linear, address: .mirror)) * cos(float4(Expr(u1))))
     }(s3)
     let output = s4
 
