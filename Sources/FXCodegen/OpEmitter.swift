@@ -95,6 +95,7 @@ struct OpEmitter: VectorEmitter {
     case .pow: return try power(a[0], a[1])
     // One instruction with FMA3 (x86-64-v3 and up) and on aarch64; elsewhere LLVM calls libm's fmaf, the same bits.
     case .fma: return try call("llvm.fma", [vf], a)
+    case .roundHalf: return try roundHalf(a[0])
     case .atan2: return try arctangent2(a[0], a[1])
     case .lt: return compare(isFloat, .olt, .slt, a)
     case .le: return compare(isFloat, .ole, .sle, a)
@@ -185,6 +186,33 @@ struct OpEmitter: VectorEmitter {
     let clamped = b.select(b.fcmp(.olt, n, low), low, b.select(above, high, n))
     let truncated = b.fptosi(clamped, to: vi)
     return b.select(above, splat(i32(Int(Int32.max))), truncated)
+  }
+
+  /// ``Semantics/roundHalf(_:)`` in integer and float vector instructions,
+  /// on every x86-64 level (F16C's `vcvtps2ph` is not in x86-64-v2; the
+  /// libcall LLVM would make instead is not one the JIT resolves). On the
+  /// magnitude's bits `a`: binary16's normal range (2⁻¹⁴ ≤ |x| < 65,520)
+  /// drops 13 significand bits, ties to even (`a + 0xFFF + bit 13`, then
+  /// masked); below it the spacing is 2⁻²⁴, so |x|·2²⁴ is rounded to an
+  /// integer (`llvm.roundeven`) and scaled back, both exact; from 65,520 on
+  /// it is ∞ (65,520 is the tie between 65,504 and 2¹⁶, and ties go to the
+  /// even significand: 2¹⁶, which overflows). The sign is put back; a NaN is
+  /// returned as it is.
+  func roundHalf(_ x: Value) throws -> Value {
+    let bits = b.bitcast(x, to: vi)
+    let sign = b.and(bits, splat(i32(Int(Int32.min))))
+    let a = b.and(bits, splat(i32(0x7FFF_FFFF)))
+    let lsb = b.and(b.lshr(a, splat(i32(13))), splat(i32(1)))
+    let normal = b.and(b.add(b.add(a, splat(i32(0xFFF))), lsb), splat(i32(Int(Int32(bitPattern: 0xFFFF_E000)))))
+    let magnitude = b.bitcast(a, to: vf)
+    let scaled = try call("llvm.roundeven", [vf], [b.fmul(magnitude, splat(f32(0x1p24)))])
+    let subnormal = b.bitcast(b.fmul(scaled, splat(f32(0x1p-24))), to: vi)
+    var r = b.select(b.icmp(.slt, a, splat(i32(0x3880_0000))), subnormal, normal)
+    r = b.select(b.icmp(.sge, a, splat(i32(0x477F_F000))), splat(i32(0x7F80_0000)), r)
+    r = b.or(r, sign)
+    // A NaN (magnitude above ∞'s bits) keeps its own bits.
+    r = b.select(b.icmp(.sgt, a, splat(i32(0x7F80_0000))), bits, r)
+    return b.bitcast(r, to: vf)
   }
 
   /// C division and remainder as ``Semantics/quotient(_:_:)`` and its

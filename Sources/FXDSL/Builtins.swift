@@ -67,6 +67,12 @@ public func floor(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr 
   call(.floor, [a], "floor", file, line)
 }
 public func ceil(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.ceil, [a], "ceil", file, line) }
+/// Each lane rounded to the nearest IEEE 754 binary16 (`half`) value, as a
+/// float: ties to even, ±∞ from ±65,520 on, a NaN unchanged
+/// (``Semantics/roundHalf(_:)``; what an Apple GPU keeps of a `half` result).
+public func roundHalf(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr {
+  call(.roundHalf, [a], "roundHalf", file, line)
+}
 public func sqrt(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.sqrt, [a], "sqrt", file, line) }
 public func sin(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.sin, [a], "sin", file, line) }
 public func cos(_ a: Expr, file: String = #fileID, line: Int = #line) -> Expr { call(.cos, [a], "cos", file, line) }

@@ -51,6 +51,10 @@ public enum Op: Hashable, Sendable {
   case div, floor, ceil, sqrt, sin, cos, exp, log, pow, atan2
   /// `a·b + c` rounded once (IEEE 754 fusedMultiplyAdd; Metal's `fma`).
   case fma
+  /// The nearest IEEE 754 binary16 (`half`) value, as a float: ties to even,
+  /// ±∞ from ±65,520 on, binary16's subnormals kept, a NaN unchanged
+  /// (``Semantics/roundHalf(_:)``; what an Apple GPU stores after a `half` op).
+  case roundHalf
   // Comparisons (float or int operands) → bool. Ordered: false when a NaN is involved, except `ne`.
   case lt, le, gt, ge, eq, ne
   /// float → bool.

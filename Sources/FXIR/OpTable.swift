@@ -142,6 +142,7 @@ extension Op {
     case .floatBits: 40
     case .bitsFloat: 41
     case .fma: 42
+    case .roundHalf: 43
     default: -1
     }
   }
@@ -213,5 +214,6 @@ extension Op {
       name: "bitsFloat", signature: .conversion(from: .int, to: .float), cost: 0,
       meaning: Meaning(toFloat: { Float(bitPattern: UInt32(bitPattern: $0)) })),
     OpSpec(name: "fma", signature: .float(arity: 3), cost: 1, meaning: Meaning(float3: { $2.addingProduct($0, $1) })),
+    OpSpec(name: "roundHalf", signature: .float(arity: 1), cost: 6, meaning: Meaning(float1: { Semantics.roundHalf($0) })),
   ]
 }

@@ -14,6 +14,14 @@ public enum Semantics {
     a.isNaN ? b : (b.isNaN ? a : (b > a ? b : a))
   }
 
+  /// `x` rounded to the nearest IEEE 754 binary16 value (ties to even;
+  /// ±∞ from ±65,520 on; binary16's subnormals, multiples of 2⁻²⁴, kept),
+  /// back as a float; a NaN is returned unchanged. The conversion is Swift's
+  /// `Float16(_:)` (IEEE 754-2019 §5.4.2's formatOf conversion).
+  @inlinable public static func roundHalf(_ x: Float) -> Float {
+    x.isNaN ? x : Float(Float16(x))
+  }
+
   /// Saturating truncation toward zero; NaN → 0 (LLVM's `fptosi.sat`).
   @inlinable public static func toInt(_ x: Float) -> Int32 {
     if x.isNaN { return 0 }

@@ -7,9 +7,14 @@ import FXIR
 // build matrices from a diagonal, columns or scalars, and structs from fields.
 
 extension MetalTranslator {
-  /// `value` as a value of `type`: implicitly (assignments, arguments, returns) or as a cast.
+  /// `value` as a value of `type`: implicitly (assignments, arguments, returns) or as a cast;
+  /// a conversion to `half` rounds (``HalfPrecision``).
   func convert(_ value: MetalValue, to type: MetalType, at location: SourceLocation, explicit: Bool = false) throws -> MetalValue {
     if value.type == type { return value }
+    return roundedHalf(try converted(value, to: type, at: location, explicit: explicit))
+  }
+
+  private func converted(_ value: MetalValue, to type: MetalType, at location: SourceLocation, explicit: Bool) throws -> MetalValue {
     switch (value.type, type) {
     case (.vector(let s, let n), .vector(let t, let m)) where n == m || n == 1:
       let lanes = value.scalars.map { convertScalar($0, from: s, to: t) }
@@ -30,8 +35,12 @@ extension MetalTranslator {
     }
   }
 
-  /// `T(arguments…)` for a vector, matrix or struct type `T`.
+  /// `T(arguments…)` for a vector, matrix or struct type `T`; `half` lanes rounded (``HalfPrecision``).
   func construct(_ type: MetalType, _ arguments: [MetalValue], at location: SourceLocation) throws -> MetalValue {
+    roundedHalf(try constructed(type, arguments, at: location))
+  }
+
+  private func constructed(_ type: MetalType, _ arguments: [MetalValue], at location: SourceLocation) throws -> MetalValue {
     for a in arguments where !a.type.isNumeric {
       if case .matrix = a.type { continue }
       if case .structure = a.type, arguments.count == 1, a.type == type { return a }

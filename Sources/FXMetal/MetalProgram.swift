@@ -10,10 +10,13 @@ final class MetalProgram {
   private(set) var structs: [String: MetalType] = [:]
   var globals: [String: MetalValue] = [:]
   let functions: [String: [FunctionSyntax]]
+  /// How `half` arithmetic is computed (``HalfPrecision``).
+  let half: HalfPrecision
 
   /// Preprocesses, parses and resolves `text` (the file at `url`, shown as `path`).
-  init(text: String, path: String, url: URL?, files: SourceFiles) throws {
+  init(text: String, path: String, url: URL?, files: SourceFiles, half: HalfPrecision = .float) throws {
     self.files = files
+    self.half = half
     var preprocessor = Preprocessor(files: files)
     let tokens = try preprocessor.run(text, path: path, url: url)
     var parser = Parser(tokens: tokens)

@@ -23,8 +23,8 @@ extension MetalTranslator {
       if let out = Self.outParameterBuiltins[bare], arguments.count == 2 {
         return try callWithOutParameter(out, arguments, at: location)
       }
-      if let f = MetalBuiltins.function(bare) { return try f(try arguments.map { try evaluate($0) }, location) }
-      if ["dfdx", "dfdy", "fwidth"].contains(bare) { return try derivative(bare, arguments, at: location) }
+      if let f = MetalBuiltins.function(bare) { return roundedHalf(try f(try arguments.map { try evaluate($0) }, location)) }
+      if ["dfdx", "dfdy", "fwidth"].contains(bare) { return roundedHalf(try derivative(bare, arguments, at: location)) }
       if bare == "as_type" || bare.hasPrefix("as_type") {
         throw MetalError("unsupported: as_type (reinterpreting bits)", at: location)
       }
@@ -36,7 +36,7 @@ extension MetalTranslator {
       guard !candidates.isEmpty else { throw MetalError("'\(name)' is not a function template", at: location) }
       return try callUser(name, candidates, arguments, explicit: explicit, at: location)
     case .member(let base, let method):
-      return try callMethod(try evaluate(base), method, try arguments.map { try evaluate($0) }, at: location)
+      return roundedHalf(try callMethod(try evaluate(base), method, try arguments.map { try evaluate($0) }, at: location))
     default:
       throw MetalError("called object is not a function", at: location)
     }

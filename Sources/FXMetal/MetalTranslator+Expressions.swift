@@ -10,7 +10,7 @@ extension MetalTranslator {
       if !unsigned, v > UInt64(Int32.max), v <= UInt64(UInt32.max) { return .vector(.uint, [.int(Int(v))]) }
       guard v <= UInt64(UInt32.max) else { throw MetalError("integer literal is too large for 32 bits", at: e.location) }
       return .vector(unsigned ? .uint : .int, [.int(Int(v))])
-    case .floating(let v, let half): return .vector(half ? .half : .float, [Expr(Float(v))])
+    case .floating(let v, let half): return roundedHalf(.vector(half ? .half : .float, [Expr(Float(v))]))
     case .boolean(let b): return .vector(.bool, [Expr(booleanLiteral: b)])
     case .name(let n): return try named(n, at: e.location)
     case .binary(let op, let a, let b):

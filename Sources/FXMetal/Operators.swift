@@ -43,8 +43,13 @@ enum Operators {
 }
 
 extension MetalTranslator {
-  /// `a op b` on scalars, vectors (lane by lane; a scalar operand broadcasts) and matrices.
+  /// `a op b` on scalars, vectors (lane by lane; a scalar operand broadcasts) and matrices;
+  /// a `half` result rounded (``HalfPrecision``).
   func binary(_ op: String, _ a: MetalValue, _ b: MetalValue, at location: SourceLocation) throws -> MetalValue {
+    roundedHalf(try unroundedBinary(op, a, b, at: location))
+  }
+
+  private func unroundedBinary(_ op: String, _ a: MetalValue, _ b: MetalValue, at location: SourceLocation) throws -> MetalValue {
     if case .matrix = a.type { return try matrixBinary(op, a, b, at: location) }
     if case .matrix = b.type { return try matrixBinary(op, a, b, at: location) }
     guard case .vector(let s, let n) = a.type, case .vector(let t, let m) = b.type else {
@@ -78,7 +83,12 @@ extension MetalTranslator {
     return .vector(Operators.comparisons.contains(op) ? .bool : k, out)
   }
 
+  /// `op a`; a `half` result rounded (``HalfPrecision``).
   func unary(_ op: String, _ a: MetalValue, at location: SourceLocation) throws -> MetalValue {
+    roundedHalf(try unroundedUnary(op, a, at: location))
+  }
+
+  private func unroundedUnary(_ op: String, _ a: MetalValue, at location: SourceLocation) throws -> MetalValue {
     if case .matrix = a.type, op == "-" { return MetalValue(a.type, a.scalars.map { -$0 }) }
     guard case .vector(let s, let n) = a.type else {
       throw MetalError("invalid argument type \(a.type) to unary '\(op)'", at: location)

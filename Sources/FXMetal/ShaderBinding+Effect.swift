@@ -46,7 +46,8 @@ extension ShaderBinding {
     let parameters = try syntax.parameters.indices.map { k -> MetalValue in
       guard let v = values[k] else { throw MetalError("internal error: parameter \(k) is unbound", at: syntax.location) }
       let type = try function.program.resolve(syntax.parameters[k].type)
-      return type.isHandle ? v : try translator.convert(v, to: type, at: syntax.parameters[k].location)
+      // The arguments as the GPU receives them: a `half` one (the colour, a half4 argument) in fp16.
+      return type.isHandle ? v : translator.roundedHalf(try translator.convert(v, to: type, at: syntax.parameters[k].location))
     }
     let (result, _) = try translator.call(syntax, parameters, at: syntax.location)
     if function.kind == .distortion {

@@ -10,9 +10,11 @@ import Foundation
 ///     let pipeline = try Pipeline(ripple.effect | vignette())
 ///
 /// Arguments bind positionally, as `Shader.Argument`s do (``ShaderArgument``).
-/// Everything is computed in fp32: `half` is float here, so results can differ
-/// from an Apple GPU by half-precision rounding. `layer.sample(p)` reads
-/// bilinearly with clamp-to-edge outside the image (DESIGN §3).
+/// By default everything is computed in fp32: `half` is float here, so
+/// results can differ from an Apple GPU by half-precision rounding; with
+/// ``HalfPrecision/metal`` every `half` result is rounded to fp16 as the GPU
+/// rounds it. `layer.sample(p)` reads bilinearly with clamp-to-edge outside
+/// the image (DESIGN §3).
 @dynamicMemberLookup
 public final class ShaderLibrary: @unchecked Sendable {
   /// The stitchable functions that compile, in source order.
@@ -36,22 +38,23 @@ public final class ShaderLibrary: @unchecked Sendable {
   ///   (a struct or constant); an `#include "…"` is read relative to the
   ///   including file. A function that does not compile does not fail the
   ///   file: it is listed in ``unavailable``.
-  public convenience init(url: URL) throws {
+  ///   `half`: how `half` arithmetic is computed (``HalfPrecision``; fp32 by default).
+  public convenience init(url: URL, half: HalfPrecision = .float) throws {
     let text: String
     do { text = try String(contentsOf: url, encoding: .utf8) } catch {
       throw MetalDiagnostic(
         file: url.relativePath, line: 0, column: 0, message: "cannot read the file: \(error.localizedDescription)", sourceLine: "")
     }
-    try self.init(source: text, path: url.relativePath, url: url)
+    try self.init(source: text, path: url.relativePath, url: url, half: half)
   }
 
   /// Loads Metal source text; `path` names it in diagnostics, `url` (if any)
-  /// is where local `#include`s are found. Throws as ``init(url:)``.
-  public init(source: String, path: String = "shader.metal", url: URL? = nil) throws {
+  /// is where local `#include`s are found. Throws as ``init(url:half:)``.
+  public init(source: String, path: String = "shader.metal", url: URL? = nil, half: HalfPrecision = .float) throws {
     self.path = path
     let files = SourceFiles()
     do {
-      let program = try MetalProgram(text: source, path: path, url: url, files: files)
+      let program = try MetalProgram(text: source, path: path, url: url, files: files, half: half)
       var working: [ShaderFunction] = []
       var failing: [(name: String, diagnostic: MetalDiagnostic)] = []
       var warnings: [MetalDiagnostic] = []

@@ -220,6 +220,14 @@ public enum RangeAnalysis {
       if a[1].mayBeNaN { r = r.union(ValueFacts(a[0].lo, a[0].hi)) }
       return r
     case .floor: return ValueFacts(a[0].lo.rounded(.down), a[0].hi.rounded(.down), nan: nan)
+    case .roundHalf:
+      // Monotone: the binary16 values of floats just outside the bounds bracket the result.
+      func bound(_ v: Double, up: Bool) -> Double {
+        guard v.isFinite else { return v }
+        let f = up ? Float(v).nextUp : Float(v).nextDown
+        return Double(Semantics.roundHalf(f))
+      }
+      return ValueFacts(bound(a[0].lo, up: false), bound(a[0].hi, up: true), nan: nan)
     case .ceil: return ValueFacts(a[0].lo.rounded(.up), a[0].hi.rounded(.up), nan: nan)
     case .sqrt: return float(Swift.max(0, a[0].lo).squareRoot(), a[0].hi.squareRoot(), nan: nan || a[0].lo < 0)
     case .sin, .cos: return widened(-1, 1, nan: nan || a[0].hasInfinity)
@@ -335,7 +343,7 @@ public struct RangeProofs: Sendable {
       let n = program.nodes[i]
       let discontinuous: Bool =
         switch n.op {
-        case .floor, .ceil, .toInt, .lt, .le, .gt, .ge, .eq, .ne: true
+        case .floor, .ceil, .toInt, .roundHalf, .lt, .le, .gt, .ge, .eq, .ne: true
         // Ill-conditioned where the operands are large (pow(1 − ε, 3e38) is 0).
         case .pow, .exp, .log, .atan2, .sin, .cos: true
         case .mod, .isNaN, .floatBits: true
@@ -493,6 +501,7 @@ public enum NegativeZero {
       case .fma: may[i] = oppositeSigns(a[0], a[1]) && may[a[2]]
       case .neg: may[i] = facts[a[0]].contains(0)
       case .min, .max, .sqrt: may[i] = a.contains { may[$0] }
+      case .roundHalf: may[i] = negativeSigned(a[0]) && facts[i].contains(0)
       case .select: may[i] = may[a[1]] || may[a[2]]
       default: may[i] = facts[i].contains(0)
       }

@@ -273,6 +273,7 @@ public struct FuzzCase: Sendable, CustomStringConvertible {
         case "floor": return floor(a[0])
         case "ceil": return ceil(a[0])
         case "fract": return fract(a[0])
+        case "roundHalf": return roundHalf(a[0])
         case "abs": return abs(a[0])
         case "sqrt": return sqrt(a[0])
         case "sin": return sin(a[0])

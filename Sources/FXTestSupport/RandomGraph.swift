@@ -305,7 +305,7 @@ struct Generator {
     if loops.count < 2, chance(0.05) { return loop(n, d) }
     switch below(100) {
     case 0..<14:
-      let f = pick(["-", "abs", "floor", "ceil", "fract", "sqrt", "sin", "cos", "exp", "log", "saturate"])
+      let f = pick(["-", "abs", "floor", "ceil", "fract", "sqrt", "sin", "cos", "exp", "log", "saturate", "roundHalf"])
       let a = floatExpr(n, d - 1)
       return f == "-" ? FuzzExpr(.prefix("-"), [a], t) : FuzzExpr(.call(f), [a], t)
     case 14..<36:

@@ -17,6 +17,7 @@ struct BenchCommand: Command {
     options: [
       .repeatable("-c", "--chain", value: "CHAIN", help: "a chain to time; repeatable", default: "five built-in chains"),
       .shaders,
+      .half,
       .option("--image", value: "FILE", help: "the image to time on", default: "the bundled examples/rocket.jpg"),
       .threads(help: "threads of the JIT's run; the 'all thr.' column uses every core", default: "1"),
       .flag("--json", help: "one JSON object per chain instead of the table"),
@@ -64,7 +65,8 @@ struct BenchCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     chains = try args.options("--chain")
     if chains.isEmpty { chains = Self.defaultChains }
-    registry = try shaderRegistry(args.option("--shaders"), chains: chains)
+    let shaders = try args.option("--shaders")
+    registry = try shaderRegistry(shaders, chains: chains, half: try parseHalf(&args, shaders: shaders))
     image = try args.option("--image")
     threads = try threadCount(&args, default: 1)
     json = args.flag("--json")

@@ -83,6 +83,12 @@ extension OptionSpec {
     "--shaders", value: "FILE.metal",
     help: "a Metal file whose [[ stitchable ]] functions join the effects for this run, named by function")
 
+  /// `--half float|metal`, which run, bench and dump take with `--shaders`.
+  static let half = OptionSpec.option(
+    "--half", value: "float|metal",
+    help: "the --shaders file's half arithmetic: float computes it in fp32; metal rounds every half result to fp16, as an Apple GPU does",
+    default: "float")
+
   /// `--float strict|relaxed`, which run, bench, dump and fuzz take.
   static let floatMode = OptionSpec.option(
     "--float", value: "strict|relaxed",
@@ -122,6 +128,17 @@ func parseChain(_ args: inout CommandArguments, command: String) throws -> Strin
   }
 }
 
+/// The `--half MODE` option: float when absent.
+/// - Throws: ``UsageError`` naming the valid modes, or when it is given without `--shaders`.
+func parseHalf(_ args: inout CommandArguments, shaders: String?) throws -> HalfPrecision {
+  guard let name = try args.option("--half") else { return .float }
+  guard let mode = HalfPrecision(rawValue: name) else {
+    throw UsageError("option '--half': unknown mode '\(name)' (valid: \(HalfPrecision.allCases.map(\.rawValue).joined(separator: ", ")))")
+  }
+  guard shaders != nil else { throw UsageError("option '--half' applies to a --shaders file; none is given") }
+  return mode
+}
+
 /// The `--float MODE` option: strict when absent.
 /// - Throws: ``UsageError`` naming the valid modes.
 func parseFloatMode(_ args: inout CommandArguments) throws -> FloatMode {
@@ -145,9 +162,9 @@ func parseTarget(_ name: String?) throws -> Target {
 /// - Throws: ``MetalDiagnostic`` for a file that does not parse, or the
 ///   diagnostic of a function that does not compile when one of `chains`
 ///   calls it; ``CommandFailure`` for two functions of one name.
-func shaderRegistry(_ path: String?, chains: [String] = []) throws -> EffectRegistry {
+func shaderRegistry(_ path: String?, chains: [String] = [], half: HalfPrecision = .float) throws -> EffectRegistry {
   guard let path else { return .builtIn }
-  let library = try ShaderLibrary(url: URL(fileURLWithPath: path))
+  let library = try ShaderLibrary(url: URL(fileURLWithPath: path), half: half)
   let called = Set(chains.flatMap { (try? ChainSyntax.parse($0))?.calls.map(\.name) ?? [] })
   let working = Set(library.functions.map(\.name))
   if let failing = library.unavailable.first(where: { called.contains($0.name) && !working.contains($0.name) }) {

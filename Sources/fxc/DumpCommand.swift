@@ -19,6 +19,7 @@ struct DumpCommand: Command {
       .option("-c", "--chain", value: "CHAIN", help: "the chain to compile, like 'gaussianBlur(sigma: 2) | sepia'"),
       .chainFile,
       .shaders,
+      .half,
       .flag("--passes", help: "the graph before and after each pass"),
       .flag("--ir", help: "the kernel and its optimised LLVM IR"),
       .flag("--asm", help: "the kernel and its host assembly"),
@@ -47,7 +48,8 @@ struct DumpCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     let chain = try parseChain(&args, command: "dump")
     self.chain = chain
-    registry = try shaderRegistry(args.option("--shaders"), chains: [chain])
+    let shaders = try args.option("--shaders")
+    registry = try shaderRegistry(shaders, chains: [chain], half: try parseHalf(&args, shaders: shaders))
     passes = args.flag("--passes")
     options = LoweringOptions()
     options.splitSeparable = !args.flag("--no-split")

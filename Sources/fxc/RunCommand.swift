@@ -38,6 +38,7 @@ struct RunCommand: Command {
             "-c", "--chain", value: "CHAIN", help: "the effects to apply, left to right: 'sepia | vignette(intensity: 0.8)' (see 'fxc effects')"),
           .chainFile,
           .shaders,
+          .half,
           .positional(
             "FILE | DIR | 'GLOB'",
             help:
@@ -156,7 +157,8 @@ struct RunCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     let chain = try parseChain(&args, command: "run")
     self.chain = chain
-    registry = try shaderRegistry(args.option("--shaders"), chains: [chain])
+    let shaders = try args.option("--shaders")
+    registry = try shaderRegistry(shaders, chains: [chain], half: try parseHalf(&args, shaders: shaders))
     output = try args.option("--output")
     outDir = try args.option("--out-dir")
     nameTemplate = try args.option("--name")

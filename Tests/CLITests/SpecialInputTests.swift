@@ -199,6 +199,30 @@ struct KeepAlphaTests {
     #expect(sepia.stdout.contains("streamed in bands") && !sepia.stderr.contains("transparent"), "\(sepia)")
   }
 
+  /// `--half metal` rounds a shader's half arithmetic to fp16: a colour
+  /// scaled by 1/3 in half (0x3555 = 0.333251953125) and by 3 again; in fp32
+  /// the output is the input, in fp16 it differs in some pixels by a level.
+  /// Without `--shaders` the option is a usage error.
+  @Test func halfMetalRoundsTheShadersHalfArithmetic() throws {
+    let dir = try BatchScratch()
+    try dir.rocket("photo.jpg")
+    let shader =
+      "[[ stitchable ]] half4 thirds(float2 position, half4 color) { half3 c = color.rgb * (1.0h / 3.0h); return half4(c * 3.0h * 0.9h, 1); }\n"
+    try dir.write(Data(shader.utf8), to: "thirds.metal")
+    var outputs: [ImageBuffer] = []
+    for mode in ["float", "metal"] {
+      let r = try BatchFXC.run(
+        ["run", "--shaders", "thirds.metal", "--half", mode, "-c", "thirds", "photo.jpg", "-o", "\(mode).png"], in: dir.path)
+      #expect(r.status == 0, "\(r)")
+      outputs.append(try ImageFile.read(dir.file("\(mode).png")).0)
+    }
+    var differing = 0
+    for y in 0..<outputs[0].height { for x in 0..<outputs[0].width where outputs[0][x, y] != outputs[1][x, y] { differing += 1 } }
+    #expect(differing > 0, "fp16 rounding changes some pixels")
+    let lone = try BatchFXC.run(["run", "--half", "metal", "-c", "sepia", "photo.jpg", "-o", "x.png"], in: dir.path)
+    #expect(lone.status == 2 && lone.stderr.contains("applies to a --shaders file"), "\(lone)")
+  }
+
   /// JPEG has no alpha: transparent pixels written to it are composited over
   /// black with a warning, streamed or not, with or without `--keep-alpha`.
   @Test func aJPEGOutputWarnsOfTheTransparencyItDrops() throws {

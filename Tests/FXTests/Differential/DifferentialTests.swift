@@ -190,7 +190,7 @@ struct PrintedCaseTests {
       return (color + float4(-1.0))
     }(s2)
     let s4 = Effect.layer("s4", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, layer in
-      return (layer.sample((position + float2(0.001, 0.5)), Sampler(filter: .linear, address: .mirror)) * cos(float4(Expr(u1))))
+      return (layer.sample((position + float2(0.001, 0.5)), Sampler(filter: .linear, address: .mirror)) * exp(float4(Expr(u1))))
     }(s3)
     let output = s4
 
