@@ -143,7 +143,7 @@ extension MetalTranslator {
       case .binary(let op, let l, let r) = condition.kind, case .name(ds[0].name) = l.kind
     else { return nil }
     var conditionAssigns = Set<String>(), boundReads = Set<String>()
-    Assignments.collect(condition, into: &conditionAssigns)
+    Assignments.collect(condition, into: &conditionAssigns, writers: program.referenceTakers)
     Assignments.names(r, into: &boundReads)
     guard conditionAssigns.isEmpty, boundReads.isDisjoint(with: assigned), let bound = try? evaluate(r),
       bound.scalars.count == 1, let b = bound.scalars[0].constantValue
@@ -158,7 +158,7 @@ extension MetalTranslator {
       guard case .name(ds[0].name) = target.kind, o == "+=" || o == "-=" else { return nil }
       var reads = Set<String>(), writes = Set<String>()
       Assignments.names(value, into: &reads)
-      Assignments.collect(value, into: &writes)
+      Assignments.collect(value, into: &writes, writers: program.referenceTakers)
       guard writes.isEmpty, reads.isDisjoint(with: assigned.union([ds[0].name])) else { return nil }
       guard let s = try? evaluate(value), s.scalars.count == 1, let c = s.scalars[0].constantValue else { return nil }
       k = o == "+=" ? c : -c
@@ -188,52 +188,58 @@ extension MetalTranslator {
 /// Syntax facts about statements, for loops.
 enum Assignments {
   /// Adds every variable `s` may assign (the root of each assigned lvalue, and
-  /// every variable passed to a function, which may take it by reference).
-  static func collect(_ s: StmtSyntax, into names: inout Set<String>) {
+  /// every variable passed to a function that may take it by reference: any
+  /// function, or those in `writers`, the program's functions with a
+  /// reference parameter).
+  static func collect(_ s: StmtSyntax, into names: inout Set<String>, writers: Set<String>? = nil) {
     switch s.kind {
-    case .expression(let e): collect(e, into: &names)
-    case .declaration(_, let ds): for d in ds { if let i = d.initializer { collect(i, into: &names) } }
-    case .block(let body): for t in body { collect(t, into: &names) }
+    case .expression(let e): collect(e, into: &names, writers: writers)
+    case .declaration(_, let ds): for d in ds { if let i = d.initializer { collect(i, into: &names, writers: writers) } }
+    case .block(let body): for t in body { collect(t, into: &names, writers: writers) }
     case .ifElse(let c, let a, let b):
-      collect(c, into: &names)
-      collect(a, into: &names)
-      if let b { collect(b, into: &names) }
+      collect(c, into: &names, writers: writers)
+      collect(a, into: &names, writers: writers)
+      if let b { collect(b, into: &names, writers: writers) }
     case .forLoop(let i, let c, let st, let body):
-      if let i { collect(i, into: &names) }
-      if let c { collect(c, into: &names) }
-      if let st { collect(st, into: &names) }
-      collect(body, into: &names)
+      if let i { collect(i, into: &names, writers: writers) }
+      if let c { collect(c, into: &names, writers: writers) }
+      if let st { collect(st, into: &names, writers: writers) }
+      collect(body, into: &names, writers: writers)
     case .whileLoop(let c, let body), .doWhile(let body, let c):
-      collect(c, into: &names)
-      collect(body, into: &names)
+      collect(c, into: &names, writers: writers)
+      collect(body, into: &names, writers: writers)
     case .switchStatement(let subject, let sections):
-      collect(subject, into: &names)
-      for section in sections { for t in section.body { collect(t, into: &names) } }
-    case .returnStatement(let e): if let e { collect(e, into: &names) }
+      collect(subject, into: &names, writers: writers)
+      for section in sections { for t in section.body { collect(t, into: &names, writers: writers) } }
+    case .returnStatement(let e): if let e { collect(e, into: &names, writers: writers) }
     case .breakStatement, .continueStatement, .empty: break
     }
   }
 
-  static func collect(_ e: ExprSyntax, into names: inout Set<String>) {
+  static func collect(_ e: ExprSyntax, into names: inout Set<String>, writers: Set<String>? = nil) {
     switch e.kind {
     case .assign(_, let target, let value):
       if let root = root(target) { names.insert(root) }
-      collect(target, into: &names)
-      collect(value, into: &names)
+      collect(target, into: &names, writers: writers)
+      collect(value, into: &names, writers: writers)
     case .unary(let op, let a), .postfix(let op, let a):
       if op == "++" || op == "--", let root = root(a) { names.insert(root) }
-      collect(a, into: &names)
+      collect(a, into: &names, writers: writers)
     case .call(let callee, let args):
       let user: Bool
       switch callee.kind {
-      case .name(let f): user = MetalBuiltins.function(f) == nil
-      case .templateName: user = true
+      // Only a function with a reference parameter can write its argument (`writers`: those of the program).
+      case .name(let f):
+        user =
+          MetalBuiltins.function(f) == nil
+          && (writers.map { $0.contains(f) } != false || MetalTranslator.outParameterBuiltins[f] != nil)
+      case .templateName(let f, _): user = writers.map { $0.contains(f) } != false
       default: user = false
       }
       if user { for a in args { if let root = root(a) { names.insert(root) } } }
-      for a in args { collect(a, into: &names) }
+      for a in args { collect(a, into: &names, writers: writers) }
     default:
-      for child in children(e) { collect(child, into: &names) }
+      for child in children(e) { collect(child, into: &names, writers: writers) }
     }
   }
 
@@ -296,7 +302,7 @@ extension MetalTranslator {
     guard let condition, let step, case .binary(var op, let l, let r) = condition.kind, ["<", "<=", ">", ">="].contains(op)
     else { return nil }
     var conditionWrites = Set<String>()
-    Assignments.collect(condition, into: &conditionWrites)
+    Assignments.collect(condition, into: &conditionWrites, writers: program.referenceTakers)
     guard conditionWrites.isEmpty else { return nil }
     let name: String
     let boundSyntax: ExprSyntax
@@ -332,7 +338,7 @@ extension MetalTranslator {
     Assignments.names(boundSyntax, into: &reads)
     if let stepSyntax {
       Assignments.names(stepSyntax, into: &reads)
-      Assignments.collect(stepSyntax, into: &writes)
+      Assignments.collect(stepSyntax, into: &writes, writers: program.referenceTakers)
     }
     guard writes.isEmpty, reads.isDisjoint(with: assigned.union([name])), let counter = lookup(name),
       counter.type.isNumeric, counter.scalars.count == 1, let kind = counter.type.scalarType, kind.isFloating

@@ -33,8 +33,8 @@ extension MetalTranslator {
   ) throws {
     if let initial { try execute(initial) }
     var assigned = Set<String>()
-    Assignments.collect(body, into: &assigned)
-    if let condition { Assignments.collect(condition, into: &assigned) }
+    Assignments.collect(body, into: &assigned, writers: program.referenceTakers)
+    if let condition { Assignments.collect(condition, into: &assigned, writers: program.referenceTakers) }
     if let counted = try countedForm(initial, condition, step, assigned: assigned) {
       if !counted.isExact {
         warn(
@@ -73,9 +73,9 @@ extension MetalTranslator {
     bound: Expr? = nil, at location: SourceLocation
   ) throws {
     var assigned = Set<String>()
-    Assignments.collect(body, into: &assigned)
-    if let step { Assignments.collect(step, into: &assigned) }
-    if let condition { Assignments.collect(condition, into: &assigned) }
+    Assignments.collect(body, into: &assigned, writers: program.referenceTakers)
+    if let step { Assignments.collect(step, into: &assigned, writers: program.referenceTakers) }
+    if let condition { Assignments.collect(condition, into: &assigned, writers: program.referenceTakers) }
     let n = trips ?? Self.generalLoopLimit
     if trips == nil && bound?.foldedValue.map({ $0 <= Float(n) }) != true {
       warn(

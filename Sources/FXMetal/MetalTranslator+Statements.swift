@@ -79,6 +79,7 @@ extension MetalTranslator {
   }
 
   private func declare(_ typeSyntax: TypeSyntax, _ declarators: [Declarator]) throws {
+    if typeSyntax.name == "auto", typeSyntax.arguments.isEmpty { return try declareDeduced(typeSyntax, declarators) }
     let base = try resolve(typeSyntax)
     if typeSyntax.isReference { throw MetalError("unsupported: local references", at: typeSyntax.location) }
     for d in declarators {
@@ -105,6 +106,22 @@ extension MetalTranslator {
       } else if let arguments = d.constructorArguments {
         value = try construct(type, arguments.map { try evaluate($0) }, at: d.location)
       }
+      declare(d.name, value)
+    }
+  }
+
+  /// `auto x = e;` (C++ [dcl.spec.auto]): each variable takes its initializer's type.
+  private func declareDeduced(_ typeSyntax: TypeSyntax, _ declarators: [Declarator]) throws {
+    if typeSyntax.isReference { throw MetalError("unsupported: local references", at: typeSyntax.location) }
+    for d in declarators {
+      guard let initial = d.initializer, !d.isArray else {
+        throw MetalError("'auto' needs an initializer to deduce the type of '\(d.name)' from", at: d.location)
+      }
+      if case .initializerList = initial.kind {
+        throw MetalError("'auto' cannot deduce a type from a braced initializer list", at: initial.location)
+      }
+      let value = try evaluate(initial)
+      guard value.type != .void else { throw MetalError("'auto' variable '\(d.name)' initialised from void", at: d.location) }
       declare(d.name, value)
     }
   }

@@ -50,21 +50,55 @@ public final class ShaderLibrary: @unchecked Sendable {
 
   /// Loads Metal source text; `path` names it in diagnostics, `url` (if any)
   /// is where local `#include`s are found. Throws as ``init(url:half:)``.
-  public init(source: String, path: String = "shader.metal", url: URL? = nil, half: HalfPrecision = .float) throws {
-    self.path = path
+  public convenience init(source: String, path: String = "shader.metal", url: URL? = nil, half: HalfPrecision = .float) throws {
+    try self.init(sources: [(source, path, url)], half: half)
+  }
+
+  /// Loads several `.metal` files as one library, as Xcode builds the
+  /// default library of a target from all of its `.metal` files: a function
+  /// one file declares (in a shared header, say) and another defines is
+  /// linked (``MetalProgram/init(unit:files:half:linked:)``); each file's
+  /// macros are its own. ``path`` lists the files.
+  ///
+  /// - Throws: as ``init(url:half:)``, for any file; ``MetalDiagnostic`` when
+  ///   two files define stitchable functions of one name (Xcode's linker refuses them too).
+  public convenience init(urls: [URL], half: HalfPrecision = .float) throws {
+    let sources = try urls.map { url -> (String, String, URL?) in
+      do { return (try String(contentsOf: url, encoding: .utf8), url.relativePath, url) } catch {
+        throw MetalDiagnostic(
+          file: url.relativePath, line: 0, column: 0, message: "cannot read the file: \(error.localizedDescription)", sourceLine: "")
+      }
+    }
+    try self.init(sources: sources, half: half)
+  }
+
+  private init(sources: [(text: String, path: String, url: URL?)], half: HalfPrecision) throws {
+    path = sources.map(\.path).joined(separator: ", ")
     let files = SourceFiles()
     do {
-      let program = try MetalProgram(text: source, path: path, url: url, files: files, half: half)
+      let units = try sources.map { try MetalProgram.parse($0.text, path: $0.path, url: $0.url, files: files) }
       var working: [ShaderFunction] = []
       var failing: [(name: String, diagnostic: MetalDiagnostic)] = []
       var warnings: [MetalDiagnostic] = []
-      for syntax in program.unit.functions {
-        do {
-          guard let f = try ShaderFunction.classify(syntax, in: program) else { continue }
-          for w in try Self.check(f) where !warnings.contains(w) { warnings.append(w) }
-          working.append(f)
-        } catch let e as MetalError {
-          failing.append((syntax.name, e.diagnostic(files)))
+      var seen: [String: SourceLocation] = [:]
+      for (k, unit) in units.enumerated() {
+        let others = units.indices.filter { $0 != k }.map { units[$0] }
+        let program = try MetalProgram(unit: unit, files: files, half: half, linked: others)
+        for syntax in unit.functions where syntax.isStitchable && !syntax.body.isEmpty {
+          if let earlier = seen[syntax.name] {
+            let (first, again) = (MetalError("", at: earlier).diagnostic(files), MetalError("", at: syntax.location).diagnostic(files))
+            if (first.file, first.line) == (again.file, again.line) { continue }  // one header included by two files
+            throw MetalError(
+              "stitchable function '\(syntax.name)' is defined twice (first at \(first.file):\(first.line))", at: syntax.location)
+          }
+          seen[syntax.name] = syntax.location
+          do {
+            guard let f = try ShaderFunction.classify(syntax, in: program) else { continue }
+            for w in try Self.check(f) where !warnings.contains(w) { warnings.append(w) }
+            working.append(f)
+          } catch let e as MetalError {
+            failing.append((syntax.name, e.diagnostic(files)))
+          }
         }
       }
       functions = working

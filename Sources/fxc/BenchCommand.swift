@@ -65,7 +65,7 @@ struct BenchCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     chains = try args.options("--chain")
     if chains.isEmpty { chains = Self.defaultChains }
-    let shaders = try args.option("--shaders")
+    let shaders = try args.options("--shaders")
     registry = try shaderRegistry(shaders, chains: chains, half: try parseHalf(&args, shaders: shaders))
     image = try args.option("--image")
     threads = try threadCount(&args, default: 1)

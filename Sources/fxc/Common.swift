@@ -79,9 +79,11 @@ extension OptionSpec {
 
 extension OptionSpec {
   /// `--shaders FILE.metal`, which run, bench, dump and effects take.
-  static let shaders = OptionSpec.option(
+  static let shaders = OptionSpec.repeatable(
     "--shaders", value: "FILE.metal",
-    help: "a Metal file whose [[ stitchable ]] functions join the effects for this run, named by function")
+    help:
+      "a Metal file whose [[ stitchable ]] functions join the effects for this run, named by function; a directory, or the option repeated, links its .metal files into one library, as Xcode links a target's"
+  )
 
   /// `--half float|metal`, which run, bench and dump take with `--shaders`.
   static let half = OptionSpec.option(
@@ -128,14 +130,31 @@ func parseChain(_ args: inout CommandArguments, command: String) throws -> Strin
   }
 }
 
+/// The `.metal` files of `--shaders` arguments: a file as it is, a directory's
+/// `.metal` files at any depth, in path order.
+/// - Throws: ``CommandFailure`` for a path that does not exist or a directory without `.metal` files.
+func shaderFiles(_ paths: [String]) throws -> [URL] {
+  try paths.flatMap { path -> [URL] in
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw CommandFailure(description: "error: \(path): no such file or directory")
+    }
+    guard isDirectory.boolValue else { return [URL(fileURLWithPath: path)] }
+    let found = (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? [])
+      .filter { $0.hasSuffix(".metal") }.sorted()
+    guard !found.isEmpty else { throw CommandFailure(description: "error: \(path): no .metal files in this directory") }
+    return found.map { URL(fileURLWithPath: path).appendingPathComponent($0) }
+  }
+}
+
 /// The `--half MODE` option: float when absent.
 /// - Throws: ``UsageError`` naming the valid modes, or when it is given without `--shaders`.
-func parseHalf(_ args: inout CommandArguments, shaders: String?) throws -> HalfPrecision {
+func parseHalf(_ args: inout CommandArguments, shaders: [String]) throws -> HalfPrecision {
   guard let name = try args.option("--half") else { return .float }
   guard let mode = HalfPrecision(rawValue: name) else {
     throw UsageError("option '--half': unknown mode '\(name)' (valid: \(HalfPrecision.allCases.map(\.rawValue).joined(separator: ", ")))")
   }
-  guard shaders != nil else { throw UsageError("option '--half' applies to a --shaders file; none is given") }
+  guard !shaders.isEmpty else { throw UsageError("option '--half' applies to a --shaders file; none is given") }
   return mode
 }
 
@@ -162,9 +181,10 @@ func parseTarget(_ name: String?) throws -> Target {
 /// - Throws: ``MetalDiagnostic`` for a file that does not parse, or the
 ///   diagnostic of a function that does not compile when one of `chains`
 ///   calls it; ``CommandFailure`` for two functions of one name.
-func shaderRegistry(_ path: String?, chains: [String] = [], half: HalfPrecision = .float) throws -> EffectRegistry {
-  guard let path else { return .builtIn }
-  let library = try ShaderLibrary(url: URL(fileURLWithPath: path), half: half)
+func shaderRegistry(_ paths: [String], chains: [String] = [], half: HalfPrecision = .float) throws -> EffectRegistry {
+  guard !paths.isEmpty else { return .builtIn }
+  let path = paths.joined(separator: ", ")
+  let library = try ShaderLibrary(urls: try shaderFiles(paths), half: half)
   let called = Set(chains.flatMap { (try? ChainSyntax.parse($0))?.calls.map(\.name) ?? [] })
   let working = Set(library.functions.map(\.name))
   if let failing = library.unavailable.first(where: { called.contains($0.name) && !working.contains($0.name) }) {

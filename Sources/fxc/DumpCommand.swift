@@ -48,7 +48,7 @@ struct DumpCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     let chain = try parseChain(&args, command: "dump")
     self.chain = chain
-    let shaders = try args.option("--shaders")
+    let shaders = try args.options("--shaders")
     registry = try shaderRegistry(shaders, chains: [chain], half: try parseHalf(&args, shaders: shaders))
     passes = args.flag("--passes")
     options = LoweringOptions()

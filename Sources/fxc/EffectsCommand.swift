@@ -16,9 +16,11 @@ struct EffectsCommand: Command {
       """,
     options: [
       .positional("NAME", help: "effects to describe (default: all)"),
-      .option(
+      .repeatable(
         "--shaders", value: "FILE.metal",
-        help: "list the [[ stitchable ]] functions of a Metal file instead: kind, Metal signature, parameters as chains give them"),
+        help:
+          "list the [[ stitchable ]] functions of a Metal file (a directory, or the option repeated: its .metal files linked) instead: kind, Metal signature, parameters as chains give them"
+      ),
       .option("--sheet", value: "OUT.png", help: "write a contact sheet of every effect instead of the list"),
       .option("--image", value: "PHOTO", help: "the photo of the sheet", default: "the bundled examples/rocket.jpg"),
       .option("--cell", value: "64…1024", help: "width of a cell in pixels", default: "200"),
@@ -28,6 +30,7 @@ struct EffectsCommand: Command {
 
   var sheet: String?
   var shaders: String?
+  var shaderURLs: [URL] = []
   var image: String?
   var cellWidth: Int
   var columns: Int
@@ -38,7 +41,9 @@ struct EffectsCommand: Command {
   init(_ argv: [String]) throws {
     var args = try CommandArguments(argv, Self.spec)
     sheet = try args.option("--sheet")
-    shaders = try args.option("--shaders")
+    let shaderPaths = try args.options("--shaders")
+    shaders = shaderPaths.isEmpty ? nil : shaderPaths.joined(separator: ", ")
+    shaderURLs = shaderPaths.isEmpty ? [] : try shaderFiles(shaderPaths)
     if shaders != nil, sheet != nil { throw UsageError("--shaders lists a Metal file's functions; --sheet renders the catalogue: give one") }
     image = try args.option("--image")
     cellWidth = try args.intOption("--cell", range: 64...1024) ?? 200
@@ -53,7 +58,7 @@ struct EffectsCommand: Command {
 
   func execute() throws {
     if let shaders {
-      let library = try ShaderLibrary(url: URL(fileURLWithPath: shaders))
+      let library = try ShaderLibrary(urls: shaderURLs)
       for failing in library.unavailable { FileHandle.standardError.write(Data("\(failing.diagnostic)\n".utf8)) }
       for warning in library.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
       if library.functions.isEmpty, !library.unavailable.isEmpty {

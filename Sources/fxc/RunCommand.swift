@@ -157,7 +157,7 @@ struct RunCommand: Command {
     var args = try CommandArguments(argv, Self.spec)
     let chain = try parseChain(&args, command: "run")
     self.chain = chain
-    let shaders = try args.option("--shaders")
+    let shaders = try args.options("--shaders")
     registry = try shaderRegistry(shaders, chains: [chain], half: try parseHalf(&args, shaders: shaders))
     output = try args.option("--output")
     outDir = try args.option("--out-dir")
