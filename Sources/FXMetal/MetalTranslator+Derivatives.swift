@@ -7,7 +7,8 @@ import FXIR
 // v(top), read along the quad's top row and left column (its top-left pixel
 // q = (2⌊x/2⌋ + ½, 2⌊y/2⌋ + ½)), and fwidth = |dfdx| + |dfdy|. A pixel's value
 // is a pure function of its position, so the neighbours' values are computed
-// exactly, by evaluating `v` at their positions (``FXDSL/Expr/atPosition(_:)``).
+// exactly, by evaluating `v` at their positions (``FXDSL/Expr/atPosition(_:)``;
+// a value a loop computed is the loop run again at the neighbour's position).
 
 extension MetalTranslator {
   func derivative(_ name: String, _ arguments: [ExprSyntax], at location: SourceLocation) throws -> MetalValue {
@@ -21,7 +22,7 @@ extension MetalTranslator {
     func at(_ px: Expr, _ py: Expr) throws -> [Expr] {
       try v.scalars.map { e in
         guard let moved = e.atPosition(float2(px, py)) else {
-          throw MetalError("unsupported: \(name) of a value computed in a loop", at: location)
+          throw MetalError("unsupported: \(name), inside a loop, of a value that loop computes (take it after the loop)", at: location)
         }
         return moved
       }

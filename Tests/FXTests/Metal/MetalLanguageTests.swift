@@ -41,6 +41,12 @@ struct MetalLanguageTests {
       for (int i = 0; i < int(n); i++) { s += position.x; }
       return half4(dfdx(s), 0, 0, 1);
     }
+    [[ stitchable ]] half4 inside(float2 position, half4 color) {
+      float s = 0;
+      float d = 0;
+      for (int i = 0; i < 3; i++) { s += position.x; d += dfdx(s); }
+      return half4(d, 0, 0, 1);
+    }
     """
 
   static let library = Result { try ShaderLibrary(source: source, path: "language.metal") }
@@ -94,6 +100,12 @@ struct MetalLanguageTests {
         #expect(abs(edges[i, j].x - expected.x) < 1e-6 && abs(edges[i, j].z - expected.z) < 1e-6, "(\(i), \(j))")
       }
     }
-    #expect(throws: (any Error).self) { try library.function(named: "looped").bind([.float(3)]) }
+    // A loop's value: the loop runs again at the neighbour (s = n·x, so dfdx(s) = n), with a uniform count too.
+    for n in [ShaderArgument.float(3), .float(Param.uniform("n", 3))] {
+      let (looped, _, d3) = try MetalSupport.run(library.function(named: "looped").bind([n]).effect, [input])
+      #expect(d3 == 0 && looped[3, 2].x == 3 && looped[4, 1].x == 3, "\(looped[3, 2])")
+    }
+    // Inside the loop, of a value the loop carries: refused, naming the construct.
+    #expect(throws: MetalDiagnostic.self) { try library.function(named: "inside").bind([]) }
   }
 }
