@@ -17,7 +17,7 @@ arch=$(uname -m)
 root=out/fxc-portable
 rm -rf "$root" && mkdir -p "$root"/{bin,libexec,lib,share/doc,share/fxc/examples/shaders}
 install -m 755 "$binary" "$root/libexec/fxc"
-strip --strip-debug "$root/libexec/fxc"
+strip "$root/libexec/fxc"  # .symtab only: the JIT resolves through .dynsym
 # Every library the loader resolves, but glibc's (the target's own glibc must be at least this one).
 glibc='^(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^.]*)\.so'
 ldd "$binary" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
@@ -40,5 +40,5 @@ install -m 644 examples/rocket.jpg examples/README.md "$root/share/fxc/examples/
 install -m 644 examples/shaders/seeds.metal examples/shaders/noise.h "$root/share/fxc/examples/shaders/"
 "$root/bin/fxc" version > /dev/null
 tarball="out/fxc-portable-$arch.tar.xz"
-tar -C out -cf - fxc-portable | xz -T0 -6 > "$tarball"
+tar -C out -cf - fxc-portable | xz -T0 -9e > "$tarball"
 echo "fxc: $tarball ($(du -h "$tarball" | cut -f1)); $(du -sh "$root" | cut -f1) unpacked"
