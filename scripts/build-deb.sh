@@ -73,6 +73,13 @@ Copyright: the fxc developers
 License: none declared
  The fxc repository does not yet declare a licence.
 
+Files: usr/bin/fxc
+Copyright: the fxc developers; the LLVM project (components of LLVM 19 are
+ linked in statically, from Debian's llvm-19-dev)
+License: Apache-2.0 WITH LLVM-exception
+ LLVM's licence: /usr/share/common-licenses/Apache-2.0, with the LLVM
+ exception; the full text is in Debian's llvm-19-dev copyright file.
+
 Files: usr/share/fxc/examples/rocket.jpg
 Copyright: SpaceX
 License: public-domain

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A portable fxc for another Linux of the same architecture with a glibc at
 # least as new as this one's (Ubuntu 24.04, a GPU server): the release fxc
-# with the Swift runtime linked in (--static-swift-stdlib), every shared
-# library it loads except glibc's own (LLVM 19 and the image libraries, from
-# this machine's Debian packages, their licences in share/doc), and a
+# with the Swift runtime linked in (--static-swift-stdlib; LLVM's components are
+# linked statically in every build, Package.swift), every shared library it
+# loads except glibc's own (the image libraries, from this machine's Debian
+# packages, their licences in share/doc), and a
 # launcher that points the loader at them. Nothing else is needed there.
 #
 #   scripts/build-portable.sh                 # → out/fxc-portable-x86_64.tar.xz
@@ -29,6 +30,8 @@ ldd "$binary" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
     mkdir -p "$root/share/doc/$package" && cp "/usr/share/doc/$package/copyright" "$root/share/doc/$package/"
   fi
 done
+# LLVM is linked into the binary (Package.swift): its licence travels too.
+mkdir -p "$root/share/doc/llvm-19" && cp /usr/share/doc/llvm-19-dev/copyright "$root/share/doc/llvm-19/"
 cat > "$root/bin/fxc" <<'LAUNCHER'
 #!/bin/sh
 # fxc with the libraries it was built with (scripts/build-portable.sh).
