@@ -21,9 +21,18 @@ static fx_heif_status fail(struct heif_error e, char *msg, size_t cap) {
 
 struct fx_heif_reader {
   struct heif_context *ctx;
-  struct heif_image_handle *handle;
+  struct heif_image_handle *primary;
+  struct heif_image_handle *handle;  // the primary image, or the thumbnail chosen
   fx_heif_header header;
 };
+
+static void read_header(fx_heif_reader *r, fx_heif_header *h) {
+  h->width = (uint32_t)heif_image_handle_get_width(r->handle);
+  h->height = (uint32_t)heif_image_handle_get_height(r->handle);
+  h->bits = heif_image_handle_get_luma_bits_per_pixel(r->handle) > 8 ? 16 : 8;
+  h->has_alpha = heif_image_handle_has_alpha_channel(r->handle);
+  r->header = *h;
+}
 
 fx_heif_status fx_heif_reader_open(const void *bytes, size_t size, int max_side, fx_heif_reader **out,
                                    fx_heif_header *h, char *msg, size_t msg_cap) {
@@ -36,18 +45,63 @@ fx_heif_status fx_heif_reader_open(const void *bytes, size_t size, int max_side,
   }
   heif_context_set_maximum_image_size_limit(r->ctx, max_side);
   struct heif_error e = heif_context_read_from_memory_without_copy(r->ctx, bytes, size, NULL);
-  if (e.code == heif_error_Ok) e = heif_context_get_primary_image_handle(r->ctx, &r->handle);
+  if (e.code == heif_error_Ok) e = heif_context_get_primary_image_handle(r->ctx, &r->primary);
+  r->handle = r->primary;
   if (e.code != heif_error_Ok) {
     fx_heif_status s = fail(e, msg, msg_cap);
     fx_heif_reader_close(r);
     return s;
   }
-  h->width = (uint32_t)heif_image_handle_get_width(r->handle);
-  h->height = (uint32_t)heif_image_handle_get_height(r->handle);
-  h->bits = heif_image_handle_get_luma_bits_per_pixel(r->handle) > 8 ? 16 : 8;
-  h->has_alpha = heif_image_handle_has_alpha_channel(r->handle);
-  r->header = *h;
+  read_header(r, h);
   *out = r;
+  return FX_HEIF_OK;
+}
+
+int fx_heif_reader_thumbnails(fx_heif_reader *r, uint32_t *widths, uint32_t *heights, int max) {
+  int count = heif_image_handle_get_number_of_thumbnails(r->primary);
+  if (count <= 0 || max <= 0) return 0;
+  heif_item_id *ids = calloc((size_t)count, sizeof *ids);
+  if (ids == NULL) return 0;
+  count = heif_image_handle_get_list_of_thumbnail_IDs(r->primary, ids, count);
+  int listed = 0;
+  for (int i = 0; i < count && listed < max; i++) {
+    struct heif_image_handle *t = NULL;
+    if (heif_image_handle_get_thumbnail(r->primary, ids[i], &t).code != heif_error_Ok) continue;
+    widths[listed] = (uint32_t)heif_image_handle_get_width(t);
+    heights[listed] = (uint32_t)heif_image_handle_get_height(t);
+    listed++;
+    heif_image_handle_release(t);
+  }
+  free(ids);
+  return listed;
+}
+
+fx_heif_status fx_heif_reader_use_thumbnail(fx_heif_reader *r, int index, fx_heif_header *h, char *msg,
+                                            size_t msg_cap) {
+  int count = heif_image_handle_get_number_of_thumbnails(r->primary);
+  heif_item_id *ids = count > 0 ? calloc((size_t)count, sizeof *ids) : NULL;
+  if (ids == NULL || index < 0) {
+    free(ids);
+    put_msg(msg, msg_cap, "no such thumbnail");
+    return FX_HEIF_ERR_CORRUPT;
+  }
+  count = heif_image_handle_get_list_of_thumbnail_IDs(r->primary, ids, count);
+  // The index counts the thumbnails fx_heif_reader_thumbnails listed (those that open).
+  struct heif_image_handle *t = NULL;
+  for (int i = 0, listed = 0; i < count && t == NULL; i++) {
+    struct heif_image_handle *candidate = NULL;
+    if (heif_image_handle_get_thumbnail(r->primary, ids[i], &candidate).code != heif_error_Ok) continue;
+    if (listed++ == index) t = candidate;
+    else heif_image_handle_release(candidate);
+  }
+  free(ids);
+  if (t == NULL) {
+    put_msg(msg, msg_cap, "no such thumbnail");
+    return FX_HEIF_ERR_CORRUPT;
+  }
+  if (r->handle != r->primary) heif_image_handle_release(r->handle);
+  r->handle = t;
+  read_header(r, h);
   return FX_HEIF_OK;
 }
 
@@ -98,12 +152,18 @@ fx_heif_status fx_heif_reader_decode(fx_heif_reader *r, void *pixels, size_t row
 int fx_heif_reader_icc(fx_heif_reader *r, void **out, size_t *out_size) {
   *out = NULL;
   *out_size = 0;
-  enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(r->handle);
+  // A thumbnail without a profile of its own is in its primary image's colours.
+  struct heif_image_handle *handle = r->handle;
+  enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handle);
+  if (type != heif_color_profile_type_prof && type != heif_color_profile_type_rICC && handle != r->primary) {
+    handle = r->primary;
+    type = heif_image_handle_get_color_profile_type(handle);
+  }
   if (type != heif_color_profile_type_prof && type != heif_color_profile_type_rICC) return 0;
-  size_t size = heif_image_handle_get_raw_color_profile_size(r->handle);
+  size_t size = heif_image_handle_get_raw_color_profile_size(handle);
   void *data = size > 0 ? malloc(size) : NULL;
   if (data == NULL) return 0;
-  if (heif_image_handle_get_raw_color_profile(r->handle, data).code != heif_error_Ok) {
+  if (heif_image_handle_get_raw_color_profile(handle, data).code != heif_error_Ok) {
     free(data);
     return 0;
   }
@@ -114,7 +174,8 @@ int fx_heif_reader_icc(fx_heif_reader *r, void **out, size_t *out_size) {
 
 void fx_heif_reader_close(fx_heif_reader *r) {
   if (r == NULL) return;
-  if (r->handle != NULL) heif_image_handle_release(r->handle);
+  if (r->handle != NULL && r->handle != r->primary) heif_image_handle_release(r->handle);
+  if (r->primary != NULL) heif_image_handle_release(r->primary);
   if (r->ctx != NULL) heif_context_free(r->ctx);
   free(r);
 }

@@ -34,22 +34,37 @@ extension Pipeline {
 }
 
 extension Pipeline {
-  /// How much a decoder may reduce an input of `width × height` first
-  /// (``ImageRowReader/shrinkOnLoad(by:)``): 2, 4 or 8 when the pipeline
-  /// starts with a resize that asks for it (``Resize/shrinkOnLoad``:
-  /// `thumbnail`) and nothing before it, the largest factor whose reduced
-  /// image is still at least the resize's result on both axes — a reduction
-  /// of at least 2× shrinks on load (sharp's default, `fastShrinkOnLoad`;
-  /// the resampler makes the rest); else 1.
-  public func shrinkOnLoad(width: Int, height: Int) -> Int {
+  /// What the pipeline's first resize makes of an input of `width × height`
+  /// when a decoder may start from a smaller image (shrink-on-load,
+  /// ``ShrinkOnLoad``): its result's size when the pipeline starts with a
+  /// resize that asks for it (``Resize/shrinkOnLoad``: `thumbnail`) and
+  /// nothing before it; else nil.
+  public func shrinkOnLoadResult(width: Int, height: Int) -> (width: Int, height: Int)? {
     guard graph.stages.isEmpty, graph.output == .input(0), case .geometry(.resize(let r))? = steps.first?.cut, r.shrinkOnLoad else {
-      return 1
+      return nil
     }
-    let target = r.outputSize(width: width, height: height)
-    func reduced(_ n: Int, _ s: Int) -> Int { (n + s - 1) / s }
-    return [8, 4, 2].first { s in
-      reduced(width, s) >= target.width && reduced(height, s) >= target.height
-    } ?? 1
+    return r.outputSize(width: width, height: height)
+  }
+
+  /// ``shrinkOnLoadResult(width:height:)`` as a decoder asks it
+  /// (``ImageFile/read(_:options:shrink:)``): of the stored size, for an image
+  /// that is turned upright by its EXIF orientation first unless
+  /// `keepOrientation`, the result's size in the stored orientation.
+  public func shrinkOnLoadRule(keepOrientation: Bool = false) -> ShrinkOnLoad.Result {
+    { w, h, orientation in
+      let turned = !keepOrientation && orientation >= 5
+      guard let result = shrinkOnLoadResult(width: turned ? h : w, height: turned ? w : h) else { return nil }
+      return turned ? (result.height, result.width) : result
+    }
+  }
+
+  /// How much a decoder that reduces by powers of two may reduce an input of
+  /// `width × height` first (``ImageRowReader/shrinkOnLoad(by:)``): 2, 4 or 8
+  /// by ``ShrinkOnLoad/factor(width:height:result:)`` of
+  /// ``shrinkOnLoadResult(width:height:)`` — a reduction of at least 2×
+  /// shrinks on load (sharp's default; the resampler makes the rest); else 1.
+  public func shrinkOnLoad(width: Int, height: Int) -> Int {
+    shrinkOnLoadResult(width: width, height: height).map { ShrinkOnLoad.factor(width: width, height: height, result: $0) } ?? 1
   }
 }
 

@@ -10,8 +10,12 @@ enum HEIFCodec {
   /// Decodes the primary image to `.rgba8` or, beyond 8 bits, `.rgba16`,
   /// straight alpha. libheif applies the file's rotation and mirroring, so
   /// the orientation reported is 1 (an EXIF orientation in the file is
-  /// informative only, ISO/IEC 23008-12 §6.5.10).
-  static func decode(_ bytes: UnsafeRawBufferPointer, format: ImageFileFormat, maxPixels: Int) throws -> Decoded {
+  /// informative only, ISO/IEC 23008-12 §6.5.10). With `shrink` (the size a
+  /// resize makes of the image), a stored thumbnail large enough is decoded
+  /// instead (``ShrinkOnLoad/thumbnail(_:width:height:result:)``).
+  static func decode(
+    _ bytes: UnsafeRawBufferPointer, format: ImageFileFormat, maxPixels: Int, shrink: ShrinkOnLoad.Result? = nil
+  ) throws -> Decoded {
     var message = CMessage()
     var header = fx_heif_header()
     var reader: OpaquePointer?
@@ -20,8 +24,9 @@ enum HEIFCodec {
     }
     guard opened == FX_HEIF_OK, let reader else { throw failure(opened, message, format) }
     defer { fx_heif_reader_close(reader) }
+    try checkImageSize(width: Int(header.width), height: Int(header.height), maxPixels: maxPixels)
+    let fromThumbnail = try useThumbnail(reader, &header, shrink: shrink, format: format)
     let width = Int(header.width), height = Int(header.height)
-    try checkImageSize(width: width, height: height, maxPixels: maxPixels)
     let sixteen = header.bits == 16
     let image = try decodeBuffer(width: width, height: height, format: sixteen ? .rgba16 : .rgba8)
     let status = message.withBuffer { fx_heif_reader_decode(reader, image.data, image.rowBytes, $0, $1) }
@@ -30,6 +35,7 @@ enum HEIFCodec {
       format: format, layout: header.has_alpha != 0 ? .rgba : .rgb, bitDepth: sixteen ? 16 : 8, width: width,
       height: height)
     var decoded = Decoded(image: image, info: info)
+    decoded.info.fromThumbnail = fromThumbnail
     var icc: UnsafeMutableRawPointer?
     var size = 0
     if fx_heif_reader_icc(reader, &icc, &size) != 0, let icc {
@@ -37,6 +43,23 @@ enum HEIFCodec {
       free(icc)
     }
     return decoded
+  }
+
+  /// Switches `reader` to the stored thumbnail shrink-on-load picks, if any;
+  /// returns whether it did (`header` then has the thumbnail's size).
+  private static func useThumbnail(
+    _ reader: OpaquePointer, _ header: inout fx_heif_header, shrink: ShrinkOnLoad.Result?, format: ImageFileFormat
+  ) throws -> Bool {
+    let width = Int(header.width), height = Int(header.height)
+    guard let shrink, let result = shrink(width, height, 1) else { return false }
+    var widths = [UInt32](repeating: 0, count: 16), heights = widths
+    let count = Int(fx_heif_reader_thumbnails(reader, &widths, &heights, Int32(widths.count)))
+    let sizes = (0..<count).map { (width: Int(widths[$0]), height: Int(heights[$0])) }
+    guard let index = ShrinkOnLoad.thumbnail(sizes, width: width, height: height, result: result) else { return false }
+    var message = CMessage()
+    let status = message.withBuffer { fx_heif_reader_use_thumbnail(reader, Int32(index), &header, $0, $1) }
+    guard status == FX_HEIF_OK else { throw failure(status, message, format) }
+    return true
   }
 
   /// Encodes 8-bit RGB or RGBA (gray layouts as RGB) as HEIC or AVIF.

@@ -52,13 +52,17 @@ public enum ImageFile {
   ///   side (checked from the header, before any pixel memory is allocated),
   ///   or when there is not enough memory for it (no read traps).
   ///
-  /// `shrink` (shrink-on-load): given a WebP's stored size and its EXIF
-  /// orientation, the factor (1, 2, 4 or 8) to decode it reduced by, each side ⌈n / factor⌉ by libwebp's
-  /// scaled decoding (what a thumbnail needs: ``ImageFileInfo/shrink`` says
-  /// what was applied). Other formats, and animations, are read whole (a
-  /// JPEG shrinks when streamed: ``ImageRowReader/shrinkOnLoad(by:)``).
+  /// `shrink` (shrink-on-load, ``ShrinkOnLoad``): given the stored size and
+  /// EXIF orientation, the size the pipeline's first resize makes of the
+  /// image, or nil to read it whole. A still WebP is then decoded reduced by
+  /// ``ShrinkOnLoad/factor(width:height:result:)`` (each side ⌈n / factor⌉,
+  /// libwebp's scaled decoding), and a HEIC or AVIF that stores a thumbnail
+  /// large enough reads it instead (``ShrinkOnLoad/thumbnail(_:width:height:result:)``);
+  /// ``ImageFileInfo/shrink`` and ``ImageFileInfo/fromThumbnail`` say what was
+  /// done. Other formats, and animations, are read whole (a JPEG shrinks when
+  /// streamed: ``ImageRowReader/shrinkOnLoad(by:)``).
   public static func read(
-    _ path: String, options: ImageReadOptions = ImageReadOptions(), shrink: ((Int, Int, Int) -> Int)? = nil
+    _ path: String, options: ImageReadOptions = ImageReadOptions(), shrink: ShrinkOnLoad.Result? = nil
   ) throws -> (ImageBuffer, ImageFileInfo) {
     try attributing(to: path) {
       let bytes = try FileSystem.readAll(path, maxBytes: maxFileBytes(options.maxPixels))
@@ -94,7 +98,7 @@ public enum ImageFile {
     try bytes.withUnsafeBytes { try decode($0, options: options) }
   }
 
-  static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageReadOptions, shrink: ((Int, Int, Int) -> Int)? = nil) throws -> (
+  static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageReadOptions, shrink: ShrinkOnLoad.Result? = nil) throws -> (
     ImageBuffer, ImageFileInfo
   ) {
     guard !bytes.isEmpty else { throw ImageFileFailure("empty file (0 bytes)") }
@@ -107,7 +111,7 @@ public enum ImageFile {
     case .tiff: decoded = try TIFFCodec.decode(bytes, maxPixels: options.maxPixels, page: options.page)
     case .webp: decoded = try WebPCodec.decode(bytes, maxPixels: options.maxPixels, shrink: shrink)
     case .gif: decoded = try GIFCodec.decode(bytes, maxPixels: options.maxPixels)
-    case .heic?, .avif?: decoded = try HEIFCodec.decode(bytes, format: format!, maxPixels: options.maxPixels)
+    case .heic?, .avif?: decoded = try HEIFCodec.decode(bytes, format: format!, maxPixels: options.maxPixels, shrink: shrink)
     case nil: throw ImageFileFailure(ImageFileFormat.unsupported)
     }
     try applyProfile(&decoded, options: options)

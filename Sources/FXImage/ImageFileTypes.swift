@@ -161,6 +161,10 @@ public struct ImageFileInfo: Sendable, Equatable {
   /// ``ImageFile/read(_:options:shrink:)``); 1 when read whole. ``width`` and
   /// ``height`` are the decoded size.
   public var shrink = 1
+  /// Whether the image read is the file's stored thumbnail rather than its
+  /// image (a HEIF's, shrink-on-load: ``ShrinkOnLoad/thumbnail(_:width:height:result:)``);
+  /// ``width`` and ``height`` are then the thumbnail's.
+  public var fromThumbnail = false
 
   /// Creates a description of an image file.
   public init(
@@ -217,6 +221,7 @@ extension ImageFileInfo: CustomStringConvertible {
     if orientation != 1 { parts.append("orientation \(orientation)") }
     if pageCount != 1 { parts.append("\(pageCount) pages") }
     if shrink != 1 { parts.append("decoded at 1/\(shrink)") }
+    if fromThumbnail { parts.append("read from its stored thumbnail") }
     if let resolution { parts.append("\(resolution)") }
     if !metadata.isEmpty { parts.append("\(metadata)") }
     parts += warnings.map { "warning: \($0)" }

@@ -8,10 +8,11 @@ internal import CWEBP
 /// first frame of an animation, ICC and EXIF chunks.
 enum WebPCodec {
   /// Decodes to `.rgba8`, straight alpha (an animation: its first frame on its canvas).
-  /// `shrink`, given the stored size and the EXIF orientation, names a factor
-  /// (2, 4, 8) to decode a still image reduced by (each side ⌈n / factor⌉,
-  /// libwebp's scaled decoding: shrink-on-load); 1 or nil decodes it whole.
-  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int, shrink: ((Int, Int, Int) -> Int)? = nil) throws -> Decoded {
+  /// `shrink`, given the stored size and the EXIF orientation, is the size a
+  /// resize makes of it: a still image is decoded reduced by
+  /// ``ShrinkOnLoad/factor(width:height:result:)`` (each side ⌈n / factor⌉,
+  /// libwebp's scaled decoding: shrink-on-load); nil decodes it whole.
+  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int, shrink: ShrinkOnLoad.Result? = nil) throws -> Decoded {
     var message = CMessage()
     var header = fx_webp_header()
     let read = message.withBuffer { fx_webp_header_read(bytes.baseAddress, bytes.count, &header, $0, $1) }
@@ -22,9 +23,8 @@ enum WebPCodec {
     var exif = chunk("EXIF", bytes)
     if let e = exif, e.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) { exif = Array(e.dropFirst(6)) }
     var factor = 1
-    if let shrink, header.animated == 0 {
-      factor = shrink(width, height, ImageFile.orientation(exif: exif) ?? 1)
-      guard [1, 2, 4, 8].contains(factor) else { throw ImageFileFailure("internal error: shrink-on-load by \(factor)") }
+    if let shrink, header.animated == 0, let result = shrink(width, height, ImageFile.orientation(exif: exif) ?? 1) {
+      factor = ShrinkOnLoad.factor(width: width, height: height, result: result)
     }
     (width, height) = ((width + factor - 1) / factor, (height + factor - 1) / factor)
     let image = try decodeBuffer(width: width, height: height, format: .rgba8)

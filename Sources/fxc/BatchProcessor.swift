@@ -15,17 +15,11 @@ struct LoadedImage {
 
   /// Reads `path` with `read` (pixel limit, sRGB conversion), applying its
   /// EXIF orientation unless `keepOrientation`.
-  /// `shrinkFor`: the pipeline whose first resize a WebP may be decoded reduced for (shrink-on-load).
+  /// `shrinkFor`: the pipeline whose first resize a WebP or HEIF may be read reduced for (shrink-on-load).
   static func load(_ path: String, read: ImageReadOptions, keepOrientation: Bool, shrinkFor pipeline: Pipeline? = nil) throws
     -> LoadedImage
   {
-    let shrink = pipeline.map { pipeline in
-      { (w: Int, h: Int, orientation: Int) -> Int in
-        // The pipeline sees the upright image unless the orientation is kept.
-        let turned = !keepOrientation && orientation >= 5
-        return pipeline.shrinkOnLoad(width: turned ? h : w, height: turned ? w : h)
-      }
-    }
+    let shrink = pipeline?.shrinkOnLoadRule(keepOrientation: keepOrientation)
     let (image, info) = try ImageFile.read(path, options: read, shrink: shrink)
     var loaded = LoadedImage(image: image, info: info, orientation: nil, fileBytes: nil)
     var s = stat()
@@ -274,6 +268,7 @@ final class BatchProcessor: @unchecked Sendable {
     if let frame = job.frame { text += " frame \(frame)" }
     if let o = r.orientation { text += " [EXIF orientation \(o) applied]" }
     if info.shrink > 1 { text += " (decoded at 1/\(info.shrink): shrink-on-load)" }
+    if info.fromThumbnail { text += " (read from its stored \(info.width)×\(info.height) thumbnail: shrink-on-load)" }
     return text
   }
 

@@ -16,8 +16,8 @@ struct ShrinkOnLoadTests {
       }
     }
     try ImageFile.write(image, to: dir.file("in.webp"), layout: .rgb, lossless: true)
-    // The read itself: a factor given the stored size, the decoded size ⌈n / 8⌉.
-    let (small, info) = try ImageFile.read(dir.file("in.webp"), shrink: { w, h, _ in w == 800 && h == 600 ? 8 : 1 })
+    // The read itself: the resize's result given the stored size; 100×75 of 800×600 is 1/8, each side ⌈n / 8⌉.
+    let (small, info) = try ImageFile.read(dir.file("in.webp"), shrink: { w, h, _ in w == 800 && h == 600 ? (100, 75) : nil })
     #expect(info.shrink == 8 && small.width == 100 && small.height == 75 && info.width == 100, "\(info)")
     let thumb = try BatchFXC.run(["run", "-v", "-c", "thumbnail(100)", "in.webp", "-o", "thumb.png"], in: dir.path)
     #expect(thumb.status == 0 && thumb.stdout.contains("decoded at 1/8: shrink-on-load"), "\(thumb)")
@@ -29,6 +29,37 @@ struct ShrinkOnLoadTests {
     var worst: Float = 0
     for y in 0..<75 { for x in 0..<100 { worst = max(worst, (0..<3).map { Swift.abs(a[x, y][$0] - b[x, y][$0]) }.max()!) } }
     #expect(worst * 255 <= 8, "the reduced decode's thumbnail is \(worst * 255) levels from the full one's")
+  }
+}
+
+/// A thumbnail of a HEIC that stores one large enough starts from it
+/// (libvips' rule), and says so; one too small, or a resize, reads the image.
+@Suite("HEIF shrink-on-load")
+struct HEIFThumbnailTests {
+  @Test func aStoredThumbnailLargeEnoughIsWhereAThumbnailStarts() throws {
+    let dir = try BatchScratch()
+    let heic = BatchFXC.packageRoot + "/Tests/FXImageTests/Fixtures/rocket-thumbnail.heic"  // 640×427, a 160×106 thumbnail
+    let small = try BatchFXC.run(["run", "-v", "-c", "thumbnail(100)", heic, "-o", "small.png"], in: dir.path)
+    #expect(small.status == 0 && small.stdout.contains("read from its stored 160×106 thumbnail: shrink-on-load"), "\(small)")
+    let large = try BatchFXC.run(["run", "-v", "-c", "thumbnail(200)", heic, "-o", "large.png"], in: dir.path)
+    #expect(large.status == 0 && !large.stdout.contains("shrink-on-load"), "\(large)")
+    // The size follows from the thumbnail's (as sharp's shrink-on-load may round an
+    // auto-scaled side down): 160×106 → 100×66, where the image gives 100×67.
+    let full = try BatchFXC.run(["run", "-c", "resize(width: 100)", heic, "-o", "full.png"], in: dir.path)
+    #expect(full.status == 0 && !full.stdout.contains("shrink-on-load") && full.stdout.contains("100×67"), "\(full)")
+    let same = try BatchFXC.run(["run", "-c", "resize(width: 100, height: 66)", heic, "-o", "same.png"], in: dir.path)
+    let (a, _) = try ImageFile.read(dir.file("small.png")), (b, _) = try ImageFile.read(dir.file("same.png"))
+    #expect(same.status == 0 && a.width == 100 && a.height == 66 && b.width == 100 && b.height == 66)
+    var sum: Float = 0
+    for y in 0..<66 { for x in 0..<100 { sum += (0..<3).map { Swift.abs(a[x, y][$0] - b[x, y][$0]) }.reduce(0, +) } }
+    let mean = sum * 255 / Float(100 * 66 * 3)
+    // The library's file-to-file path starts from the thumbnail too.
+    let applied = try Pipeline(thumbnail(size: 100)).apply(
+      from: URL(fileURLWithPath: heic), to: URL(fileURLWithPath: dir.file("library.png")))
+    let (c, _) = try ImageFile.read(dir.file("library.png"))
+    #expect(applied.info.fromThumbnail && c.width == 100 && c.height == 66, "\(applied.info)")
+    // A separately encoded thumbnail (HEVC at q50): a few levels on average; another picture is tens.
+    #expect(mean <= 8, "the thumbnail's result is on average \(mean) levels from the full image's")
   }
 }
 

@@ -29,14 +29,24 @@ typedef struct fx_heif_reader fx_heif_reader;
 fx_heif_status fx_heif_reader_open(const void *bytes, size_t size, int max_side, fx_heif_reader **out,
                                    fx_heif_header *header, char *msg, size_t msg_cap);
 
-/// Decodes the primary image — turned and mirrored as the file says
+/// The sizes (after their own rotation and mirroring) of the primary image's
+/// stored thumbnails, at most `max` of them; returns how many were listed.
+int fx_heif_reader_thumbnails(fx_heif_reader *reader, uint32_t *widths, uint32_t *heights, int max);
+
+/// Makes the reader decode thumbnail `index` (as listed by
+/// fx_heif_reader_thumbnails) instead of the primary image; `header` gets its size.
+fx_heif_status fx_heif_reader_use_thumbnail(fx_heif_reader *reader, int index, fx_heif_header *header, char *msg,
+                                            size_t msg_cap);
+
+/// Decodes the primary image (or the thumbnail chosen) — turned and mirrored as the file says
 /// (irot/imir), so it is upright — as RGBA of `header.bits` bits (more than
 /// 8 bits scaled to 16), straight alpha (premultiplied alpha divided out),
 /// into `height` rows `row_bytes` apart.
 fx_heif_status fx_heif_reader_decode(fx_heif_reader *reader, void *pixels, size_t row_bytes, char *msg,
                                      size_t msg_cap);
 
-/// The primary image's ICC profile ("prof" or "rICC"), if any: returns 1
+/// The ICC profile ("prof" or "rICC") of the image decoded — a thumbnail
+/// without one has its primary image's —, if any: returns 1
 /// and a malloc'd copy in `*out` (`*out_size` bytes; release with free()).
 int fx_heif_reader_icc(fx_heif_reader *reader, void **out, size_t *out_size);
 
