@@ -116,7 +116,8 @@ extension CompiledPipeline {
     }
     var y = 0
     try streamSteps(
-      from: ClosureRowSource(inputs[0]), others: Array(inputs.dropFirst()), uniforms: uniforms, threads: threads, output: output
+      from: ClosureRowSource(inputs[0]), again: { ClosureRowSource(inputs[0]) }, others: Array(inputs.dropFirst()),
+      uniforms: uniforms, threads: threads, output: output
     ) { pointer, rowBytes, count in
       for k in 0..<count {
         (output.data + (y + k) * output.rowBytes).copyMemory(from: pointer + k * rowBytes, byteCount: output.rowDataBytes)
@@ -138,9 +139,13 @@ extension CompiledPipeline {
   /// With `output` (of the result's size and format), a last kernel whose
   /// input is a whole image (after a scan along y, a quarter turn) runs on
   /// it in place and writes `output` itself, instead of rows through `write`.
+  /// With `again` (the same rows as `source`, from the start), a levels or
+  /// equalize reduction over more than ``ReductionExecutor/twoPassBytes`` of
+  /// rows counts them on a first reading and maps them on a second, so the
+  /// image is never whole; without it, the rows reaching it are held whole.
   public func streamSteps(
-    from source: RowSource, others: [ImageBuffer], uniforms: [Param: Float], threads: Int, output: ImageBuffer? = nil,
-    write: @escaping (UnsafeRawPointer, Int, Int) throws -> Void
+    from source: RowSource, again: (() throws -> RowSource)? = nil, others: [ImageBuffer], uniforms: [Param: Float],
+    threads: Int, output: ImageBuffer? = nil, write: @escaping (UnsafeRawPointer, Int, Int) throws -> Void
   ) throws {
     guard let compiled, let last = steps.last?.next.compiled else {
       throw RunError("a pipeline that changes size streams with the JIT only")
@@ -149,17 +154,38 @@ extension CompiledPipeline {
     do {
       // A chain that starts with a geometry stage needs no kernel before it: its rows are only premultiplied.
       let identity = graph.stages.isEmpty && graph.output == .input(0)
-      var rows: RowSource =
-        identity && source.format.holdsStraightAlpha
-        ? PremultiplyingSource(source)
-        : identity ? source : try KernelRowSource(compiled, upstream: source, uniforms: values(self), otherInputs: others)
-      for (i, (cut, next)) in steps.enumerated() {
-        rows = try rows.through(cut, threads: threads, target: target)
-        // A graph between two cuts that only passes its input on (a blur's two scans) is no kernel.
-        if i < steps.count - 1 && !(next.graph.stages.isEmpty && next.graph.output == .input(0)) {
-          rows = try KernelRowSource(next.compiled!, upstream: rows, uniforms: values(next), otherInputs: others)
+      var unused: RowSource? = source
+      // A reduction counted on a first reading of the input: its maps, by step.
+      var measured: [Int: [Reduction.ChannelMap?]] = [:]
+      // The rows that reach cut `k`, from `source` the first time, from `again` after.
+      func chain(upTo k: Int) throws -> RowSource {
+        let start = try unused ?? again!()
+        unused = nil
+        var rows: RowSource =
+          identity && start.format.holdsStraightAlpha
+          ? PremultiplyingSource(start)
+          : identity ? start : try KernelRowSource(compiled, upstream: start, uniforms: values(self), otherInputs: others)
+        for (i, (cut, next)) in steps.prefix(k).enumerated() {
+          if case .reduction(let r) = cut, again != nil,
+            ReductionExecutor.countsAsItStreams(r, width: rows.width, height: rows.height)
+          {
+            // Counted as the rows go by, then mapped on a second reading: the image is never whole.
+            if measured[i] == nil {
+              measured[i] = try rows.histograms().maps(r)
+              rows = try chain(upTo: i)
+            }
+            rows = rows.mapped(measured[i]!)
+          } else {
+            rows = try rows.through(cut, threads: threads, target: target)
+          }
+          // A graph between two cuts that only passes its input on (a blur's two scans) is no kernel.
+          if i < steps.count - 1 && !(next.graph.stages.isEmpty && next.graph.output == .input(0)) {
+            rows = try KernelRowSource(next.compiled!, upstream: rows, uniforms: values(next), otherInputs: others)
+          }
         }
+        return rows
       }
+      let rows = try chain(upTo: steps.count)
       let lastValues = values(steps.last!.next)
       if let output, let whole = rows as? WholeImageSource, whole.delivered == 0 {
         try last.run(inputs: [whole.image] + others, output: output, uniforms: lastValues, threads: threads)

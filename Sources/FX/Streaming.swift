@@ -41,8 +41,8 @@ extension CompiledPipeline {
   ///   ``ImageFileError`` from the reader or writer.
   @discardableResult
   public func stream(
-    from reader: ImageRowReader, to writer: ImageRowWriter, uniforms: [Param: Float] = [:], threads: Int = 1,
-    stop: @escaping () -> Bool = { false }
+    from reader: ImageRowReader, again: (() throws -> ImageRowReader)? = nil, to writer: ImageRowWriter,
+    uniforms: [Param: Float] = [:], threads: Int = 1, stop: @escaping () -> Bool = { false }
   ) throws -> StreamTimes {
     if let streamingRefusal { throw RunError("cannot stream: \(streamingRefusal)") }
     guard reader.pixelFormat == layout.inputs[0] else {
@@ -60,13 +60,16 @@ extension CompiledPipeline {
     let times = StreamTimes()
     let start = DispatchTime.now().uptimeNanoseconds
     if !steps.isEmpty {
-      let source = ClosureRowSource(
-        width: reader.info.width, height: reader.info.height, format: reader.pixelFormat,
-        read: { pointer, rowBytes, count in
-          if stop() { throw StreamStopped() }
-          try times.timing(\.read) { try reader.read(into: pointer, rowBytes: rowBytes, count: count) }
-        }, finish: { try times.timing(\.read) { try reader.finish() } })
-      try streamSteps(from: source, others: [], uniforms: uniforms, threads: threads) { pointer, rowBytes, count in
+      let rows = { (reader: ImageRowReader) in
+        ClosureRowSource(
+          width: reader.info.width, height: reader.info.height, format: reader.pixelFormat,
+          read: { pointer, rowBytes, count in
+            if stop() { throw StreamStopped() }
+            try times.timing(\.read) { try reader.read(into: pointer, rowBytes: rowBytes, count: count) }
+          }, finish: { try times.timing(\.read) { try reader.finish() } })
+      }
+      let second = again.map { again in { () throws -> RowSource in rows(try times.timing(\.read) { try again() }) } }
+      try streamSteps(from: rows(reader), again: second, others: [], uniforms: uniforms, threads: threads) { pointer, rowBytes, count in
         try times.timing(\.write) { try writer.write(pointer, rowBytes: rowBytes, format: output, count: count) }
       }
       try times.timing(\.write) { try writer.finish() }
@@ -169,7 +172,7 @@ extension Pipeline {
         } else {
           let size = try compiled.outputSize(width: reader.info.width, height: reader.info.height)
           let writer = try ImageRowWriter(path: output.path, width: size.width, height: size.height, options: write)
-          try compiled.stream(from: reader, to: writer, uniforms: uniforms, threads: threads)
+          try compiled.stream(from: reader, again: reader.reopened, to: writer, uniforms: uniforms, threads: threads)
           return FileApplication(info: reader.info, streamed: true, wholeImageReason: nil)
         }
       }

@@ -42,6 +42,8 @@ public final class ImageRowReader {
   public private(set) var rowsRead = 0
   /// The file, as passed to ``open(_:options:)`` (errors name it).
   public let path: String
+  /// The options it was opened with (``reopened()`` opens it with them again).
+  public private(set) var options = ImageReadOptions()
   private let fd: Int32
   private let codec: Codec
 
@@ -91,8 +93,24 @@ public final class ImageRowReader {
         throw error
       }
       if opened == nil { close(fd) }
+      opened?.options = options
       return opened
     }
+  }
+
+  /// The same file opened again from its first row, reduced as this reader
+  /// is (``shrinkOnLoad(by:)``): a second reading, for a reduction that
+  /// counts the rows on the first (``ReductionExecutor``).
+  /// - Throws: what ``open(_:options:)`` throws; ``ImageFileError`` when the
+  ///   file no longer has the size or format it had at the first reading.
+  public func reopened() throws -> ImageRowReader {
+    let again = try Self.open(path, options: options)
+    if let again, shrink > 1 { _ = try again.shrinkOnLoad(by: shrink) }
+    guard let again, again.info.width == info.width, again.info.height == info.height, again.pixelFormat == pixelFormat
+    else {
+      throw ImageFileError(path: path, reason: "the file changed between its two readings (a reduction reads it twice)")
+    }
+    return again
   }
 
   private static func openPNG(_ path: String, _ fd: Int32, _ head: [UInt8], _ options: ImageReadOptions) throws
