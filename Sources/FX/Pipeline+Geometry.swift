@@ -139,8 +139,8 @@ extension CompiledPipeline {
   /// With `output` (of the result's size and format), a last kernel whose
   /// input is a whole image (after a scan along y, a quarter turn) runs on
   /// it in place and writes `output` itself, instead of rows through `write`.
-  /// With `again` (the same rows as `source`, from the start), a levels or
-  /// equalize reduction over more than ``ReductionExecutor/twoPassBytes`` of
+  /// With `again` (the same rows as `source`, from the start), a reduction
+  /// over more than ``ReductionExecutor/twoPassBytes`` of
   /// rows counts them on a first reading and maps them on a second, so the
   /// image is never whole; without it, the rows reaching it are held whole.
   public func streamSteps(
@@ -156,7 +156,7 @@ extension CompiledPipeline {
       let identity = graph.stages.isEmpty && graph.output == .input(0)
       var unused: RowSource? = source
       // A reduction counted on a first reading of the input: its maps, by step.
-      var measured: [Int: [Reduction.ChannelMap?]] = [:]
+      var measured: [Int: ReductionExecutor.Decided] = [:]
       // The rows that reach cut `k`, from `source` the first time, from `again` after.
       func chain(upTo k: Int) throws -> RowSource {
         let start = try unused ?? again!()
@@ -171,7 +171,7 @@ extension CompiledPipeline {
           {
             // Counted as the rows go by, then mapped on a second reading: the image is never whole.
             if measured[i] == nil {
-              measured[i] = try rows.histograms().maps(r)
+              measured[i] = try rows.decide(r)
               rows = try chain(upTo: i)
             }
             rows = rows.mapped(measured[i]!)

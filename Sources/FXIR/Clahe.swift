@@ -35,75 +35,104 @@ public struct Clahe: Hashable, Sendable, CustomStringConvertible {
   public var description: String { "clahe(tiles: \(tilesX)×\(tilesY), clip: \(clipLimit))" }
 
   /// `values` (`width × height` unpremultiplied samples of one channel, row
-  /// by row) equalised in place.
+  /// by row) equalised in place: the histograms counted row by row
+  /// (``Layout/count(_:row:into:)``), the tables (``tables(_:layout:)``), each
+  /// row mapped (``Layout/map(_:row:tables:)``) — the steps a streamed run
+  /// takes on two readings of its rows.
   public func apply(_ values: inout [Float], width: Int, height: Int) {
-    let even = width % tilesX == 0 && height % tilesY == 0
-    let tw = even ? width / tilesX : (width + tilesX - width % tilesX) / tilesX
-    let th = even ? height / tilesY : (height + tilesY - height % tilesY) / tilesY
-    let area = tw * th
-    // BORDER_REFLECT_101 past the right and bottom edges, periodic as OpenCV's
-    // borderInterpolate (a side of 1 repeats its only pixel).
-    func reflect(_ i: Int, _ n: Int) -> Int {
-      guard n > 1 else { return 0 }
-      let period = 2 * (n - 1), j = i % period
-      return j < n ? j : period - j
-    }
+    let layout = Layout(self, width: width, height: height)
+    var histograms = [Int](repeating: 0, count: 256 * tilesX * tilesY)
     let bins = values.map { UInt8(Reduction.bin($0)) }
-    // The extended image's columns and rows, as indices into the image.
-    let columns = (0..<(tilesX * tw)).map { reflect($0, width) }
-    let rowStarts = (0..<(tilesY * th)).map { reflect($0, height) * width }
-    // Every tile's table, flat: tile t's level for bin i at 256·t + i.
-    var tables = [Float](repeating: 0, count: 256 * tilesX * tilesY)
-    var h = [Int](repeating: 0, count: 256)
     bins.withUnsafeBufferPointer { bins in
-      columns.withUnsafeBufferPointer { columns in
-        for ty in 0..<tilesY {
+      for y in 0..<height { layout.count(bins.baseAddress! + y * width, row: y, into: &histograms) }
+    }
+    let tables = tables(histograms, layout: layout)
+    values.withUnsafeMutableBufferPointer { out in
+      bins.withUnsafeBufferPointer { bins in
+        for y in 0..<height { layout.map(bins.baseAddress! + y * width, row: y, tables: tables, into: out.baseAddress! + y * width) }
+      }
+    }
+  }
+
+  /// Every tile's table from every tile's histogram (256 bins a tile, tile
+  /// `ty · tilesX + tx` at `256 · (ty · tilesX + tx)`), flat in the same order.
+  public func tables(_ histograms: [Int], layout: Layout) -> [Float] {
+    (0..<(tilesX * tilesY)).flatMap { t in table(Array(histograms[(256 * t)..<(256 * (t + 1))]), area: layout.area) }
+  }
+
+  /// The tiles of a `width × height` channel and where each of its pixels
+  /// counts and reads (steps 1 and 4 above).
+  public struct Layout: Sendable {
+    public let width: Int, height: Int
+    let tilesX: Int, tilesY: Int
+    let tileWidth: Int, tileHeight: Int
+    /// A tile's pixels.
+    let area: Int
+    /// The extended image's columns, as columns of the image.
+    let columns: [Int]
+    /// For each row of the image, the rows of the extended image that are it.
+    let extendedRows: [[Int]]
+    /// Per column, as OpenCV precomputes them: the left and right tiles' offsets (256 a tile) and the weights.
+    let left: [Int], right: [Int], weight: [Float]
+
+    public init(_ clahe: Clahe, width: Int, height: Int) {
+      (self.width, self.height, tilesX, tilesY) = (width, height, clahe.tilesX, clahe.tilesY)
+      let even = width % tilesX == 0 && height % tilesY == 0
+      tileWidth = even ? width / tilesX : (width + tilesX - width % tilesX) / tilesX
+      tileHeight = even ? height / tilesY : (height + tilesY - height % tilesY) / tilesY
+      area = tileWidth * tileHeight
+      // BORDER_REFLECT_101 past the right and bottom edges, periodic as OpenCV's
+      // borderInterpolate (a side of 1 repeats its only pixel).
+      func reflect(_ i: Int, _ n: Int) -> Int {
+        guard n > 1 else { return 0 }
+        let period = 2 * (n - 1), j = i % period
+        return j < n ? j : period - j
+      }
+      columns = (0..<(tilesX * tileWidth)).map { reflect($0, width) }
+      var rows = [[Int]](repeating: [], count: height)
+      for e in 0..<(tilesY * tileHeight) { rows[reflect(e, height)].append(e) }
+      extendedRows = rows
+      let invW = 1 / Float(tileWidth)
+      var (left, right, weight) = ([Int](), [Int](), [Float]())
+      for x in 0..<width {
+        let fx = Float(x) * invW - 0.5
+        let x1 = Int(fx.rounded(.down))
+        weight.append(fx - Float(x1))
+        left.append(256 * Swift.max(x1, 0))
+        right.append(256 * Swift.min(x1 + 1, tilesX - 1))
+      }
+      (self.left, self.right, self.weight) = (left, right, weight)
+    }
+
+    /// Counts image row `y` (`width` bins at `bins`) into the histograms of
+    /// every tile its extended rows fall in.
+    public func count(_ bins: UnsafePointer<UInt8>, row y: Int, into histograms: inout [Int]) {
+      histograms.withUnsafeMutableBufferPointer { h in
+        for e in extendedRows[y] {
+          let tileRow = 256 * tilesX * (e / tileHeight)
           for tx in 0..<tilesX {
-            h.withUnsafeMutableBufferPointer { h in
-              for i in 0..<256 { h[i] = 0 }
-              for y in (ty * th)..<((ty + 1) * th) {
-                let row = bins.baseAddress! + rowStarts[y]
-                for x in (tx * tw)..<((tx + 1) * tw) { h[Int(row[columns[x]])] += 1 }
-              }
-            }
-            let t = table(h, area: area)
-            for i in 0..<256 { tables[256 * (ty * tilesX + tx) + i] = t[i] }
+            let tile = h.baseAddress! + tileRow + 256 * tx
+            for x in (tx * tileWidth)..<((tx + 1) * tileWidth) { tile[Int(bins[columns[x]])] += 1 }
           }
         }
       }
     }
-    // Per column, as OpenCV precomputes them: the two tiles' offsets and the weights.
-    let invW = 1 / Float(tw), invH = 1 / Float(th)
-    let left = UnsafeMutableBufferPointer<Int>.allocate(capacity: width), right = UnsafeMutableBufferPointer<Int>.allocate(capacity: width)
-    let xa = UnsafeMutableBufferPointer<Float>.allocate(capacity: width), xa1 = UnsafeMutableBufferPointer<Float>.allocate(capacity: width)
-    defer {
-      [left.baseAddress, right.baseAddress].forEach { $0?.deallocate() }
-      [xa.baseAddress, xa1.baseAddress].forEach { $0?.deallocate() }
-    }
-    for x in 0..<width {
-      let fx = Float(x) * invW - 0.5
-      let x1 = Int(fx.rounded(.down))
-      xa[x] = fx - Float(x1)
-      xa1[x] = 1 - xa[x]
-      left[x] = 256 * Swift.max(x1, 0)
-      right[x] = 256 * Swift.min(x1 + 1, tilesX - 1)
-    }
-    tables.withUnsafeBufferPointer { t in
-      bins.withUnsafeBufferPointer { bins in
-        values.withUnsafeMutableBufferPointer { out in
-          for y in 0..<height {
-            let fy = Float(y) * invH - 0.5
-            let y1 = Int(fy.rounded(.down))
-            let ya = fy - Float(y1), ya1 = 1 - ya
-            let top = 256 * tilesX * Swift.max(y1, 0), bottom = 256 * tilesX * Swift.min(y1 + 1, tilesY - 1)
-            for x in 0..<width {
-              let b = Int(bins[y * width + x])
-              let v =
-                (t[top + left[x] + b] * xa1[x] + t[top + right[x] + b] * xa[x]) * ya1
-                + (t[bottom + left[x] + b] * xa1[x] + t[bottom + right[x] + b] * xa[x]) * ya
-              out[y * width + x] = Swift.min(Swift.max(v.rounded(.toNearestOrEven), 0), 255) / 255
-            }
-          }
+
+    /// Image row `y` (`width` bins at `bins`) mapped through `tables` into
+    /// `out`: each pixel the bilinear mix of the four nearest tiles' levels,
+    /// in fp32, rounded to a whole level (ties to even), over 255.
+    public func map(_ bins: UnsafePointer<UInt8>, row y: Int, tables: [Float], into out: UnsafeMutablePointer<Float>) {
+      let fy = Float(y) * (1 / Float(tileHeight)) - 0.5  // OpenCV's y·(1/th): the same bits
+      let y1 = Int(fy.rounded(.down))
+      let ya = fy - Float(y1), ya1 = 1 - ya
+      let top = 256 * tilesX * Swift.max(y1, 0), bottom = 256 * tilesX * Swift.min(y1 + 1, tilesY - 1)
+      tables.withUnsafeBufferPointer { t in
+        for x in 0..<width {
+          let b = Int(bins[x]), xa = weight[x], xa1 = 1 - weight[x]
+          let v =
+            (t[top + left[x] + b] * xa1 + t[top + right[x] + b] * xa) * ya1
+            + (t[bottom + left[x] + b] * xa1 + t[bottom + right[x] + b] * xa) * ya
+          out[x] = Swift.min(Swift.max(v.rounded(.toNearestOrEven), 0), 255) / 255
         }
       }
     }

@@ -9,7 +9,7 @@ import Foundation
 /// go by and map them on a second reading of its input (``twoPassBytes``)
 /// instead of holding the image.
 public enum ReductionExecutor {
-  /// A streamed run whose rows at a levels or equalize reduction would take
+  /// A streamed run whose rows at a reduction would take
   /// more than this many bytes (rgba32f) reads its input twice rather than
   /// hold them: once to count, once to map. The default, 512 MiB (33.5 MP),
   /// holds a camera's photo (the 17.9 MP progressive JPEG, autoLevels |
@@ -91,11 +91,16 @@ public enum ReductionExecutor {
   }
 
   /// Whether a streamed run reads its input twice for `reduction` over rows of
-  /// `width × height` (``twoPassBytes``): levels and equalize, which map each
-  /// pixel alone once counted; CLAHE's tiles are held whole.
+  /// `width × height` (``twoPassBytes``).
   public static func countsAsItStreams(_ reduction: Reduction, width: Int, height: Int) -> Bool {
-    if case .clahe = reduction { return false }
-    return width * height * 16 > twoPassBytes
+    width * height * 16 > twoPassBytes
+  }
+
+  /// What the first reading of a two-pass reduction decides: each channel's
+  /// map (levels, equalize), or every tile's tables of each channel (CLAHE).
+  public enum Decided {
+    case maps([Reduction.ChannelMap?])
+    case clahe(Clahe.Layout, [[Float]])
   }
 
   /// CLAHE (``Clahe``) in place: each channel's unpremultiplied samples
@@ -144,48 +149,97 @@ public enum ReductionExecutor {
 }
 
 extension RowSource {
-  /// Reads every row left of this source (rgba32f), counting it into
-  /// histograms, then finishes it: the first reading of a two-pass reduction.
+  /// Reads every row left of this source (rgba32f), counting it for
+  /// `reduction`, then finishes it: the first reading of a two-pass reduction.
   /// - Throws: what reading or finishing the source throws.
-  public func histograms() throws -> ReductionExecutor.Histograms {
+  public func decide(_ reduction: Reduction) throws -> ReductionExecutor.Decided {
     precondition(format == .rgba32f, "reductions count premultiplied rgba32f rows")
     var histograms = ReductionExecutor.Histograms()
+    var clahe: (Clahe, Clahe.Layout)?
+    var counts: [[Int]] = [], bins: [[UInt8]] = []
+    if case .clahe(let c) = reduction {
+      clahe = (c, Clahe.Layout(c, width: width, height: height))
+      counts = Array(repeating: Array(repeating: 0, count: 256 * c.tilesX * c.tilesY), count: 3)
+      bins = Array(repeating: Array(repeating: 0, count: width), count: 3)
+    }
     let band = Swift.max(1, Swift.min(height, 64))
     let scratch = try BufferPool.shared.allocate(byteCount: band * rowBytes)
     defer { BufferPool.shared.release(scratch) }
     while delivered < height {
-      let count = Swift.min(band, height - delivered)
+      let (first, count) = (delivered, Swift.min(band, height - delivered))
       try read(into: scratch.pointer, rowBytes: rowBytes, count: count)
       for k in 0..<count {
-        histograms.count((scratch.pointer + k * rowBytes).assumingMemoryBound(to: SIMD4<Float>.self), width: width)
+        let row = (scratch.pointer + k * rowBytes).assumingMemoryBound(to: SIMD4<Float>.self)
+        guard let (_, layout) = clahe else {
+          histograms.count(row, width: width)
+          continue
+        }
+        ReductionExecutor.bins(row, width: width, into: &bins)
+        for c in 0..<3 { bins[c].withUnsafeBufferPointer { layout.count($0.baseAddress!, row: first + k, into: &counts[c]) } }
       }
     }
     try finish()
-    return histograms
+    if let (c, layout) = clahe { return .clahe(layout, counts.map { c.tables($0, layout: layout) }) }
+    return .maps(histograms.maps(reduction))
   }
 
-  /// This source's rows (rgba32f) mapped through `maps` as they pass: the
+  /// This source's rows (rgba32f) mapped as `decided` says as they pass: the
   /// second reading of a two-pass reduction.
-  public func mapped(_ maps: [Reduction.ChannelMap?]) -> RowSource { MappedRowSource(self, maps: maps) }
+  public func mapped(_ decided: ReductionExecutor.Decided) -> RowSource { MappedRowSource(self, decided) }
 }
 
-/// The upstream's rows mapped through a reduction's channel maps.
+extension ReductionExecutor {
+  /// The bins (``Reduction/bin(_:)``) of `width` premultiplied pixels'
+  /// unpremultiplied colour, one array a channel (a transparent pixel's: 0).
+  static func bins(_ row: UnsafePointer<SIMD4<Float>>, width: Int, into bins: inout [[UInt8]]) {
+    for x in 0..<width {
+      let p = row[x]
+      let s = p.w == 1 ? p : p.w > 0 ? p / p.w : .zero  // x / 1 is x: the same bits without the divisions
+      bins[0][x] = UInt8(Reduction.bin(s.x))
+      bins[1][x] = UInt8(Reduction.bin(s.y))
+      bins[2][x] = UInt8(Reduction.bin(s.z))
+    }
+  }
+}
+
+/// The upstream's rows mapped through what a reduction's first reading decided.
 final class MappedRowSource: RowSource {
   let upstream: RowSource
-  let maps: [Reduction.ChannelMap?]
+  let decided: ReductionExecutor.Decided
+  private var bins: [[UInt8]] = []
+  private var levels: [[Float]] = []
 
-  init(_ upstream: RowSource, maps: [Reduction.ChannelMap?]) {
+  init(_ upstream: RowSource, _ decided: ReductionExecutor.Decided) {
     precondition(upstream.format == .rgba32f, "reductions map premultiplied rgba32f rows")
     self.upstream = upstream
-    self.maps = maps
+    self.decided = decided
     super.init(width: upstream.width, height: upstream.height, format: .rgba32f)
+    if case .clahe = decided {
+      bins = Array(repeating: Array(repeating: 0, count: width), count: 3)
+      levels = Array(repeating: Array(repeating: 0, count: width), count: 3)
+    }
   }
 
   override func produce(into pointer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws {
+    let first = upstream.delivered
     try upstream.read(into: pointer, rowBytes: rowBytes, count: count)
-    guard maps.contains(where: { $0 != nil }) else { return }
     for k in 0..<count {
-      ReductionExecutor.map((pointer + k * rowBytes).assumingMemoryBound(to: SIMD4<Float>.self), width: width, maps: maps)
+      let row = (pointer + k * rowBytes).assumingMemoryBound(to: SIMD4<Float>.self)
+      switch decided {
+      case .maps(let maps):
+        if maps.contains(where: { $0 != nil }) { ReductionExecutor.map(row, width: width, maps: maps) }
+      case .clahe(let layout, let tables):
+        ReductionExecutor.bins(row, width: width, into: &bins)
+        for c in 0..<3 {
+          bins[c].withUnsafeBufferPointer { b in
+            levels[c].withUnsafeMutableBufferPointer { layout.map(b.baseAddress!, row: first + k, tables: tables[c], into: $0.baseAddress!) }
+          }
+        }
+        for x in 0..<width where row[x].w > 0 {  // CLAHE's colour, premultiplied again; alpha kept
+          let a = row[x].w
+          row[x] = a == 1 ? SIMD4(levels[0][x], levels[1][x], levels[2][x], 1) : SIMD4(levels[0][x] * a, levels[1][x] * a, levels[2][x] * a, a)
+        }
+      }
     }
   }
   override func finishUpstream() throws { try upstream.finish() }

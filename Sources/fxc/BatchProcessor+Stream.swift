@@ -72,8 +72,8 @@ extension BatchProcessor {
   }
 
   /// The first cut of `kernel` that runs on the whole image (a quarter turn,
-  /// an affine map, a mirrored margin, a vertical scan, CLAHE, a reduction of
-  /// rows too small to read twice), or nil when every stage streams.
+  /// an affine map, a mirrored margin, a vertical scan, a reduction of rows
+  /// too small to read twice), or nil when every stage streams.
   static func wholeImageCut(_ kernel: CompiledPipeline, width: Int, height: Int) -> String? {
     var size = (width: width, height: height)
     for step in kernel.steps {

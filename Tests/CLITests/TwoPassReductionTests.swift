@@ -2,7 +2,7 @@ import FX
 import Foundation
 import Testing
 
-/// A streamed levels or equalize reduction counts its rows on a first
+/// A streamed reduction (levels, equalize, CLAHE) counts its rows on a first
 /// reading of the file and maps them on a second (issue 38: the image is
 /// never whole): the same bytes as holding the rows whole.
 @Suite("two-pass reductions", .serialized)
@@ -12,6 +12,8 @@ struct TwoPassReductionTests {
     "brightness(amount: 0.1) | equalize | vignette",
     "resize(width: 50) | normalize(black: 2, white: 1) | equalize",  // two reductions after a resize: three readings
     "equalize | crop(x: 3, y: 4, width: 40, height: 30) | autoLevels",
+    "clahe(tiles: 8, clipLimit: 2) | sepia",  // 97×61 does not divide: extended by reflection
+    "resize(width: 48) | clahe(tiles: 4, clipLimit: 0) | equalize",
   ]
 
   @Test(arguments: chains)
