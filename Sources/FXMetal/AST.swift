@@ -141,8 +141,9 @@ struct FunctionSyntax {
 
 /// A struct: its fields in order.
 struct StructSyntax {
+  typealias Field = (type: TypeSyntax, name: String, arrayLength: ExprSyntax?)
   var name: String
-  var fields: [(type: TypeSyntax, name: String, arrayLength: ExprSyntax?)]
+  var fields: [Field]
   var location: SourceLocation
 }
 

@@ -125,7 +125,8 @@ extension Parser {
       if t.text == "sizeof" { return try sizeOf() }
       if t.text == "as_type" { return try asType() }
       if templateFunctions.contains(t.text), peek().isPunct("<") { return try templateName() }
-      if isTypeName(t.text) || (MetalType.templateNames.contains(t.text) && peek().isPunct("<")) {
+      let enumerator = peek().isPunct("::") && enumeratorNames.contains("\(t.text)::\(peek(2).text)")  // Mode::Invert
+      if !enumerator, isTypeName(t.text) || (MetalType.templateNames.contains(t.text) && peek().isPunct("<")) {
         let type = try typeSyntax()
         return ExprSyntax(kind: .typeName(type), location: t.location)
       }

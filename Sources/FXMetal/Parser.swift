@@ -6,6 +6,8 @@ struct Parser {
   var unit = TranslationUnit()
   /// The type parameters of the function template being parsed (`T` in `template <typename T>`).
   var templateTypes: [String] = []
+  /// The enumerators declared so far, as `Enum::name` (``enumDeclaration()``).
+  var enumeratorNames: Set<String> = []
   /// The function templates parsed so far: `name<` after one starts explicit template arguments.
   var templateFunctions: Set<String> = []
 
@@ -69,6 +71,21 @@ struct Parser {
     }
     if current.isIdentifier("typedef") {
       advance()
+      // `typedef struct [Tag] { … } Name;` and `typedef enum [Tag] { … } Name;`, C's way of naming them.
+      let braced = peek().isPunct("{") || (peek().kind == .identifier && peek(2).isPunct("{"))
+      if braced, current.isIdentifier("struct") || current.isIdentifier("enum") {
+        let isStruct = current.isIdentifier("struct")
+        let start = advance().location
+        let tag = current.kind == .identifier ? advance() : nil
+        let body: [StructSyntax.Field]? = isStruct ? try structFields() : nil
+        let underlying = isStruct ? nil : try enumerators(scope: nil)
+        let name = try identifier("a type name")
+        try expect(";", "after the typedef")
+        if let body { unit.structs.append(StructSyntax(name: name.text, fields: body, location: start)) }
+        if let underlying { unit.aliases[name.text] = underlying }
+        if let tag, tag.text != name.text { unit.aliases[tag.text] = TypeSyntax(name: name.text, location: tag.location) }
+        return
+      }
       let type = try typeSyntax()
       let name = try identifier("a type name")
       try expect(";")
@@ -76,6 +93,7 @@ struct Parser {
       return
     }
     if current.isIdentifier("struct") { return try structDeclaration() }
+    if current.isIdentifier("enum") { return try enumDeclaration() }
     if current.isIdentifier("template") { return try functionTemplate() }
     var stitchable = false
     while current.isPunct("[[") {
@@ -159,8 +177,68 @@ struct Parser {
   private mutating func structDeclaration() throws {
     let start = advance().location
     let name = try identifier("a struct name")
+    let fields = try structFields()
+    try expect(";", "after the struct")
+    unit.structs.append(StructSyntax(name: name.text, fields: fields, location: start))
+  }
+
+  /// `enum [class] [Name] [: type] { A, B = 4, C };`: the type is its
+  /// underlying integer type (`int` unless given), each enumerator a
+  /// file-scope constant of it — `Name::A` for a scoped `enum class`, `A`
+  /// (and `Name::A`) otherwise — worth the previous one plus 1 unless given.
+  private mutating func enumDeclaration() throws {
+    let start = advance().location
+    let scoped = current.isIdentifier("class") || current.isIdentifier("struct")
+    if scoped { advance() }
+    let name = current.kind == .identifier ? advance() : nil
+    if scoped, name == nil { throw MetalError("expected a name for the scoped enum", at: current.location) }
+    let underlying = try enumerators(scope: name.map { ($0.text, scoped) })
+    if let name { unit.aliases[name.text] = underlying }
+    if accept(";") { return }
+    throw MetalError("unsupported: a variable declared with its enum's definition", at: start)
+  }
+
+  /// An enum's `[: type] { … }`: declares each enumerator as a file-scope
+  /// constant (``enumDeclaration()``) and returns the underlying type.
+  private mutating func enumerators(scope: (name: String, scoped: Bool)?) throws -> TypeSyntax {
+    var underlying = TypeSyntax(name: "int", location: current.location)
+    if accept(":") { underlying = try typeSyntax() }
+    underlying.qualifiers = []
+    try expect("{", "opening the enum")
+    var previous: String?
+    while !accept("}") {
+      let token = try identifier("an enumerator")
+      let value: ExprSyntax
+      if accept("=") {
+        value = try assignment()
+      } else if let previous {
+        let one = ExprSyntax(kind: .integer(1, unsigned: false), location: token.location)
+        value = ExprSyntax(kind: .binary("+", ExprSyntax(kind: .name(previous), location: token.location), one), location: token.location)
+      } else {
+        value = ExprSyntax(kind: .integer(0, unsigned: false), location: token.location)
+      }
+      var type = underlying
+      type.qualifiers = ["constant"]
+      var names = scope.map { ["\($0.name)::\(token.text)"] } ?? []
+      enumeratorNames.formUnion(names)
+      if scope?.scoped != true { names.append(token.text) }
+      for n in names {
+        let d = Declarator(name: n, initializer: value, location: token.location)
+        unit.globals.append(StmtSyntax(kind: .declaration(type, [d]), location: token.location))
+      }
+      previous = names[0]
+      if !accept(",") {
+        try expect("}", "closing the enum")
+        break
+      }
+    }
+    return underlying
+  }
+
+  /// A struct's `{ fields }`, after its name.
+  private mutating func structFields() throws -> [StructSyntax.Field] {
     try expect("{", "opening the struct")
-    var fields: [(type: TypeSyntax, name: String, arrayLength: ExprSyntax?)] = []
+    var fields: [StructSyntax.Field] = []
     while !accept("}") {
       guard current.kind != .end else { throw MetalError("expected '}' closing the struct", at: current.location) }
       let type = try typeSyntax()
@@ -180,8 +258,7 @@ struct Parser {
       } while accept(",")
       try expect(";", "after the field")
     }
-    try expect(";", "after the struct")
-    unit.structs.append(StructSyntax(name: name.text, fields: fields, location: start))
+    return fields
   }
 
   private mutating func function(_ type: TypeSyntax, _ name: Token, stitchable: Bool) throws -> FunctionSyntax {

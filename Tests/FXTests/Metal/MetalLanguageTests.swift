@@ -49,6 +49,37 @@ struct MetalLanguageTests {
     }
     """
 
+  /// C's typedef'd structs and enums, C++'s scoped enums.
+  static let typeSource = """
+    typedef struct { float gain; float2 offset; } Params;
+    typedef struct Tagged { float a; } Tagged_t;
+    enum Mode { Darken, Lighten = 3, Invert };
+    enum class Channel : uint { Red, Green, Blue };
+    typedef enum { Low = 1, High } Level;
+
+    [[ stitchable ]] half4 typed(float2 position, half4 color) {
+      Params p = Params{0.5, float2(1, 2)};
+      Tagged_t t;
+      t.a = 0.25;
+      Tagged u = t;
+      Mode m = Invert;
+      Channel c = Channel::Blue;
+      Level l = High;
+      float picked = 0;
+      switch (m) {
+        case Darken: picked = 1; break;
+        case Invert: picked = 7; break;
+        default: picked = 9;
+      }
+      float v = p.gain * p.offset.y + u.a * float(m) + float(uint(c)) * 0.125 + float(l);
+      return half4(v, float(Lighten) + float(Mode::Darken), picked, 1);
+    }
+
+    [[ stitchable ]] half4 unscoped(float2 position, half4 color) {
+      return half4(float(Blue), 0, 0, 1);
+    }
+    """
+
   static let library = Result { try ShaderLibrary(source: source, path: "language.metal") }
   static let color = SIMD4<Float>(0.2, 0.4, 0.6, 1)
 
@@ -74,6 +105,17 @@ struct MetalLanguageTests {
     let shader = try Self.library.get().function(named: "named").bind([])
     // vec − matrix = 6 − 2 = 4; the identity's m[1][1] = 1.
     #expect(try MetalSupport.pixel(shader.effect, color: Self.color) == SIMD4(0.8, 1.6, 2.4, 1))
+  }
+
+  /// By hand: p.gain·p.offset.y + u.a·Invert + Blue·0.125 + High = 0.5·2 + 0.25·4 + 2·0.125 + 2 = 4.25;
+  /// Lighten + Darken = 3; the switch takes `case Invert`.
+  @Test func typedefStructsAndEnums() throws {
+    let library = try ShaderLibrary(source: Self.typeSource, path: "types.metal")
+    let shader = try library.function(named: "typed").bind([])
+    #expect(try MetalSupport.pixel(shader.effect, color: Self.color) == SIMD4(4.25, 3, 7, 1))
+    #expect(try MetalSupport.run(shader.effect, [randomImage(8, 3, seed: 2, format: .rgba32f)]).difference == 0)
+    // A scoped enum's enumerators are named through it only.
+    #expect(throws: MetalDiagnostic.self) { try library.function(named: "unscoped").bind([]) }
   }
 
   /// Coarse 2 × 2-quad derivatives by hand: in the quad whose top-left pixel
