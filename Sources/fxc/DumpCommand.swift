@@ -67,7 +67,10 @@ struct DumpCommand: Command {
   /// A cut pipeline: its segments (the kernel above is the first), each cut
   /// stage (geometry or scan) with how it runs, the sizes for a sample
   /// input, and each later segment's kernel and plan.
-  func printSegments(_ compiled: CompiledPipeline) {
+  /// Each segment after a cut: how its cut runs, its kernel (with `--passes`,
+  /// the graph before and after each pass of its lowering, as for segment 0)
+  /// and its loop plan.
+  func printSegments(_ compiled: CompiledPipeline) throws {
     print("\n## cuts (docs/design.md §4): \(compiled.steps.count + 1) segments; the kernel above is segment 0")
     var size = (width: 4000, height: 3000)
     var sizes = "\(size.width)×\(size.height)"
@@ -84,12 +87,28 @@ struct DumpCommand: Command {
           s.axis == .x
           ? "streamed: each band along its rows as it passes, 4 rows a vector"
           : "on the whole image, in place; \(ScanPlan(s, width: size.width, height: size.height, threads: 2))"
-      case .reduction: how = "on the whole image, in place: one pass for the histograms, one for the maps"
+      case .reduction(let r):
+        how =
+          ReductionExecutor.countsAsItStreams(r, width: size.width, height: size.height)
+          ? "streamed in two readings of the input: the rows counted on the first, mapped on the second"
+          : "on the whole image, in place: one pass for the histograms, one for the maps (read twice instead past "
+            + "\(ReductionExecutor.twoPassBytes >> 20) MiB of rows)"
       }
       print("\n### cut \(i + 1): \(step.cut) — \(how)")
       if let next = try? step.cut.outputSize(width: size.width, height: size.height) {
         size = next
         sizes += " → \(size.width)×\(size.height)"
+      }
+      if passes {
+        // Lowered as compiled: rgba32f rows in, the last segment's RGBA8 out.
+        let last = i == compiled.steps.count - 1
+        let inputs = [PixelFormat.rgba32f] + [PixelFormat](repeating: .rgba8, count: max(step.next.graph.inputs.count - 1, 0))
+        let layout = KernelLayout(inputs: inputs, output: last ? .rgba8 : .rgba32f)
+        let (_, log) = try Pipeline(graph: step.next.graph).lower(layout.matching(options))
+        for entry in log.entries {
+          let time = entry.milliseconds > 0 ? " (\(fixed(entry.milliseconds, 2)) ms)" : ""
+          print("\n### segment \(i + 1) pass: \(entry.pass) — \(entry.summary)\(time)\n\(entry.changed ? entry.ir : "(unchanged)")")
+        }
       }
       print("\n### segment \(i + 1): its input 0 is cut \(i + 1)'s result\n\(step.next.kernel)")
       print("\n### segment \(i + 1) loop plan\n\(step.next.plan)")
@@ -129,7 +148,7 @@ struct DumpCommand: Command {
     )
     print("\n## loop plan\n\(compiled.plan)")
     print("\n## run-time schedule\n\(compiled.runtimeSchedule)")
-    if compiled.hasCuts { printSegments(compiled) }
+    if compiled.hasCuts { try printSegments(compiled) }
     if ir || asm || showAll {
       let native = try compiled.dumpNative()
       print("\n## target: \(compiled.target.summary), buffers RGBA8 → RGBA8")

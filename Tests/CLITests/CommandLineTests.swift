@@ -571,6 +571,20 @@ struct CommandLineTests {
       #expect(!result.stdout.contains("## assembly") && !result.stdout.contains("## LLVM IR"))
     }
 
+    /// Every segment of a pipeline cut by a resize shows its own passes, each headed with its segment.
+    @Test func passesShowsEverySegmentsPasses() throws {
+      let dir = try Scratch()
+      let result = try fxc(["dump", "--chain", "sepia | resize(width: 50) | vignette | equalize | sepia", "--passes"], in: dir.path)
+      #expect(result.status == 0, "\(result)")
+      let lines = result.stdout.split(separator: "\n")
+      for segment in 1...2 {
+        let headings = lines.filter { $0.hasPrefix("### segment \(segment) pass: ") }
+        #expect(headings.first?.hasPrefix("### segment \(segment) pass: input") == true, "\(headings)")
+        #expect(headings.contains { $0.contains("pass: lower to kernel") }, "\(headings)")
+      }
+      #expect(result.stdout.contains("'vignette(intensity: 1, radius: 0.75)'"))
+    }
+
     @Test func asmShowsHostAssembly() throws {
       let dir = try Scratch()
       let result = try fxc(["dump", "--chain", Self.chain, "--asm"], in: dir.path)
