@@ -205,6 +205,19 @@ private struct Lexer {
       consume(while: \.isIdentifierContinue)
       return Token(.identifier, text(from: start), column: start + 1)
     }
+    // `logo.png` or `dir/logo.png` unquoted, as an argument: a word, then '.' or '/' and more of a name, is a path.
+    let open = characters[..<index].filter { $0 == "(" }.count > characters[..<index].filter { $0 == ")" }.count
+    if character == "." || character == "/", open, index > 0, characters[index - 1].isIdentifierContinue,
+      peek(1)?.isIdentifierStart == true
+    {
+      var start = index
+      while start > 0, characters[start - 1].isIdentifierContinue || characters[start - 1] == "/" { start -= 1 }
+      var end = index
+      while end < characters.count, characters[end].isIdentifierContinue || ".-/".contains(characters[end]) { end += 1 }
+      let path = String(characters[start..<end])
+      throw ChainSyntaxError(
+        message: "unexpected character '\(character)' (a file path is quoted: \"\(path)\")", column: index + 1, source: source)
+    }
     throw ChainSyntaxError(message: Self.unexpected(character), column: index + 1, source: source)
   }
 
