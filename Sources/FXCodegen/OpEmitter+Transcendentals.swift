@@ -6,8 +6,8 @@ import FXLLVM
 /// `<W x double>` for exp, log and atan2 and on `<W x float>` for pow.
 /// Operands outside the ordinary path's domain (see
 /// ``Transcendentals``) are computed on harmless stand-ins and then replaced:
-/// by C11's special values for exp and log, by libm lane by lane for pow and
-/// atan2 (only vectors with such a lane take that branch).
+/// by C11's special values (for pow and atan2 in a branch that only vectors
+/// with such a lane take).
 extension OpEmitter {
   var vd: IRType { t.vector(t.double, w) }
 
@@ -49,19 +49,22 @@ extension OpEmitter {
 
   /// Transcendentals.pow; `provedOrdinary` when the range analysis proved
   /// the operands inside the ordinary path (``RangeProofs/ordinaryPow``): no
-  /// test, no libm branch, and −0 (which the proof admits only where it acts as
+  /// test, no special-case branch, and −0 (which the proof admits only where it acts as
   /// +0) meets the zero case directly; `provedNormal` when it also proved the
   /// result a normal float (``RangeProofs/normalPow``): no clamp of the
   /// exponent, one scale by 2ᵏ.
   func power(_ x: Value, _ y: Value, provedOrdinary: Bool = false, provedNormal: Bool = false) throws -> Value {
     let zero = vf.null
-    var xs = x, ys = y, ordinary: Value?
+    var xs = x, ys = y, ordinary: Value?, ax = x
     if !provedOrdinary {
       let xOrdinary = b.icmp(.ult, b.bitcast(x, to: vi), splat(i32(0x7f80_0000)))  // +0 ≤ x < +∞
       let yFinite = fcmp(.olt, try call("llvm.fabs", [vf], [y]), splat(f32(.infinity)))
       ordinary = and(xOrdinary, yFinite)
-      xs = select(ordinary!, x, splat(f32(1)))
-      ys = select(ordinary!, y, zero)
+      // The ordinary path runs on |x| where |x| and y are finite: a negative base's magnitude (powSpecial).
+      ax = try call("llvm.fabs", [vf], [x])
+      let magnitude = and(b.icmp(.ult, b.bitcast(ax, to: vi), splat(i32(0x7f80_0000))), yFinite)
+      xs = select(magnitude, ax, splat(f32(1)))
+      ys = select(magnitude, y, zero)
     }
     let (head, tail) = try powExponent(xs, ys)
     let core = try exp2Core(head, tail, normal: provedOrdinary && provedNormal)
@@ -70,7 +73,30 @@ extension OpEmitter {
     let exact = select(fcmp(.oeq, ys, splat(f32(1))), xs, core)  // pow(x, 1) = x
     let fast = select(fcmp(.oeq, xs, zero), ofZero, exact)
     guard let ordinary else { return fast }
-    return try withLibmFallback("powf", [x, y], ordinary: ordinary, fast: fast)
+    return try withSpecialCases("pow", ordinary: ordinary, fast: fast) { try powSpecial(x, y, ax: ax, magnitude: fast) }
+  }
+
+  /// Transcendentals.powSpecial, lane by lane as selects; `magnitude` is
+  /// the ordinary path's `|x|ʸ` where |x| and y are finite.
+  private func powSpecial(_ x: Value, _ y: Value, ax: Value, magnitude: Value) throws -> Value {
+    let zero = vf.null, one = splat(f32(1)), infinity = splat(f32(.infinity)), nan = splat(f32(.nan))
+    let ay = try call("llvm.fabs", [vf], [y])
+    let infinite = select(
+      fcmp(.oeq, ax, one), one,
+      select(b.icmp(.eq, fcmp(.olt, ax, one), fcmp(.olt, y, zero)), infinity, zero))
+    let integer = fcmp(.oeq, try call("llvm.trunc", [vf], [y]), y)
+    let half = fmul(y, splat(f32(0.5)))
+    let odd = and(integer, fcmp(.une, try call("llvm.trunc", [vf], [half]), half))
+    let xNegative = b.icmp(.slt, b.bitcast(x, to: vi), vi.null)
+    let axInfinite = fcmp(.oeq, ax, infinity)
+    let finiteNonzero = and(fcmp(.one, ax, zero), b.not(axInfinite))
+    let negativeNonInteger = and(and(xNegative, b.not(integer)), finiteNonzero)
+    let size = select(axInfinite, select(fcmp(.ogt, y, zero), infinity, zero), magnitude)
+    let signed = select(and(xNegative, odd), b.fneg(size), size)
+    let finiteY = select(negativeNonInteger, nan, signed)
+    let anyY = select(fcmp(.oeq, ay, infinity), infinite, finiteY)
+    let unordered = select(fcmp(.uno, x, y), nan, anyY)
+    return select(b.or(fcmp(.oeq, y, zero), fcmp(.oeq, x, one)), one, unordered)
   }
 
   /// Transcendentals.atan2 (`y` first, as C's atan2).
@@ -87,7 +113,17 @@ extension OpEmitter {
     let r = narrow(theta)
     let yNegative = b.icmp(.slt, b.bitcast(y, to: vi), vi.null)
     let fast = select(yNegative, b.fneg(r), r)
-    return try withLibmFallback("atan2f", [y, x], ordinary: ordinary, fast: fast)
+    return try withSpecialCases("atan2", ordinary: ordinary, fast: fast) {
+      // Transcendentals.atan2Special, as selects: each the float nearest its angle.
+      let angle = { (a: Double) in self.splat(self.f32(Float(a))) }
+      let xNegative = b.icmp(.slt, b.bitcast(x, to: vi), vi.null)
+      let yInfinite = fcmp(.oeq, ay, infinity), xInfinite = fcmp(.oeq, ax, infinity)
+      let ofInfinity = select(
+        xInfinite, select(xNegative, angle(3 * Double.pi / 4), angle(Double.pi / 4)), angle(Double.pi / 2))
+      let r = select(yInfinite, ofInfinity, select(xNegative, angle(Double.pi), zero))
+      let signed = select(yNegative, b.fneg(r), r)
+      return select(fcmp(.uno, x, y), splat(f32(.nan)), signed)
+    }
   }
 
   // MARK: the double-precision cores, as in Transcendentals
@@ -223,20 +259,20 @@ extension OpEmitter {
     return select(xNegative, fsub(f64(Double.pi), theta), theta)
   }
 
-  // MARK: the libm branch
+  // MARK: the special cases' branch
 
-  /// `fast` where `ordinary`; elsewhere libm's `name`, called lane by lane in
-  /// a branch that only vectors with a non-ordinary lane take.
-  func withLibmFallback(_ name: String, _ args: [Value], ordinary: Value, fast: Value) throws -> Value {
+  /// `fast` where `ordinary`; elsewhere `special()`, computed in a branch that
+  /// only vectors with a non-ordinary lane take.
+  func withSpecialCases(_ name: String, ordinary: Value, fast: Value, special: () throws -> Value) throws -> Value {
     let fn = b.insertBlock.parent
-    let slow = fn.appendBasicBlock(named: "\(name).libm")
+    let slow = fn.appendBasicBlock(named: "\(name).special")
     let merge = fn.appendBasicBlock(named: "\(name).done")
     let all = try call("llvm.vector.reduce.and", [vb], [ordinary])
     let fastEnd = b.insertBlock
     b.condBr(all, then: merge, else: slow)
 
     b.position(atEndOf: slow)
-    let slowResult = select(ordinary, fast, libmPerLane(name, args))
+    let slowResult = select(ordinary, fast, try special())
     let slowEnd = b.insertBlock
     b.br(merge)
 

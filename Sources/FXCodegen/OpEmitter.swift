@@ -170,7 +170,11 @@ struct OpEmitter: VectorEmitter {
     }
     let v = b.select(useCos, cosPoly, sinPoly)
     let fastResult = b.select(negate, b.fneg(v), v)
-    return try withLibmFallback(cosine ? "cosf" : "sinf", [x], ordinary: inRange, fast: fastResult)
+    // Beyond ±8192: libm's, lane by lane (finite); NaN and ±∞ give NaN (Trigonometry).
+    return try withSpecialCases(cosine ? "cos" : "sin", ordinary: inRange, fast: fastResult) {
+      let finite = b.fcmp(.olt, try call("llvm.fabs", [vf], [x]), splat(f32(.infinity)))
+      return b.select(finite, libmPerLane(cosine ? "cosf" : "sinf", [x]), splat(f32(.nan)))
+    }
   }
 
   /// Semantics.toInt: truncation, NaN → 0, saturating at Int32's bounds —

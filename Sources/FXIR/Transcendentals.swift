@@ -44,7 +44,9 @@ import Foundation
 ///   sign from x and y.
 ///
 /// Operands outside those domains — NaN, ±∞, a negative or −0 base of `pow`,
-/// `atan2(±0, ±0)` — take the platform's libm (`powf`, `atan2f`), and `exp`
+/// `atan2(±0, ±0)` — take C11 Annex F's special values (``powSpecial(_:_:)``,
+/// ``atan2(_:_:)``; a negative base's power is `|x|ʸ` by the ordinary path,
+/// signed — fxc's own, not the platform's libm), and `exp`
 /// and `log` of them follow C11 Annex F (NaN → NaN, `exp(±∞)` = ∞ / 0,
 /// `log(±0)` = −∞, `log(x < 0)` = NaN, `log(∞)` = ∞). The JIT's vector code
 /// (OpEmitter+Transcendentals) performs the same operations (in double, and
@@ -108,20 +110,64 @@ public enum Transcendentals {
     return x < 0 ? .nan : x  // NaN stays NaN, +∞ stays +∞
   }
 
-  /// xʸ; the single-precision path for `+0 ≤ x < ∞` and finite y (``powIsOrdinary(_:_:)``), libm's `powf` otherwise.
+  /// xʸ; the single-precision path for `+0 ≤ x < ∞` and finite y
+  /// (``powIsOrdinary(_:_:)``); elsewhere C11's special values (F.10.4.4)
+  /// and, for a finite negative base and an integer y, `|x|ʸ` by that path
+  /// with the sign of y's parity (``powSpecial(_:_:)``).
   public static func pow(_ x: Float, _ y: Float) -> Float {
-    guard powIsOrdinary(x, y) else { return Foundation.pow(x, y) }
+    guard powIsOrdinary(x, y) else { return powSpecial(x, y) }
+    return powOrdinary(x, y)
+  }
+
+  /// ``pow(_:_:)`` on its ordinary domain: `+0 ≤ x < ∞`, y finite.
+  static func powOrdinary(_ x: Float, _ y: Float) -> Float {
     if x == 0 { return y > 0 ? 0 : y < 0 ? .infinity : 1 }
     if y == 1 { return x }
     let (head, tail) = powExponent(x, y)
     return exp2Core(head, tail)
   }
 
-  /// The angle of (x, y) in radians, −π…π; libm's `atan2f` where an operand
-  /// is NaN or ±∞ or both are ±0 (``atan2IsOrdinary(_:_:)``).
+  /// ``pow(_:_:)`` off its ordinary domain (x negative or −0, ±∞ or NaN, or
+  /// y ±∞ or NaN), by C11 F.10.4.4: `pow(x, ±0) = 1` and `pow(+1, y) = 1`
+  /// (NaN operands too); otherwise a NaN operand gives NaN; `pow(−1, ±∞) = 1`,
+  /// `pow(x, ±∞)` is +∞ or +0 as |x| < 1 and y < 0 agree or not; a finite
+  /// negative x with a finite non-integer y gives NaN; else `|x|ʸ` (for
+  /// |x| = ∞: +∞ for y > 0, +0 for y < 0), negated for a negative x (−0
+  /// included) and an odd integer y.
+  public static func powSpecial(_ x: Float, _ y: Float) -> Float {
+    if y == 0 || x == 1 { return 1 }
+    if x.isNaN || y.isNaN { return .nan }
+    let ax = Swift.abs(x)
+    if y.isInfinite { return ax == 1 ? 1 : ((ax < 1) == (y < 0) ? .infinity : 0) }
+    let integer = y.rounded(.towardZero) == y
+    if x.sign == .minus, !integer, ax != 0, ax.isFinite { return .nan }
+    let magnitude = ax.isInfinite ? (y > 0 ? Float.infinity : 0) : powOrdinary(ax, y)
+    let odd = integer && (y * 0.5).rounded(.towardZero) != y * 0.5
+    return x.sign == .minus && odd ? -magnitude : magnitude
+  }
+
+  /// The angle of (x, y) in radians, −π…π; where an operand is NaN or ±∞ or
+  /// both are ±0 (``atan2IsOrdinary(_:_:)``), C11's special values (F.10.1.4):
+  /// NaN for a NaN operand; for `y = ±0`, x = ±0: ±π where x is −0 or negative
+  /// (the sign of y), ±0 otherwise; for `|y| = ∞`: ±3π/4 or ±π/4 as x is −∞ or
+  /// +∞, ±π/2 for a finite x; for a finite y and `x = ±∞`: ±π for −∞, ±0 for
+  /// +∞ — each the float nearest the angle.
   public static func atan2(_ y: Float, _ x: Float) -> Float {
-    guard atan2IsOrdinary(y, x) else { return Foundation.atan2(y, x) }
+    guard atan2IsOrdinary(y, x) else { return atan2Special(y, x) }
     let r = Float(atan2Core(Double(Swift.abs(y)), Double(Swift.abs(x)), xNegative: x < 0))
+    return y.sign == .minus ? -r : r
+  }
+
+  /// ``atan2(_:_:)`` off its ordinary domain.
+  static func atan2Special(_ y: Float, _ x: Float) -> Float {
+    if x.isNaN || y.isNaN { return .nan }
+    let xNegative = x.sign == .minus
+    let r: Float
+    if y.isInfinite {
+      r = x.isInfinite ? (xNegative ? Float(3 * Double.pi / 4) : Float(Double.pi / 4)) : Float(Double.pi / 2)
+    } else {  // y = ±0 and x = ±0, or y finite and x = ±∞
+      r = xNegative ? Float(Double.pi) : 0
+    }
     return y.sign == .minus ? -r : r
   }
 

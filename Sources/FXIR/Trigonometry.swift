@@ -7,7 +7,8 @@ import Foundation
 /// octant reduction `j = (⌊|x|·4/π⌋ + 1) & ~1` with π/4 split in three parts
 /// (exact for |x| ≤ 8192), then a degree-7 odd or degree-8 even polynomial on
 /// |r| ≤ π/4; at most 2e-7 from the true value (TranscendentalTests checks it).
-/// Beyond ±8192, and for NaN and ±∞, the platform's libm `sinf`/`cosf`.
+/// NaN and ±∞ give NaN. Beyond ±8192 (finite), the platform's libm
+/// `sinf`/`cosf` — the one place left where fxc's meaning is the host's.
 ///
 /// One definition, evaluated in the same order with the same float roundings
 /// as the JIT's vector code (OpEmitter.sineOrCosine), so that a 1-ulp
@@ -32,7 +33,10 @@ public enum Trigonometry {
 
   static func sineOrCosine(_ x: Float, cosine: Bool) -> Float {
     let ax = Swift.abs(x)
-    guard ax <= polynomialLimit else { return cosine ? Foundation.cos(x) : Foundation.sin(x) }
+    guard ax <= polynomialLimit else {
+      guard x.isFinite else { return .nan }  // sin(±∞), cos(±∞), NaN: NaN (C11 F.10.1.6, F.10.1.5)
+      return cosine ? Foundation.cos(x) : Foundation.sin(x)
+    }
     var j = Int32(ax * fourOverPi)
     j = (j &+ 1) & ~1
     let y = Float(j)

@@ -309,7 +309,7 @@ public struct RangeProofs: Sendable {
   public var singleInstruction: Set<Int>
   /// `pow` nodes whose operands are proved inside its ordinary path
   /// (``Transcendentals/powIsOrdinary(_:_:)``, where −0 acts as +0): the
-  /// emitter drops the test and the libm branch.
+  /// emitter drops the test and the special-case branch.
   public var ordinaryPow: Set<Int>
   /// Ordinary `pow` nodes whose exponent `y·log₂x` is proved in −125…127
   /// for every x > 0 (``powExponentIsNormal(_:_:)``): `2^(y·log₂x)` is then

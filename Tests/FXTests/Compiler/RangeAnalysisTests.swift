@@ -86,7 +86,7 @@ import Testing
     #expect(proofs.quantise(scaled) == .clampOnly)
   }
 
-  /// pow's test and libm branch are dropped only where x is never NaN, in
+  /// pow's test and special-case branch are dropped only where x is never NaN, in
   /// `[0, ∞)`, y finite, and −0 cannot matter (x > 0, or y one value that is
   /// not an odd integer).
   @Test func powIsProvedOrdinaryOnlyWhereMinusZeroCannotMatter() {

@@ -140,6 +140,60 @@ struct TranscendentalTests {
     }
   }
 
+  /// fxc's own special values (no libm): C11 F.10.4.4 and F.10.1.4 worked
+  /// out by hand, signs included, and a negative base's integer powers.
+  @Test func specialValuesByHand() {
+    let pi = Float(Double.pi), inf = Float.infinity
+    let pows: [(Float, Float, Float)] = [
+      (-2, 3, -8), (-2, 2, 4), (-0.5, -1, -2), (-0.0, -1, -inf), (-0.0, -2, inf), (-0.0, 3, -0.0), (-0.0, 0.5, 0),
+      (-inf, 3, -inf), (-inf, -3, -0.0), (-inf, 2, inf), (-inf, 0.5, inf), (-inf, -0.5, 0), (inf, -2, 0), (inf, 0.5, inf),
+      (-1, inf, 1), (-1, -inf, 1), (0.5, -inf, inf), (2, -inf, 0), (0.5, inf, 0), (-3, inf, inf), (.nan, 0, 1), (1, .nan, 1),
+      (-2, 16_777_216, inf), (-0.5, -16_777_216, inf), (-1, 16_777_215, -1), (-1, -16_777_215, -1),
+    ]
+    for (x, y, want) in pows {
+      let got = Transcendentals.pow(x, y)
+      #expect(got.bitPattern == want.bitPattern, "pow(\(x), \(y)) = \(got), want \(want)")
+    }
+    for (x, y) in [(Float(-2), Float(0.5)), (-0.5, -1.5), (.nan, 1), (2, .nan), (-inf, .nan)] {
+      #expect(Transcendentals.pow(x, y).isNaN, "pow(\(x), \(y))")
+    }
+    let atans: [(Float, Float, Float)] = [
+      (0, -0.0, pi), (-0.0, -0.0, -pi), (0, 0, 0), (-0.0, 0, -0.0), (0, -3, pi), (-0.0, 3, -0.0),
+      (inf, inf, Float(Double.pi / 4)), (-inf, -inf, -Float(3 * Double.pi / 4)), (inf, -2, Float(Double.pi / 2)),
+      (1, -inf, pi), (-1, inf, -0.0), (-1, -inf, -pi),
+    ]
+    for (y, x, want) in atans {
+      let got = Transcendentals.atan2(y, x)
+      #expect(got.bitPattern == want.bitPattern, "atan2(\(y), \(x)) = \(got), want \(want)")
+    }
+    #expect(Transcendentals.atan2(.nan, 1).isNaN && Transcendentals.atan2(1, .nan).isNaN)
+    #expect(Trigonometry.sin(.infinity).isNaN && Trigonometry.cos(-.infinity).isNaN && Trigonometry.sin(.nan).isNaN)
+  }
+
+  /// The special cases' branch gives ``Transcendentals``' bits at every level
+  /// the host runs: negative bases, ±0, ±∞ and NaN among ordinary lanes.
+  @Test(arguments: Target.runnableLevels(on: .host).map(\.name))
+  func specialCasesAreTheSameBitsAtEveryLevel(level: String) throws {
+    let target = try Target.named(level, on: .host)
+    var values = Self.specials + [-0.75, -1.5, -7, 4.5, -4.5, 16_777_217, -16_777_216, 1e30, -1e30, 0.3]
+    values += values.map { -$0 }
+    let operands = values.flatMap { x in values.map { y in (x, y) } }
+    let effect = Effect.color("special") { _, c in float4(pow(c.r, c.g), atan2(c.r, c.g), sin(c.r), cos(c.g)) }
+    let input = try ImageBuffer(width: operands.count, height: 1, format: .rgba32f)
+    for (i, (x, y)) in operands.enumerated() { input[i, 0] = SIMD4(x, y, 0, 1) }
+    let compiled = try Pipeline(effect).compile(inputFormats: [.rgba32f], outputFormat: .rgba32f, cache: nil, target: target)
+    let out = try compiled.run([input])
+    var mismatches: [String] = []
+    for (i, (x, y)) in operands.enumerated() {
+      let want = [Transcendentals.pow(x, y), Transcendentals.atan2(x, y), Trigonometry.sin(x), Trigonometry.cos(y)]
+      for (name, (got, w)) in zip(["pow", "atan2", "sin", "cos"], zip([out[i, 0].x, out[i, 0].y, out[i, 0].z, out[i, 0].w], want))
+      where !(got.bitPattern == w.bitPattern || (got.isNaN && w.isNaN)) {
+        mismatches.append("\(name)(\(x), \(y)): JIT \(got), Transcendentals \(w)")
+      }
+    }
+    #expect(mismatches.isEmpty, "\(level): \(mismatches.count) differ, e.g. \(mismatches.prefix(5))")
+  }
+
   /// exp(r), log(r), pow(r, g) and atan2(r, g) of each pixel, by the JIT.
   func jit(_ operands: [(Float, Float)]) throws -> [SIMD4<Float>] {
     let effect = Effect.color("transcendentals") { _, c in float4(exp(c.r), log(c.r), pow(c.r, c.g), atan2(c.r, c.g)) }
@@ -153,7 +207,7 @@ struct TranscendentalTests {
 
   /// pow of an 8-bit channel (x in 0…1, never NaN) by a constant exponent:
   /// the range analysis proves the operands ordinary (``RangeProofs/ordinaryPow``)
-  /// and the JIT drops its test and libm branch, with the same bits.
+  /// and the JIT drops its test and special-case branch, with the same bits.
   @Test func provedOrdinaryPowIsTheSameBits() throws {
     let input = try ImageBuffer(width: 256, height: 1, format: .rgba8)
     for i in 0..<256 { input[i, 0] = SIMD4(Float(i) / 255, Float(255 - i) / 255, 0.5, 1) }
