@@ -135,48 +135,6 @@ struct OpEmitter: VectorEmitter {
     }
   }
 
-  /// Vectorised sin/cos, bit for bit ``Trigonometry`` (the interpreter's
-  /// meaning): Cephes `sinf`/`cosf` for |x| ≤ 8192, libm beyond. Every lane
-  /// takes the polynomial; a vector with any lane outside ±8192 (or NaN, ±∞)
-  /// then also calls libm lane by lane and keeps it for exactly those lanes.
-  func sineOrCosine(_ x: Value, cosine: Bool) throws -> Value {
-    let absolute = try call("llvm.fabs", [vf], [x])
-    let inRange = b.fcmp(.ole, absolute, splat(f32(Trigonometry.polynomialLimit)))
-    // Out-of-range lanes compute on 0 (their result is replaced), keeping fptosi defined.
-    let ax = b.select(inRange, absolute, vf.null)
-
-    func mul(_ p: Value, _ q: Value) -> Value { b.fmul(p, q) }
-    func add(_ p: Value, _ q: Value) -> Value { b.fadd(p, q) }
-    func sub(_ p: Value, _ q: Value) -> Value { b.fsub(p, q) }
-    func c(_ v: Float) -> Value { splat(f32(v)) }
-    var j = b.fptosi(mul(ax, c(Trigonometry.fourOverPi)), to: vi)
-    j = b.and(b.add(j, splat(i32(1))), splat(i32(~1)))
-    let y = b.sitofp(j, to: vf)
-    let pi4 = Trigonometry.piOver4
-    let r = sub(sub(sub(ax, mul(y, c(pi4.0))), mul(y, c(pi4.1))), mul(y, c(pi4.2)))
-    let z = mul(r, r)
-    // The same operations in the same order as Trigonometry (x + (−c) and x − c round alike).
-    let (c0, c1, c2) = Trigonometry.cosCoefficients, (s0, s1, s2) = Trigonometry.sinCoefficients
-    let cosPoly = add(sub(mul(mul(add(mul(add(mul(c(c0), z), c(c1)), z), c(c2)), z), z), mul(c(0.5), z)), c(1))
-    let sinPoly = add(mul(mul(add(mul(add(mul(c(s0), z), c(s1)), z), c(s2)), z), r), r)
-    let q = cosine ? b.add(j, splat(i32(2))) : j
-    let zero = vi.null
-    let useCos = b.icmp(.ne, b.and(q, splat(i32(2))), zero)
-    var negate = b.icmp(.ne, b.and(q, splat(i32(4))), zero)
-    if !cosine {
-      // sin is odd: the sign bit of x (so that sin(−0) = −0), not x < 0.
-      let signBit = b.icmp(.slt, b.bitcast(x, to: vi), zero)
-      negate = b.xor(negate, signBit)
-    }
-    let v = b.select(useCos, cosPoly, sinPoly)
-    let fastResult = b.select(negate, b.fneg(v), v)
-    // Beyond ±8192: libm's, lane by lane (finite); NaN and ±∞ give NaN (Trigonometry).
-    return try withSpecialCases(cosine ? "cos" : "sin", ordinary: inRange, fast: fastResult) {
-      let finite = b.fcmp(.olt, try call("llvm.fabs", [vf], [x]), splat(f32(.infinity)))
-      return b.select(finite, libmPerLane(cosine ? "cosf" : "sinf", [x]), splat(f32(.nan)))
-    }
-  }
-
   /// Semantics.toInt: truncation, NaN → 0, saturating at Int32's bounds —
   /// `llvm.fptosi.sat`'s meaning, in vector instructions: x86 lowers that
   /// intrinsic lane by lane with two branches per lane. NaN becomes 0, the
@@ -254,20 +212,5 @@ struct OpEmitter: VectorEmitter {
 
   func compare(_ isFloat: Bool, _ f: RealPredicate, _ i: IntPredicate, _ a: [Value]) -> Value {
     isFloat ? b.fcmp(f, a[0], a[1]) : b.icmp(i, a[0], a[1])
-  }
-
-  /// A libm function with no LLVM intrinsic, called lane by lane.
-  func libmPerLane(_ name: String, _ a: [Value]) -> Value {
-    let type = t.function(t.float, Array(repeating: t.float, count: a.count))
-    let fn = m.declareFunction(name, type: type)
-    var result = vf.undef
-    // nobuiltin: LLVM must not fold or rewrite the call (powf(x, 2) → x·x, …).
-    let nobuiltin = m.enumAttribute("nobuiltin")
-    for lane in 0..<w {
-      let args = a.map { b.extractElement($0, at: i32(lane)) }
-      let r = b.call(fn, args, attributes: [nobuiltin])
-      result = b.insertElement(result, r, at: i32(lane))
-    }
-    return result
   }
 }

@@ -142,7 +142,7 @@ extension MetalCommandTests {
         "stripes(palette: [#ff0000, 3])",
         "parameter 'palette' of 'stripes' must be colors like #ff8000 or #ff800080, or a list like [#ff8000, #0000ff], got 3 in the list"
       ),
-      (#"overlay(tex: tex.png)"#, "unexpected character '.'"),
+      (#"overlay(tex: tex.png)"#, #"unexpected character '.' (a file path is quoted: "tex.png")"#),
       (#"overlay(tex: 3)"#, #"parameter 'tex' of 'overlay' must be an image file's path in double quotes, like "noise.png", got 3"#),
     ]
     for (chain, message) in cases {

@@ -2,9 +2,10 @@ import FX
 import Foundation
 import Testing
 
-/// The JIT's vectorised sin and cos against libm: within 2e-7 absolute for
-/// |x| ≤ 8192 (the polynomial's stated bound), exact libm results beyond it
-/// and for NaN/±∞ (those vectors take libm).
+/// The JIT's vectorised sin and cos against libm's double-precision ones:
+/// within 2e-7 absolute for |x| ≤ 8192 (the polynomial's stated bound) and,
+/// after the exact reduction, beyond it; NaN for NaN and ±∞; the JIT's bits
+/// equal to ``Trigonometry``'s.
 struct TrigonometryTests {
   func evaluate(_ xs: [Float]) throws -> [(sin: Float, cos: Float)] {
     let effect = Effect.color("trig") { _, c in float4(sin(c.r), cos(c.r), 0, 1) }
@@ -26,15 +27,29 @@ struct TrigonometryTests {
     #expect(worst <= 2e-7, "max error \(worst)")
   }
 
-  @Test func specialValuesFollowLibm() throws {
-    // Each special value sits in a vector of otherwise ordinary lanes, so the whole vector takes libm.
-    for special: Float in [.nan, .infinity, -.infinity, 1e30, -3e9, 8193, 123_456.7] {
-      let xs: [Float] = [0.5, special, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
-      let r = try evaluate(xs)[1]
-      let (s, c) = (Foundation.sin(special), Foundation.cos(special))
-      #expect(s.isNaN ? r.sin.isNaN : r.sin == s, "sin(\(special)) = \(r.sin), libm \(s)")
-      #expect(c.isNaN ? r.cos.isNaN : r.cos == c, "cos(\(special)) = \(r.cos), libm \(c)")
+  /// Past ±8192, over the whole float range: a uniform draw of bit patterns,
+  /// floats next to multiples of π/4 (where the reduction cancels most), the
+  /// largest float; against libm's double sin and cos rounded once.
+  @Test func largeArgumentsAreReducedExactly() throws {
+    var rng = SplitMix(seed: 12)
+    var xs: [Float] = [8192.001, -8193, 123_456.7, -3e9, 1e30, .greatestFiniteMagnitude, -.greatestFiniteMagnitude]
+    xs += [Float(16_777_216 * Double.pi / 4), Float(1e10 * Double.pi / 4), 102_940.4, 1.0e22, 3.4e38]
+    for _ in 0..<6000 {
+      let x = Float(bitPattern: UInt32.random(in: 0x4600_0000..<0x7f80_0000, using: &rng))
+      xs.append(Bool.random(using: &rng) ? x : -x)
     }
+    var worst: Float = 0
+    var mismatches: [String] = []
+    for (x, r) in zip(xs, try evaluate(xs)) {
+      let (s, c) = (Float(Foundation.sin(Double(x))), Float(Foundation.cos(Double(x))))
+      worst = max(worst, abs(r.sin - s), abs(r.cos - c))
+      let (ws, wc) = (Trigonometry.sin(x), Trigonometry.cos(x))
+      if r.sin.bitPattern != ws.bitPattern || r.cos.bitPattern != wc.bitPattern { mismatches.append("\(x)") }
+    }
+    #expect(worst <= 2e-7, "max error \(worst)")
+    #expect(mismatches.count == 0, "JIT ≠ Trigonometry at \(mismatches.count) of \(xs.count), e.g. \(mismatches.prefix(5))")
+    let special = try evaluate([0.5, .nan, .infinity, -.infinity] + (4..<17).map(Float.init))
+    #expect(special[1...3].allSatisfy { $0.sin.isNaN && $0.cos.isNaN })
   }
 }
 
@@ -191,7 +206,7 @@ struct TranscendentalTests {
         mismatches.append("\(name)(\(x), \(y)): JIT \(got), Transcendentals \(w)")
       }
     }
-    #expect(mismatches.isEmpty, "\(level): \(mismatches.count) differ, e.g. \(mismatches.prefix(5))")
+    #expect(mismatches.count == 0, "\(level): \(mismatches.count) differ, e.g. \(mismatches.prefix(5))")
   }
 
   /// exp(r), log(r), pow(r, g) and atan2(r, g) of each pixel, by the JIT.
