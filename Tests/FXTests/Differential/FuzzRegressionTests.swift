@@ -21,6 +21,29 @@ struct FuzzRegressionTests {
     try Interpreter.runStaged(EffectGraph(output: output), inputs: inputs)
   }
 
+  // MARK: a rule that holds for one program, applied to another
+
+  /// Simplify sweeps again after unrolling a loop, and those sweeps applied
+  /// RangeSimplify's rule — node indices and value ranges of the program
+  /// before the sweep — to the unrolled one: here `min(5 / (y + 4.5), 1)`,
+  /// which acts at y = 0.5 (5/4.5 > 1), was taken for a min that cannot act.
+  /// A loop whose exit is true after its first iteration becomes a one-
+  /// iteration range and unrolls in the range pass (fxc fuzz on 16 cores, seed
+  /// 35001, 2 of 27,000 graphs; in relaxed mode, seed 35002, an invalid
+  /// program that trapped, case 14151705026976966369).
+  @Test func rangeRulesAreNotAppliedToAnUnrolledProgram() throws {
+    let input = ImageBuffer.pixels(1, 1, .rgba8, [(0, 0, 0, 0)])
+    let s0 = Effect.layer("s0", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, _ in
+      let once = Expr.fold(from: Expr.int(-1), to: Expr.int(2), limit: 2, initial: [float4(0.0), isnan(position.g)], exit: 1) {
+        i0, a0 in [(a0[0] + position.gggr), (float(i0) >= -4.0)]
+      }[0]
+      return smoothstep(float4(float3(0.0), smoothstep(-4.0, position.y, 1.0)), float4(0.0), (float4(0.5) * once) / float4(0.5))
+    }(.input(0))
+    // smoothstep(−4, 0.5, 1) = 1; the loop runs once: 0.5; smoothstep(1, 0, 0.5) = 0.5.
+    #expect(try staged(s0, [input])[0, 0].w == 0.5)
+    expectAgreement(s0, [input])
+  }
+
   // MARK: sign of zero: `x + 0` is not `x`
 
   /// Simplify rewrites `x + 0` and `0 + x` to `x`, but `-0 + 0` is `+0`: the sign
