@@ -166,9 +166,7 @@ extension CompiledPipeline {
           ? PremultiplyingSource(start)
           : identity ? start : try KernelRowSource(compiled, upstream: start, uniforms: values(self), otherInputs: others)
         for (i, (cut, next)) in steps.prefix(k).enumerated() {
-          if case .reduction(let r) = cut, again != nil,
-            ReductionExecutor.countsAsItStreams(r, width: rows.width, height: rows.height)
-          {
+          if case .reduction(let r) = cut, again != nil, ReductionExecutor.readsTwice(width: rows.width, height: rows.height) {
             // Counted as the rows go by, then mapped on a second reading: the image is never whole.
             if measured[i] == nil {
               measured[i] = try rows.decide(r)

@@ -90,9 +90,9 @@ public enum ReductionExecutor {
     return image
   }
 
-  /// Whether a streamed run reads its input twice for `reduction` over rows of
-  /// `width × height` (``twoPassBytes``).
-  public static func countsAsItStreams(_ reduction: Reduction, width: Int, height: Int) -> Bool {
+  /// Whether a streamed run reads its input twice for a reduction over rows
+  /// of `width × height` (``twoPassBytes``); every kind of reduction can.
+  public static func readsTwice(width: Int, height: Int) -> Bool {
     width * height * 16 > twoPassBytes
   }
 

@@ -59,9 +59,11 @@ extension BatchProcessor {
     if reader.shrink > 1 { text += " (decoded at 1/\(reader.shrink): shrink-on-load)" }
     if size.width != info.width || size.height != info.height { text += " → \(size.width)×\(size.height)" }
     text += ", \(kernel.backend.rawValue)"
-    var held = Self.wholeImageCut(kernel, width: info.width, height: info.height).map { ", the image held whole for the \($0)" } ?? ""
-    let twice = Self.readTwiceFor(kernel, width: info.width, height: info.height)
-    if !twice.isEmpty { held += ", the file read \(twice.count + 1) times for the \(twice.joined(separator: ", "))" }
+    let plan = Self.streaming(kernel, width: info.width, height: info.height)
+    var held = plan.held.map { ", the image held whole for the \($0)" } ?? ""
+    if !plan.readTwice.isEmpty {
+      held += ", the file read \(plan.readTwice.count + 1) times for the \(plan.readTwice.joined(separator: ", "))"
+    }
     text += " \(fixed(mpix / times.total)) Mpixel/s from decode to encode (streamed in bands\(held): \(fixed(times.total * 1000)) ms"
     text += " on \(threads) thread\(threads == 1 ? "" : "s, reading and writing on threads of their own")"
     if compiled && kernel.compileMilliseconds > 0 { text += ", compile \(fixed(kernel.compileMilliseconds)) ms" }
@@ -71,36 +73,24 @@ extension BatchProcessor {
     line = text
   }
 
-  /// The first cut of `kernel` that runs on the whole image (a quarter turn,
-  /// an affine map, a mirrored margin, a vertical scan, a reduction of rows
-  /// too small to read twice), or nil when every stage streams.
-  static func wholeImageCut(_ kernel: CompiledPipeline, width: Int, height: Int) -> String? {
-    var size = (width: width, height: height)
+  /// How a streamed run of a `width × height` input runs `kernel`'s cuts:
+  /// the first that holds the whole image (a quarter turn, an affine map, a
+  /// mirrored margin, a vertical scan, a reduction of rows too few to read
+  /// twice), or nil when every stage streams; and the reductions counted on a
+  /// first reading of the file and mapped on a second.
+  static func streaming(_ kernel: CompiledPipeline, width: Int, height: Int) -> (held: String?, readTwice: [String]) {
+    var size = (width: width, height: height), held: String?, twice: [String] = []
     for step in kernel.steps {
       switch step.cut {
       case .geometry(.crop), .geometry(.orient(.identity)), .geometry(.orient(.flop)), .geometry(.resize): break
       case .geometry(.extend(let e)) where e.background.description.hasPrefix("color"): break
       case .scan(let s) where s.axis == .x: break
-      case .reduction(let r) where ReductionExecutor.countsAsItStreams(r, width: size.width, height: size.height): break
-      default: return "\(step.cut)"
-      }
-      guard let next = try? step.cut.outputSize(width: size.width, height: size.height) else { return nil }
-      size = next
-    }
-    return nil
-  }
-
-  /// The reductions of `kernel` that a streamed run of a `width × height`
-  /// input counts on a first reading of the file and maps on a second.
-  static func readTwiceFor(_ kernel: CompiledPipeline, width: Int, height: Int) -> [String] {
-    var size = (width: width, height: height), names: [String] = []
-    for step in kernel.steps {
-      if case .reduction(let r) = step.cut, ReductionExecutor.countsAsItStreams(r, width: size.width, height: size.height) {
-        names.append("\(r)")
+      case .reduction(let r) where ReductionExecutor.readsTwice(width: size.width, height: size.height): twice.append("\(r)")
+      default: held = held ?? "\(step.cut)"
       }
       guard let next = try? step.cut.outputSize(width: size.width, height: size.height) else { break }
       size = next
     }
-    return names
+    return (held, twice)
   }
 }

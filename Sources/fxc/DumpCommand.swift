@@ -65,11 +65,9 @@ struct DumpCommand: Command {
   }
 
   /// A cut pipeline: its segments (the kernel above is the first), each cut
-  /// stage (geometry or scan) with how it runs, the sizes for a sample
-  /// input, and each later segment's kernel and plan.
-  /// Each segment after a cut: how its cut runs, its kernel (with `--passes`,
-  /// the graph before and after each pass of its lowering, as for segment 0)
-  /// and its loop plan.
+  /// stage (geometry, scan or reduction) with how it runs, the sizes for a
+  /// sample input, and each later segment's kernel (with `--passes`, the graph
+  /// before and after each pass of its lowering, as for segment 0) and plan.
   func printSegments(_ compiled: CompiledPipeline) throws {
     print("\n## cuts (docs/design.md §4): \(compiled.steps.count + 1) segments; the kernel above is segment 0")
     var size = (width: 4000, height: 3000)
@@ -87,9 +85,9 @@ struct DumpCommand: Command {
           s.axis == .x
           ? "streamed: each band along its rows as it passes, 4 rows a vector"
           : "on the whole image, in place; \(ScanPlan(s, width: size.width, height: size.height, threads: 2))"
-      case .reduction(let r):
+      case .reduction:
         how =
-          ReductionExecutor.countsAsItStreams(r, width: size.width, height: size.height)
+          ReductionExecutor.readsTwice(width: size.width, height: size.height)
           ? "streamed in two readings of the input: the rows counted on the first, mapped on the second"
           : "on the whole image, in place: one pass for the histograms, one for the maps (read twice instead past "
             + "\(ReductionExecutor.twoPassBytes >> 20) MiB of rows)"
@@ -105,15 +103,20 @@ struct DumpCommand: Command {
         let inputs = [PixelFormat.rgba32f] + [PixelFormat](repeating: .rgba8, count: max(step.next.graph.inputs.count - 1, 0))
         let layout = KernelLayout(inputs: inputs, output: last ? .rgba8 : .rgba32f)
         let (_, log) = try Pipeline(graph: step.next.graph).lower(layout.matching(options))
-        for entry in log.entries {
-          let time = entry.milliseconds > 0 ? " (\(fixed(entry.milliseconds, 2)) ms)" : ""
-          print("\n### segment \(i + 1) pass: \(entry.pass) — \(entry.summary)\(time)\n\(entry.changed ? entry.ir : "(unchanged)")")
-        }
+        printPasses(log, heading: "### segment \(i + 1) pass")
       }
       print("\n### segment \(i + 1): its input 0 is cut \(i + 1)'s result\n\(step.next.kernel)")
       print("\n### segment \(i + 1) loop plan\n\(step.next.plan)")
     }
     print("\n## sizes for a 4000×3000 input: \(sizes)")
+  }
+
+  /// Each pass of `log` under `heading`: its summary, time and the graph after it.
+  func printPasses(_ log: LoweringLog, heading: String) {
+    for entry in log.entries {
+      let time = entry.milliseconds > 0 ? " (\(fixed(entry.milliseconds, 2)) ms)" : ""
+      print("\n\(heading): \(entry.pass) — \(entry.summary)\(time)\n\(entry.changed ? entry.ir : "(unchanged)")")
+    }
   }
 
   func execute() throws {
@@ -134,10 +137,7 @@ struct DumpCommand: Command {
     let formats = [PixelFormat](repeating: .rgba8, count: max(pipeline.graph.inputs.count, 1))
     let (kernel, log) = try pipeline.lower(KernelLayout(inputs: formats, output: .rgba8).matching(options))
     if passes || showAll {
-      for entry in log.entries {
-        let time = entry.milliseconds > 0 ? " (\(fixed(entry.milliseconds, 2)) ms)" : ""
-        print("\n## pass: \(entry.pass) — \(entry.summary)\(time)\n\(entry.changed ? entry.ir : "(unchanged)")")
-      }
+      printPasses(log, heading: "## pass")
     } else {
       print("\n## kernel\n\(kernel)")
     }
