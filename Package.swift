@@ -2,7 +2,7 @@
 import PackageDescription
 
 // LLVM is linked statically, only the components fxc uses (the ORC JIT, the
-// new pass manager, the host's back end), from llvm-19-dev's archives. Linking
+// new pass manager, the host's back end, NVPTX for CUDA devices), from llvm-19-dev's archives. Linking
 // libLLVM-19.so instead maps every target LLVM has and runs all their static
 // constructors: 51 MB resident before the first pixel, against 26 MB (measured
 // on an empty C program linked each way). The archives are a linker group, so
@@ -23,7 +23,9 @@ let llvmComponents = [
   "OrcShared", "Object", "TextAPI", "MCParser", "IRReader", "AsmParser", "BitReader", "MC", "DebugInfoCodeView",
   "Core", "Remarks", "BitstreamReader", "BinaryFormat", "TargetParser", "Support", "Demangle",
 ]
-let llvmArchives = (llvmBackEnd + llvmComponents).flatMap { ["-Xlinker", "\(llvmLibrary)/libLLVM\($0).a"] }
+// PTX for NVIDIA GPUs (the CUDA target): code generation only, no JIT.
+let llvmNVPTX = ["NVPTXCodeGen", "NVPTXDesc", "NVPTXInfo"]
+let llvmArchives = (llvmBackEnd + llvmNVPTX + llvmComponents).flatMap { ["-Xlinker", "\(llvmLibrary)/libLLVM\($0).a"] }
 let llvmLinking: [LinkerSetting] = [
   .unsafeFlags(["-Xlinker", "--start-group"] + llvmArchives + ["-Xlinker", "--end-group"]),
   .linkedLibrary("stdc++"), .linkedLibrary("z"), .linkedLibrary("zstd"),
@@ -58,6 +60,8 @@ let package = Package(
     .target(name: "CScan"),
     // Debian's libxxhash-dev: the kernel cache's key.
     .target(name: "CXXHash"),
+    // NVIDIA's CUDA driver API, opened at run time (dlopen of libcuda.so.1): no CUDA toolkit to build.
+    .target(name: "CCUDA"),
 
     .target(name: "FXIR", linkerSettings: [.linkedLibrary("m")]),
     // The Swift front end: Expr, Effect, Image and the shader built-ins,
@@ -75,7 +79,7 @@ let package = Package(
     // The executor (line buffers, tiles, threads) and the kernel cache; it
     // runs what a code generator made and does not import LLVM.
     .target(
-      name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXInterpreter", "FXLLVM", "FXCodegen", "CScan", "CXXHash"]),
+      name: "FXRuntime", dependencies: ["FXIR", "FXPasses", "FXImage", "FXInterpreter", "FXLLVM", "FXCodegen", "CScan", "CXXHash", "CCUDA"]),
     .target(name: "FXEffects", dependencies: ["FXIR", "FXDSL"]),
     // The Metal Shading Language front end: SwiftUI `[[ stitchable ]]`
     // functions, preprocessed, parsed, checked and lowered to FXDSL effects.

@@ -10,7 +10,7 @@ extension Pipeline {
   /// the last writes `outputFormat`. Inputs 1… keep their formats in every graph.
   func compileSteps(
     inputFormats: [PixelFormat], outputFormat: PixelFormat, backend: Backend, options: LoweringOptions,
-    cache: KernelCache?, target: Target
+    cache: KernelCache?, target: Target, schedule: KernelSchedule?
   ) throws -> CompiledPipeline {
     let start = DispatchTime.now().uptimeNanoseconds
     var later = options
@@ -24,7 +24,7 @@ extension Pipeline {
       compiled.append(
         try one.compile(
           inputFormats: formats, outputFormat: i == graphs.count - 1 ? outputFormat : .rgba32f, backend: backend,
-          options: i == 0 ? options : later, cache: cache, target: target))
+          options: i == 0 ? options : later, cache: cache, target: target, schedule: schedule))
     }
     let head = compiled[0]
     head.steps = zip(steps, compiled.dropFirst()).map { ($0.cut, $1) }
@@ -79,7 +79,7 @@ extension CompiledPipeline {
   /// whole image, each geometry stage by ``GeometryExecutor`` — what the
   /// bands must equal, byte for byte (for tests).
   package func runStepsWhole(_ inputs: [ImageBuffer], uniforms: [Param: Float], threads: Int) throws -> ImageBuffer {
-    let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: kernelSource)
+    let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: executor, source: kernelSource)
     var image = try head.run(inputs, uniforms: uniforms, threads: threads)
     for (cut, next) in steps {
       let moved = try CutExecutor.apply(cut, to: image, threads: threads)
@@ -103,6 +103,10 @@ extension CompiledPipeline {
   /// with the interpreter, on whole images through the reference ``Interpreter/apply(_:to:)``.
   /// Into `output`, of ``outputSize(width:height:)`` and ``outputFormat``.
   func runSteps(_ inputs: [ImageBuffer], into output: ImageBuffer, uniforms: [Param: Float], threads: Int) throws {
+    if executor != nil, compiled == nil {
+      // A CUDA device: each kernel over the whole image there, each cut stage here.
+      return output.copyPixels(from: try runStepsWhole(inputs, uniforms: uniforms, threads: threads))
+    }
     guard compiled != nil else {
       let head = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: nil, source: nil)
       var image = try head.run(inputs, uniforms: uniforms)
@@ -187,7 +191,7 @@ extension CompiledPipeline {
       let lastValues = values(steps.last!.next)
       if let output, let whole = rows as? WholeImageSource, whole.delivered == 0 {
         try last.run(inputs: [whole.image] + others, output: output, uniforms: lastValues, threads: threads)
-      } else if last.streamingRefusal == nil && rows.width >= last.target.lanes {
+      } else if last.streamingRefusal == nil && rows.width >= last.lanes {
         let upstream = rows
         try last.stream(
           width: rows.width, height: rows.height, uniforms: lastValues, threads: threads, otherInputs: others,

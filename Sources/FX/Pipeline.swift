@@ -32,6 +32,11 @@ public struct Pipeline: Sendable {
   /// and ``apply(to:uniforms:threads:)`` compile with: ``FloatMode/strict``
   /// (bit-identical to the interpreter) unless set to ``FloatMode/relaxed``.
   public var floatMode: FloatMode = .strict
+  /// What ``compile(inputFormats:outputFormat:backend:options:cache:target:)``
+  /// (when given no target) and ``apply(to:uniforms:threads:)`` compile
+  /// for: this CPU unless set, e.g. to the CUDA device's target
+  /// (`try CUDADevice.open().target`).
+  public var target: Target = .host
   /// What ``apply(to:uniforms:threads:)`` compiled, by input format and
   /// opacity, shared by copies of this pipeline.
   let applied = AppliedKernels()
@@ -101,20 +106,25 @@ public struct Pipeline: Sendable {
   ///   message names LLVM's error).
   /// - Parameter cache: where compiled kernels are looked up and stored
   ///   (``KernelCache/standard``: memory and `~/.cache/fxc`); nil compiles afresh.
-  /// - Parameter target: the CPU to compile for: the host, or an x86-64 level
-  ///   it can run (tests run every level the host supports).
+  /// - Parameter target: the CPU to compile for — the host, or an x86-64 level
+  ///   it can run (tests run every level the host supports) — or the CUDA
+  ///   device's target; ``target`` when nil.
+  /// - Parameter schedule: the plan's schedule, the target kind's when nil;
+  ///   ``KernelSchedule/grid`` on a CPU runs the per-pixel code a GPU runs,
+  ///   looped over the pixels (how the tests and `fxc fuzz --schedule grid`
+  ///   check it without a GPU). Not cached.
   public func compile(
     inputFormats: [PixelFormat]? = nil, outputFormat: PixelFormat = .rgba8, backend: Backend = .jit,
-    options: LoweringOptions = LoweringOptions(), cache: KernelCache? = .standard, target: Target = .host
+    options: LoweringOptions = LoweringOptions(), cache: KernelCache? = .standard, target: Target? = nil,
+    schedule: KernelSchedule? = nil
   ) throws -> CompiledPipeline {
+    let target = target ?? self.target
     if let precise, outputFormat != .rgba8 {
       return try Pipeline(precise, floatMode: floatMode).compile(
-        inputFormats: inputFormats, outputFormat: outputFormat, backend: backend, options: options, cache: cache, target: target)
+        inputFormats: inputFormats, outputFormat: outputFormat, backend: backend, options: options, cache: cache, target: target,
+        schedule: schedule)
     }
-    if case .cuda = target.kind {
-      throw RunError("target '\(target.name)' is a \(target.kind): fxc has no CUDA back end yet; it compiles for CPUs only")
-    }
-    if let reason = target.cannotRun(on: .host) {
+    if target.kind == .cpu, let reason = target.cannotRun(on: .host) {
       throw RunError("this machine (\(Target.host.summary)) cannot run code for target '\(target.name)': it \(reason)")
     }
     let start = DispatchTime.now().uptimeNanoseconds
@@ -125,18 +135,23 @@ public struct Pipeline: Sendable {
     }
     if hasCuts {
       return try compileSteps(
-        inputFormats: formats, outputFormat: outputFormat, backend: backend, options: options, cache: cache, target: target)
+        inputFormats: formats, outputFormat: outputFormat, backend: backend, options: options, cache: cache, target: target,
+        schedule: schedule)
     }
     let layout = KernelLayout(inputs: formats, output: outputFormat, floatMode: floatMode)
     let (kernel, _) = try lower(layout.matching(options))
     var result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: nil, source: nil)
-    if backend == .jit {
+    if backend == .jit, case .cuda = target.kind {
+      result = CompiledPipeline(
+        graph: graph, kernel: kernel, layout: layout, target: target, compiled: try compileForCUDA(kernel, layout: layout, target: target),
+        source: .compiled)
+    } else if backend == .jit {
       do {
-        if let cache {
+        if let cache, schedule == nil {
           let (compiled, source) = try CompiledKernel.cached(kernel, layout: layout, target: target, cache: cache)
           result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: source)
         } else {
-          let compiled = try CompiledKernel(kernel, layout: layout, target: target)
+          let compiled = try CompiledKernel(kernel, layout: layout, target: target, schedule: schedule)
           result = CompiledPipeline(graph: graph, kernel: kernel, layout: layout, target: target, compiled: compiled, source: .compiled)
         }
       } catch {
@@ -147,6 +162,20 @@ public struct Pipeline: Sendable {
     }
     result.compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     return result
+  }
+
+  /// `kernel` compiled for the CUDA device whose target is `target` (the
+  /// first device: ``CUDADevice/open()``).
+  func compileForCUDA(_ kernel: Kernel, layout: KernelLayout, target: Target) throws -> CUDAKernel {
+    do {
+      let device = try CUDADevice.open()
+      guard device.target == target else {
+        throw RunError("target \(target.name) is not this machine's CUDA device (\(device.summary))")
+      }
+      return try CUDAKernel(kernel, layout: layout, device: device)
+    } catch let e as LLVMError {
+      throw RunError("the CUDA device cannot run the kernel: \(e.message)")
+    }
   }
 
   /// The default thread count of `apply`: every core of this machine, as the CLI uses.
@@ -168,7 +197,7 @@ public struct Pipeline: Sendable {
   /// compiles once — a large blur's lowering alone takes ~100 ms.
   public func apply(to image: ImageBuffer, uniforms: [Param: Float] = [:], threads: Int = Pipeline.allCores) throws -> ImageBuffer {
     let opaque = image.isOpaque
-    let compiled = try applied.compiled(for: AppliedKernels.Key(format: image.format, opaque: opaque, floatMode: floatMode)) {
+    let compiled = try applied.compiled(for: AppliedKernels.Key(format: image.format, opaque: opaque, floatMode: floatMode, target: target)) {
       var options = LoweringOptions()
       if opaque { options.opaqueInputs = [0] }
       return try compile(inputFormats: [image.format], outputFormat: image.format, options: options)
@@ -188,6 +217,7 @@ final class AppliedKernels: Sendable {
     var format: PixelFormat
     var opaque: Bool
     var floatMode: FloatMode
+    var target: Target
   }
   private let kernels = Mutex<[Key: CompiledPipeline]>([:])
 
@@ -212,11 +242,14 @@ public final class CompiledPipeline: @unchecked Sendable {
   public let graph: EffectGraph
   public let kernel: Kernel
   public let layout: KernelLayout
-  /// The CPU the kernel is planned and compiled for.
+  /// The CPU or CUDA device the kernel is planned and compiled for.
   public let target: Target
-  let compiled: CompiledKernel?
-  /// The native kernel, nil for the interpreter.
-  public var compiledKernel: CompiledKernel? { compiled }
+  /// What runs the kernel: native code for this CPU, or a module on a CUDA
+  /// device; nil for the interpreter.
+  public let executor: (any KernelExecutor)?
+  /// The CPU's native kernel (what streams rows), nil for the interpreter or a CUDA device.
+  public var compiledKernel: CompiledKernel? { executor as? CompiledKernel }
+  var compiled: CompiledKernel? { compiledKernel }
   /// Where the machine code came from (nil for the interpreter).
   public let kernelSource: KernelSource?
   /// For a pipeline that changes size, each geometry stage and the pipeline
@@ -227,22 +260,25 @@ public final class CompiledPipeline: @unchecked Sendable {
   /// in milliseconds: lowering plus LLVM, or plus a cache load.
   public internal(set) var compileMilliseconds: Double = 0
 
-  init(graph: EffectGraph, kernel: Kernel, layout: KernelLayout, target: Target, compiled: CompiledKernel?, source: KernelSource?) {
+  init(graph: EffectGraph, kernel: Kernel, layout: KernelLayout, target: Target, compiled: (any KernelExecutor)?, source: KernelSource?) {
     self.graph = graph
     self.kernel = kernel
     self.layout = layout
     self.target = target
-    self.compiled = compiled
+    self.executor = compiled
     self.kernelSource = source
   }
 
+  /// Pixels the kernel's code computes at a time (``CompiledKernel/lanes``).
+  var lanes: Int { compiledKernel?.lanes ?? target.lanes }
+
   /// The backend actually in use.
-  public var backend: Backend { compiled == nil ? .interpreter : .jit }
+  public var backend: Backend { executor == nil ? .interpreter : .jit }
   /// Time LLVM spent (emit + optimise + machine code, or linking a cached object), in
   /// milliseconds, when this pipeline's kernel was made; 0 for a memory-cache hit.
-  public var llvmMilliseconds: Double { kernelSource == .memoryCache ? 0 : compiled?.compileMilliseconds ?? 0 }
+  public var llvmMilliseconds: Double { kernelSource == .memoryCache ? 0 : executor?.compileMilliseconds ?? 0 }
   /// LLVM's compile time by phase ("emit", "optimise"), when this pipeline compiled.
-  public var llvmPhases: [String: Double] { kernelSource == .compiled ? compiled?.phaseMilliseconds ?? [:] : [:] }
+  public var llvmPhases: [String: Double] { kernelSource == .compiled ? executor?.phaseMilliseconds ?? [:] : [:] }
 
   /// Applies the pipeline to `inputs` (input 0 sets the output size).
   /// - Parameters:
@@ -263,7 +299,7 @@ public final class CompiledPipeline: @unchecked Sendable {
       try runSteps(inputs, into: output, uniforms: uniforms, threads: threads)
       return output
     }
-    if compiled == nil {
+    if executor == nil {
       let values = graph.uniforms.map { uniforms[$0] ?? $0.value }
       return try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)
     }
@@ -286,7 +322,7 @@ public final class CompiledPipeline: @unchecked Sendable {
       }
       return try runSteps(inputs, into: output, uniforms: uniforms, threads: threads)
     }
-    guard let compiled else {
+    guard let executor else {
       let result = try Interpreter.run(kernel, inputs: inputs, uniforms: values, params: graph.uniforms, format: layout.output)
       guard result.width == output.width, result.height == output.height else {
         throw RunError("the output must be \(result.width)×\(result.height)")
@@ -295,7 +331,7 @@ public final class CompiledPipeline: @unchecked Sendable {
       return
     }
     do {
-      try compiled.run(inputs: inputs, output: output, uniforms: values, threads: threads)
+      try executor.run(inputs: inputs, output: output, uniforms: values, threads: threads)
     } catch let e as LLVMError {
       throw RunError(e.message)
     }
@@ -303,14 +339,19 @@ public final class CompiledPipeline: @unchecked Sendable {
 
   /// How the compiled kernel holds intermediates at run time (line buffers and
   /// tiles, or whole images), for `fxc dump`.
-  public var runtimeSchedule: String { compiled?.runtimeSchedule ?? "interpreter: whole-image rasters" }
+  public var runtimeSchedule: String { executor?.runtimeSchedule ?? "interpreter: whole-image rasters" }
 
   /// The loop plan of the kernel on ``target`` (what the JIT's code does;
   /// the interpreter does not use it), for `fxc dump` and tests.
-  public var plan: KernelPlan { compiled?.plan ?? layout.plan(kernel, target: target) }
+  public var plan: KernelPlan { executor?.plan ?? layout.plan(kernel, target: target) }
 
-  /// The LLVM IR of the optimised module and the target's assembly, for `fxc dump`.
+  /// The LLVM IR of the optimised module and the target's assembly (PTX on
+  /// a CUDA device), for `fxc dump`.
   public func dumpNative() throws -> (ir: String, assembly: String) {
-    try NativeCode.dump(kernel, plan: plan, layout: layout)
+    if case .cuda = target.kind {
+      let (ir, ptx) = try PTXCode.dump(kernel, plan: plan, layout: layout)
+      return (ir, ptx)
+    }
+    return try NativeCode.dump(kernel, plan: plan, layout: layout)
   }
 }

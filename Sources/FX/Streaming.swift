@@ -18,7 +18,9 @@ extension CompiledPipeline {
   /// JIT is needed, and a kernel that reads one image at rows `y + k`
   /// (``CompiledKernel/streamingRefusal``).
   public var streamingRefusal: String? {
-    guard let compiled else { return "the interpreter runs on whole images" }
+    guard let compiled else {
+      return executor == nil ? "the interpreter runs on whole images" : "a CUDA device runs whole images (copied there and back)"
+    }
     if layout.inputs.count != 1 { return "the graph reads \(layout.inputs.count) images" }
     if !steps.isEmpty { return nil }  // kernels that cannot stream run whole inside the bands (KernelRowSource)
     return compiled.streamingRefusal
@@ -166,7 +168,7 @@ extension Pipeline {
         reason = "\(format.name) files are encoded whole"
       } else {
         let compiled = try compiledForFile(format: reader.pixelFormat, opaque: !reader.info.layout.hasAlpha)
-        let narrow = reader.info.width < compiled.target.lanes ? "the image is narrower than a vector" : nil
+        let narrow = reader.info.width < compiled.lanes ? "the image is narrower than a vector" : nil
         if let refusal = compiled.streamingRefusal ?? narrow {
           reason = refusal
         } else {
@@ -199,7 +201,7 @@ extension Pipeline {
 
   /// The pipeline compiled for files of `format`, opaque or not, kept as ``apply(to:uniforms:threads:)`` keeps it.
   func compiledForFile(format: PixelFormat, opaque: Bool) throws -> CompiledPipeline {
-    try applied.compiled(for: AppliedKernels.Key(format: format, opaque: opaque, floatMode: floatMode)) {
+    try applied.compiled(for: AppliedKernels.Key(format: format, opaque: opaque, floatMode: floatMode, target: target)) {
       var options = LoweringOptions()
       if opaque { options.opaqueInputs = [0] }
       return try compile(inputFormats: [format], outputFormat: format, options: options)

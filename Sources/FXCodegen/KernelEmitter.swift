@@ -45,11 +45,12 @@ public struct KernelLayout: Hashable, Sendable {
     inputs + Array(repeating: .rgba32f, count: kernel.intermediates.count) + [output]
   }
 
-  /// The loop plan of `kernel` with these buffers on `target`.
-  public func plan(_ kernel: Kernel, target: Target) -> KernelPlan {
+  /// The loop plan of `kernel` with these buffers on `target` (`schedule`:
+  /// the target kind's unless given: ``KernelPlan/init(_:target:interleavedFloat:floatMode:schedule:)``).
+  public func plan(_ kernel: Kernel, target: Target, schedule: KernelSchedule? = nil) -> KernelPlan {
     let planar = kernel.inputCount..<kernel.outputBuffer
     let interleavedFloat = formats(kernel).indices.filter { !planar.contains($0) && formats(kernel)[$0] == .rgba32f }
-    return KernelPlan(kernel, target: target, interleavedFloat: Set(interleavedFloat), floatMode: floatMode)
+    return KernelPlan(kernel, target: target, interleavedFloat: Set(interleavedFloat), floatMode: floatMode, schedule: schedule)
   }
 }
 
@@ -126,7 +127,11 @@ public enum KernelEmitter {
         var e = LoopNestEmitter(module: module, builder: builder, plan: passPlan, formats: formats, planar: planar, pass: pass)
         e.compactRings = compactRings(kernel, plan)
         e.unreadChannels = pass.output == kernel.outputBuffer ? [] : unreadChannels(kernel, pass.output)
-        try e.emitFunction(named: "fxc_nest\(k)")
+        if case .cuda = plan.target.kind {
+          try e.emitThreadFunction(named: "fxc_nest\(k)")
+        } else {
+          try e.emitFunction(named: "fxc_nest\(k)")
+        }
       }
     }
     try module.verify()

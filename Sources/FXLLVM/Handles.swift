@@ -111,6 +111,14 @@ package struct Function: Hashable {
   /// Parameter `index`, counted from 0.
   package func parameter(_ index: Int) -> Value { Value(LLVMGetParam(ref, UInt32(index))!) }
 
+  /// Makes the function a CUDA kernel entry point (LLVM's `ptx_kernel`
+  /// calling convention), launched on a grid of threads.
+  package func markAsPTXKernel() { LLVMSetFunctionCallConv(ref, 71 /* CallingConv::PTX_Kernel */) }
+
+  /// Gives the function internal linkage (invisible outside its module, so
+  /// it can be inlined into its callers and dropped).
+  package func makeInternal() { LLVMSetLinkage(ref, LLVMInternalLinkage) }
+
   /// The entry block; the function must have a body.
   package var entryBlock: BasicBlock { BasicBlock(LLVMGetEntryBasicBlock(ref)!) }
 

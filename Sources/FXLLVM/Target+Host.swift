@@ -42,8 +42,21 @@ enum LLVMSetup {
     return nil
   }()
 
+  /// Registers LLVM's NVPTX back end (PTX for CUDA devices), once.
+  static let nvptx: Void = {
+    LLVMInitializeNVPTXTargetInfo()
+    LLVMInitializeNVPTXTarget()
+    LLVMInitializeNVPTXTargetMC()
+    LLVMInitializeNVPTXAsmPrinter()
+  }()
+
   /// Initialises the native target on first use; throws if LLVM cannot generate code here.
   static func requireNativeTarget() throws {
     if let error = nativeTarget { throw error }
+  }
+
+  /// Initialises the back end `target` needs: the native one, or NVPTX for a CUDA device.
+  static func require(_ target: Target) throws {
+    if case .cuda = target.kind { _ = nvptx } else { try requireNativeTarget() }
   }
 }

@@ -24,7 +24,7 @@ final class TargetMachine {
   /// A new target machine for `target` that the caller owns (``JIT`` hands
   /// one to ORC, which disposes of it).
   static func create(_ target: Target) throws -> LLVMTargetMachineRef {
-    try LLVMSetup.requireNativeTarget()
+    try LLVMSetup.require(target)
     var llvmTarget: LLVMTargetRef?
     var message: UnsafeMutablePointer<CChar>?
     let failed = LLVMGetTargetFromTriple(target.triple, &llvmTarget, &message) != 0

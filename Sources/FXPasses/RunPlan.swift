@@ -109,22 +109,48 @@ public struct RunPlan: Sendable {
 /// prints it.
 public struct KernelPlan: Sendable, CustomStringConvertible {
   public var target: Target
+  /// How the loop nests cover the image: a CPU's strips of vectors, or a
+  /// GPU's grid of a thread per pixel.
+  public var schedule: KernelSchedule
   public var loopNests: [LoopNestPlan]
   public var run: RunPlan
   let kernel: Kernel
   /// Whether the output is an 8- or 16-bit buffer (its store quantises).
   let unormOutput: Bool
 
+  /// Threads per block of a ``KernelSchedule/grid`` launch, x by y: 32 × 8,
+  /// a warp a row of 32 neighbouring pixels (their loads of a row coalesce),
+  /// 256 threads a block.
+  public static let gridBlock = (x: 32, y: 8)
+
   /// The plan of `kernel` for `target`, where `interleavedFloat` names the
   /// buffers stored as interleaved RGBA32F (inputs or the output in that format).
-  public init(_ kernel: Kernel, target: Target, interleavedFloat: Set<Int> = [], floatMode: FloatMode = .strict) {
+  /// `schedule` defaults to the target's kind: ``KernelSchedule/grid`` on a
+  /// CUDA device, ``KernelSchedule/strips`` on a CPU; a CPU may run the grid
+  /// schedule too (its code then loops over the grid: how the tests check a
+  /// GPU's code without a GPU).
+  public init(
+    _ kernel: Kernel, target: Target, interleavedFloat: Set<Int> = [], floatMode: FloatMode = .strict, schedule: KernelSchedule? = nil
+  ) {
     self.kernel = kernel
     unormOutput = !interleavedFloat.contains(kernel.outputBuffer)
     self.target = target
-    let tapWindows = target.triple.hasPrefix("x86_64") && target.has("avx512f")
-    loopNests = LoopPlanner.plan(kernel, lanes: target.lanes, interleavedFloat: interleavedFloat, tapWindows: tapWindows)
-    for i in loopNests.indices { loopNests[i].floatMode = floatMode }
+    let schedule = schedule ?? (target.kind == .cpu ? .strips : .grid)
+    self.schedule = schedule
+    let tapWindows = schedule == .strips && target.triple.hasPrefix("x86_64") && target.has("avx512f")
+    let lanes = schedule == .grid ? 1 : target.lanes
+    loopNests = LoopPlanner.plan(kernel, lanes: lanes, interleavedFloat: interleavedFloat, tapWindows: tapWindows)
+    for i in loopNests.indices {
+      loopNests[i].floatMode = floatMode
+      if schedule == .grid { LoopPlanner.threadPerPixel(&loopNests[i]) }
+    }
     run = RunPlan(kernel, facts: loopNests.map(\.proofs.facts))
+    if schedule == .grid {
+      // Every intermediate a whole image: a launch per loop nest.
+      run.lookahead = nil
+      run.columnLookahead = nil
+      run.rowSpan = []
+    }
   }
 
   /// Rows of the ring that holds intermediate `buffer` at run time
@@ -139,11 +165,17 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
 
   public var description: String {
     var lines = [
-      (target.name == target.cpuName ? "target \(target.summary)" : "target \(target.name): \(target.summary)") + " — \(target.kind)"
+      (target.name == target.cpuName ? "target \(target.summary)" : "target \(target.name): \(target.summary)")
+        + (target.kind == .cpu ? " — \(target.kind)" : "")
     ]
+    if schedule == .grid {
+      lines.append(
+        "schedule: grid — a thread per pixel in blocks of \(Self.gridBlock.x)×\(Self.gridBlock.y), "
+          + "a launch per loop nest, intermediates whole images in device memory")
+    }
     for (k, (pass, plan)) in zip(kernel.loopNests, loopNests).enumerated() {
       lines.append(
-        "loop nest \(k) '\(pass.name)' → b\(pass.output), \(plan.lanes) lanes"
+        "loop nest \(k) '\(pass.name)' → b\(pass.output), " + (schedule == .grid ? "a thread per pixel" : "\(plan.lanes) lanes")
           + (plan.floatMode == .strict ? "" : ", float \(plan.floatMode.rawValue)"))
       lines.append("  order: \(plan.order.rawValue) — \(plan.orderReason)")
       if !plan.rowTables.isEmpty {
@@ -224,6 +256,9 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
   /// `tileCacheBytes` of intermediate rows in flight.
   public func runDescription(tileCacheBytes: Int) -> String {
     guard !kernel.intermediates.isEmpty else { return "no intermediates: one fused pass" }
+    if schedule == .grid {
+      return "whole-image intermediates in device memory: one launch per loop nest, each over every pixel"
+    }
     guard let lookahead = run.lookahead else {
       return "whole-image intermediates (some stage reads an intermediate at data-dependent rows), rows split across threads per pass"
     }

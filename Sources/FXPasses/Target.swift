@@ -71,7 +71,37 @@ public struct Target: Sendable, Hashable, CustomStringConvertible {
     guard sm.hasPrefix("sm_"), let n = Int(sm.dropFirst(3)), (10...999).contains(n) else {
       throw TargetError("'\(sm)' is not a CUDA compute capability such as sm_90")
     }
-    return Target(name: sm, triple: "nvptx64-nvidia-cuda", cpuName: sm, features: "")
+    return Target(name: sm, triple: "nvptx64-nvidia-cuda", cpuName: sm, features: "+ptx\(minimumPTX(n))")
+  }
+
+  /// The CUDA compute capabilities LLVM 19's NVPTX back end compiles for,
+  /// newest last; a newer device runs the newest one's PTX (its driver
+  /// compiles PTX for the device it loads on).
+  public static let cudaCapabilities = [50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90]
+
+  /// The CUDA target for a device of compute capability `major.minor`: the
+  /// newest capability in ``cudaCapabilities`` the device has.
+  /// - Throws: ``TargetError`` for a device older than sm_50 (Maxwell).
+  public static func cuda(major: Int, minor: Int) throws(TargetError) -> Target {
+    guard let sm = cudaCapabilities.last(where: { $0 <= 10 * major + minor }) else {
+      throw TargetError("the CUDA device has compute capability \(major).\(minor); fxc needs 5.0 (Maxwell) or newer")
+    }
+    return try cuda("sm_\(sm)")
+  }
+
+  /// The oldest PTX ISA version, times 10, that describes capability `sm`
+  /// (PTX ISA manual, "PTX ISA version" per target), 6.0 at least.
+  static func minimumPTX(_ sm: Int) -> Int {
+    switch sm {
+    case 90...: 78
+    case 89: 78
+    case 87: 74
+    case 86: 71
+    case 80: 70
+    case 75: 63
+    case 72: 61
+    default: 60
+    }
   }
 
   /// fp32 lanes in the widest vector worth using: 16 with AVX-512F, 8 with

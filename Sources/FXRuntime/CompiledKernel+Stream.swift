@@ -78,8 +78,8 @@ extension CompiledKernel {
     for (i, b) in otherInputs.enumerated() where b.format != layout.inputs[i + 1] {
       throw LLVMError("input \(i + 1) is \(b.format), the kernel was compiled for \(layout.inputs[i + 1])")
     }
-    guard width >= target.lanes, height >= 1 else {
-      throw LLVMError("a streamed image must be at least \(target.lanes) px wide (one vector) and 1 px tall")
+    guard width >= lanes, height >= 1 else {
+      throw LLVMError("a streamed image must be at least \(lanes) px wide (one vector) and 1 px tall")
     }
     guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
       throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")

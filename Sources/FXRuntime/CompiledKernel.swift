@@ -16,6 +16,10 @@ public final class CompiledKernel: @unchecked Sendable {
   public let kernel: Kernel
   public let layout: KernelLayout
   public var target: Target { plan.target }
+  /// Pixels the code computes at a time: the target's vector lanes, or 1
+  /// for a grid plan (``KernelSchedule/grid``, a thread per pixel, run here
+  /// in a loop over the pixels).
+  public var lanes: Int { plan.schedule == .grid ? 1 : target.lanes }
   /// Time spent emitting, optimising and generating machine code (or linking
   /// a cached object), in milliseconds.
   public let compileMilliseconds: Double
@@ -43,15 +47,19 @@ public final class CompiledKernel: @unchecked Sendable {
   ///   interpreter remains available as a fallback), this machine cannot
   ///   run `target`'s code, or `kernel` was lowered for another alpha storage
   ///   than `layout`'s (``KernelLayout/matching(_:)``).
+  /// `schedule`: the plan's (``KernelPlan/init(_:target:interleavedFloat:floatMode:schedule:)``);
+  /// ``KernelSchedule/grid`` on a CPU runs the code a GPU runs for each
+  /// pixel, in a loop over the pixels (how tests check it without a GPU).
   public init(
-    _ kernel: Kernel, layout: KernelLayout, target: Target = .host, keepObject: Bool = false, object: [UInt8]? = nil
+    _ kernel: Kernel, layout: KernelLayout, target: Target = .host, keepObject: Bool = false, object: [UInt8]? = nil,
+    schedule: KernelSchedule? = nil
   ) throws {
     guard layout.inputs.count == kernel.inputCount else {
       throw LLVMError("the kernel reads \(kernel.inputCount) inputs, the layout names \(layout.inputs.count)")
     }
     if let mismatch = layout.alphaMismatch(kernel) { throw LLVMError(mismatch) }
     let start = DispatchTime.now().uptimeNanoseconds
-    let plan = layout.plan(kernel, target: target)
+    let plan = layout.plan(kernel, target: target, schedule: schedule)
     if let object {
       code = try NativeCode(object: object, passCount: kernel.loopNests.count, target: target)
     } else {
@@ -94,7 +102,7 @@ public final class CompiledKernel: @unchecked Sendable {
     guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
       throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
     }
-    let lanes = target.lanes
+    let lanes = self.lanes
     guard output.width >= lanes else {
       // The loop nest functions work in whole vectors of `lanes` columns (a row
       // range narrower than that computes nothing). A narrower image runs on
@@ -250,17 +258,17 @@ public final class CompiledKernel: @unchecked Sendable {
     var tileWidth = columns
     if plan.run.columnLookahead != nil && rowsInFlight > 0 {
       let fit = cacheBytes / (PixelFormat.rgba32f.bytesPerPixel * rowsInFlight)
-      let lanes = target.lanes
+      let lanes = self.lanes
       tileWidth = Swift.min(columns, Swift.max(4 * lanes, fit / lanes * lanes))
     }
     var starts = Array(stride(from: 0, to: columns, by: tileWidth))
-    if starts.count > 1, columns - starts.last! < target.lanes { starts.removeLast() }
+    if starts.count > 1, columns - starts.last! < lanes { starts.removeLast() }
     guard starts.count > 1, let halos = plan.run.columnLookahead else {
       return ColumnTiles(starts: starts, width: tileWidth, widest: columns, margins: kernel.intermediates.map { _ in 0 })
     }
     // A ring row holds the widest tile, the halo its loop nest computes on either
     // side, and a vector of margin beyond it.
-    let margins = kernel.intermediates.indices.map { halos[passWriting(inputCountOffset: $0)] + target.lanes }
+    let margins = kernel.intermediates.indices.map { halos[passWriting(inputCountOffset: $0)] + lanes }
     return ColumnTiles(starts: starts, width: tileWidth, widest: Swift.max(tileWidth, columns - starts.last!), margins: margins)
   }
 

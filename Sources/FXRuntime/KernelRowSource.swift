@@ -23,7 +23,7 @@ public final class KernelRowSource: RowSource {
     }
     self.upstream = upstream
     let (w, h) = (upstream.width, upstream.height)
-    if kernel.streamingRefusal != nil || w < kernel.target.lanes {
+    if kernel.streamingRefusal != nil || w < kernel.lanes {
       let input = try upstream.materialise()
       let output = try ImageBuffer(width: w, height: h, format: kernel.layout.output, zeroFilled: false)
       try kernel.run(inputs: [input] + otherInputs, output: output, uniforms: uniforms)

@@ -127,11 +127,11 @@ public enum Differential {
   /// Compares the evaluations in `evaluations` with staged evaluation; the first disagreement, or nil.
   public static func check(
     _ c: FuzzCase, evaluations: [Evaluation] = Evaluation.interpreted + [.jit], cache: PipelineCache? = nil,
-    target: Target = .host, floatMode: FloatMode = .strict
+    target: Target = .host, floatMode: FloatMode = .strict, schedule: KernelSchedule? = nil
   ) -> Disagreement? {
     check(
       c.image, inputs: c.buffers, evaluations: evaluations, jitSchedule: c.jitSchedule, cache: cache.map { ($0, c.graphKey) },
-      target: target, floatMode: floatMode, outputFormat: c.outputFormat)
+      target: target, floatMode: floatMode, outputFormat: c.outputFormat, schedule: schedule)
   }
 
   /// Compares the evaluations in `evaluations` of the graph computing `output`
@@ -142,16 +142,18 @@ public enum Differential {
   /// result quantised by ``ImageBuffer``'s store (DESIGN §1), within 1 level.
   public static func check(
     _ output: Image, inputs all: [ImageBuffer], evaluations: [Evaluation] = Evaluation.interpreted + [.jit],
-    jitSchedule: Int = 0, target: Target = .host, floatMode: FloatMode = .strict, outputFormat: PixelFormat = .rgba32f
+    jitSchedule: Int = 0, target: Target = .host, floatMode: FloatMode = .strict, outputFormat: PixelFormat = .rgba32f,
+    schedule: KernelSchedule? = nil
   ) -> Disagreement? {
     check(
       output, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, cache: nil, target: target, floatMode: floatMode,
-      outputFormat: outputFormat)
+      outputFormat: outputFormat, schedule: schedule)
   }
 
   static func check(
     _ img: Image, inputs all: [ImageBuffer], evaluations: [Evaluation], jitSchedule: Int,
-    cache: (PipelineCache, String)?, target: Target, floatMode: FloatMode = .strict, outputFormat: PixelFormat = .rgba32f
+    cache: (PipelineCache, String)?, target: Target, floatMode: FloatMode = .strict, outputFormat: PixelFormat = .rgba32f,
+    schedule: KernelSchedule? = nil
   ) -> Disagreement? {
     let graph: EffectGraph
     do {
@@ -160,7 +162,7 @@ public enum Differential {
       if sized.hasCuts {
         return checkSized(
           img, sized, inputs: all, evaluations: evaluations, jitSchedule: jitSchedule, target: target, floatMode: floatMode,
-          outputFormat: outputFormat)
+          outputFormat: outputFormat, schedule: schedule)
       }
       graph = sized.head  // one size: the head is the whole graph, lowered once
     } catch {
@@ -196,19 +198,10 @@ public enum Differential {
           if jitSchedule == 2 { options.forceMaterialise = true }
         }
         if e == .jit {
-          let key = cache.map { $0.1 + "\(options)\(target.name)\(floatMode)" }
-          let compiled: CompiledPipeline
-          if let key, let hit = cache?.0.get(key) {
-            compiled = hit
-          } else {
-            var pipeline = try Pipeline(output: img)
-            pipeline.floatMode = floatMode
-            compiled = try pipeline.compile(
-              inputFormats: inputs.map(\.format), outputFormat: outputFormat, options: options, target: target)
-            if let key { cache?.0.put(key, compiled) }
-          }
-          out = try compiled.run(inputs)
-          strided = try Self.stridedRunDiffers(compiled, inputs, from: out, threads: 1)
+          let key = cache.map { $0.1 + "\(options)\(target.name)\(floatMode)\(schedule.map(\.rawValue) ?? "")" }
+          (out, strided) = try runJIT(
+            img, inputs, options: options, cache: key.flatMap { k in cache.map { ($0.0, k) } }, target: target, floatMode: floatMode,
+            outputFormat: outputFormat, schedule: schedule)
         } else {
           let (kernel, _) = try Lower.run(graph, options: options)
           out = try Interpreter.run(kernel, inputs: inputs, uniforms: uniforms, params: graph.uniforms, format: .rgba32f)
@@ -230,6 +223,26 @@ public enum Differential {
     return nil
   }
 
+  /// The JIT's output for `img` on `inputs` (compiled, or taken from
+  /// `cache` under its key), and why a run on padded rows differs from it, if it does.
+  static func runJIT(
+    _ img: Image, _ inputs: [ImageBuffer], options: LoweringOptions, cache: (PipelineCache, String)?, target: Target,
+    floatMode: FloatMode, outputFormat: PixelFormat, schedule: KernelSchedule?
+  ) throws -> (ImageBuffer, String?) {
+    let compiled: CompiledPipeline
+    if let (cache, key) = cache, let hit = cache.get(key) {
+      compiled = hit
+    } else {
+      var pipeline = try Pipeline(output: img)
+      pipeline.floatMode = floatMode
+      compiled = try pipeline.compile(
+        inputFormats: inputs.map(\.format), outputFormat: outputFormat, options: options, target: target, schedule: schedule)
+      if let (cache, key) = cache { cache.put(key, compiled) }
+    }
+    let out = try compiled.run(inputs)
+    return (out, try Self.stridedRunDiffers(compiled, inputs, from: out, threads: 1))
+  }
+
   /// ``check(_:inputs:evaluations:jitSchedule:target:floatMode:outputFormat:)``
   /// for a graph with geometry stages: the staged pipeline (each geometry
   /// stage as its definition, in Double) against the pipeline compiled with
@@ -239,7 +252,7 @@ public enum Differential {
   /// an error in every evaluation.
   static func checkSized(
     _ img: Image, _ sized: PipelineGraph, inputs all: [ImageBuffer], evaluations: [Evaluation], jitSchedule: Int,
-    target: Target, floatMode: FloatMode, outputFormat: PixelFormat
+    target: Target, floatMode: FloatMode, outputFormat: PixelFormat, schedule: KernelSchedule?
   ) -> Disagreement? {
     let inputs = Array(all.prefix(Swift.max(1, sized.head.inputs.count)))
     let reference: ImageBuffer?
@@ -263,7 +276,7 @@ public enum Differential {
         pipeline.floatMode = floatMode
         let compiled = try pipeline.compile(
           inputFormats: inputs.map(\.format), outputFormat: e == .jit ? outputFormat : .rgba32f, backend: e == .jit ? .jit : .interpreter,
-          options: options, cache: nil, target: target)
+          options: options, cache: nil, target: target, schedule: e == .jit ? schedule : nil)
         out = try compiled.run(inputs, threads: 2)
         if e == .jit, let m = try Self.stridedRunDiffers(compiled, inputs, from: out, threads: 2) {
           return Disagreement(evaluation: .jit, message: m)
@@ -357,12 +370,14 @@ public enum Differential {
   /// Returns the smallest failing case found and its disagreement.
   public static func shrink(
     _ c: FuzzCase, failing d: Disagreement, maxAttempts: Int = 2000, cache: PipelineCache = PipelineCache(),
-    target: Target = .host, floatMode: FloatMode = .strict
+    target: Target = .host, floatMode: FloatMode = .strict, schedule: KernelSchedule? = nil
   ) -> (FuzzCase, Disagreement) {
     let evaluations = d.evaluation == .error ? Evaluation.interpreted + [.jit] : [d.evaluation]
     var last = d
     let small = shrink(c, maxAttempts: maxAttempts) { candidate in
-      guard let f = check(candidate, evaluations: evaluations, cache: cache, target: target, floatMode: floatMode), f.evaluation == d.evaluation
+      guard
+        let f = check(candidate, evaluations: evaluations, cache: cache, target: target, floatMode: floatMode, schedule: schedule),
+        f.evaluation == d.evaluation
       else { return false }
       last = f
       return true

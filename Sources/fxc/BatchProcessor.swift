@@ -40,6 +40,8 @@ final class BatchProcessor: @unchecked Sendable {
     var backend: Backend = .jit
     /// `--float`: the JIT's float semantics.
     var floatMode: FloatMode = .strict
+    /// `--device`: this CPU (the host) or the CUDA device's target.
+    var target: Target = .host
     var keepOrientation = false
     /// `--keep-metadata`: EXIF and XMP carried into the outputs (``outputMetadata(_:format:warnings:)``).
     var keepMetadata = false
@@ -144,6 +146,7 @@ final class BatchProcessor: @unchecked Sendable {
     lowering.opaqueInputs = key.opaque
     var pipeline = pipeline
     pipeline.floatMode = options.floatMode
+    pipeline.target = options.target
     let k = try pipeline.compile(inputFormats: key.formats, outputFormat: key.formats[0], backend: options.backend, options: lowering)
     kernels[key] = k
     return (k, true)
@@ -262,7 +265,7 @@ final class BatchProcessor: @unchecked Sendable {
     if result.width != image.width || result.height != image.height { text += " → \(result.width)×\(result.height)" }
     text += ", \(kernel.backend.rawValue)"
     text += " \(fixed(mpix / r.kernelSeconds)) Mpixel/s (kernel \(fixed(r.kernelSeconds * 1000, 2)) ms"
-    text += " on \(threads) thread\(threads == 1 ? "" : "s")"
+    text += kernel.target.kind == .cpu ? " on \(threads) thread\(threads == 1 ? "" : "s")" : " on the CUDA device, copies included"
     if compiled && kernel.compileMilliseconds > 0 { text += ", compile \(fixed(kernel.compileMilliseconds)) ms" }
     text += ", read \(fixed(r.decodeSeconds * 1000)) ms, write \(fixed(r.encodeSeconds * 1000)) ms)"
     if let frame = job.frame { text += " frame \(frame)" }

@@ -28,6 +28,7 @@ struct BenchCommand: Command {
       .option(
         "--target", value: "NAME", help: "compile for NAME: host, x86-64-v2 (4 lanes), x86-64-v3 (8), x86-64-v4 (16); it must run here",
         default: "host"),
+      .device,
       .option(
         "--float", value: "strict|relaxed",
         help: "the float semantics of the JIT figures; a strict run also times relaxed (fresh outputs) beside them", default: "strict"),
@@ -72,7 +73,7 @@ struct BenchCommand: Command {
     json = args.flag("--json")
     unsplit = !args.flag("--no-unsplit")
     opaque = !args.flag("--no-opaque")
-    target = try parseTarget(args.option("--target"))
+    target = try parseDevice(&args, cpu: try parseTarget(args.option("--target")))
     floatMode = try parseFloatMode(&args)
     budget = try args.doubleOption("--seconds", range: 0.01...60) ?? 0.5
     let clockName = try args.option("--clock") ?? "wall"
@@ -152,8 +153,12 @@ struct BenchCommand: Command {
     let mpix = Double(input.width * input.height) / 1e6
     var options = LoweringOptions()
     if opaque && input.isOpaque { options.opaqueInputs = [0] }
-    if !json { printHeader(path, input, opaque: !options.opaqueInputs.isEmpty) }
     let pipelines = try chains.map { try pipeline(chain: $0, registry: registry).0 }  // every chain checked before any timing
+    if case .cuda = target.kind {
+      if json { throw UsageError("--json is not given for --device cuda yet: its table has other columns") }
+      return try benchCUDA(path, input, pipelines, options: options)
+    }
+    if !json { printHeader(path, input, opaque: !options.opaqueInputs.isEmpty) }
     // LLVM's one-time start-up, reported on its own rather than in the first chain's compile time.
     let startup = Pipeline.warmUpCompiler(target: target)
     // The bandwidth yardstick, measured in this run: a copy of the same bytes

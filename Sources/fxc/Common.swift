@@ -95,6 +95,11 @@ extension OptionSpec {
   static let floatMode = OptionSpec.option(
     "--float", value: "strict|relaxed",
     help: "strict: bit-identical to the interpreter; relaxed: fma, reciprocals, reassociated sums (within 1e-4)", default: "strict")
+  /// `--device cpu|cuda`: where kernels run.
+  static let device = OptionSpec.option(
+    "--device", value: "cpu|cuda",
+    help: "run kernels on this CPU, or on the first NVIDIA GPU through its CUDA driver (libcuda.so.1, opened at run time)",
+    default: "cpu")
 }
 
 extension OptionSpec {
@@ -168,11 +173,25 @@ func parseFloatMode(_ args: inout CommandArguments) throws -> FloatMode {
   return mode
 }
 
-/// The `--target NAME` of dump and bench: the host when absent.
+/// The `--device` option: `cpu` (or absent) gives `cpu`; `cuda` the first
+/// CUDA device's target (``CUDADevice/open()``).
+/// - Throws: ``UsageError`` for another name; ``RunError`` naming why there
+///   is no CUDA device (no driver, no device, too old a device).
+func parseDevice(_ args: inout CommandArguments, cpu: Target) throws -> Target {
+  guard let name = try args.option("--device"), name != "cpu" else { return cpu }
+  guard name == "cuda" else { throw UsageError("option '--device': unknown device '\(name)' (valid: cpu, cuda)") }
+  if cpu != .host { throw UsageError("--target names a CPU; it does not go with --device cuda") }
+  do { return try CUDADevice.open().target } catch { throw RunError("--device cuda: \(error)") }
+}
+
+/// The `--target NAME` of dump and bench: the host when absent; a CUDA
+/// compute capability (`sm_90`) for dump's PTX.
 /// - Throws: ``UsageError`` naming the valid targets, or why this machine cannot run the one named.
 func parseTarget(_ name: String?) throws -> Target {
   guard let name else { return .host }
-  do { return try Target.named(name) } catch { throw UsageError("option '--target': \(error)") }
+  do {
+    return name.hasPrefix("sm_") ? try Target.cuda(name) : try Target.named(name)
+  } catch { throw UsageError("option '--target': \(error)") }
 }
 
 /// The effects chains may name: the catalogue, plus the stitchable functions

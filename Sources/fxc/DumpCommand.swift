@@ -28,7 +28,10 @@ struct DumpCommand: Command {
       .flag("--opaque", help: "compile as for an opaque input (e.g. a JPEG): its alpha reads as the constant 1"),
       .option(
         "--target", value: "NAME",
-        help: "compile for NAME: host (default), x86-64-v2 (SSE4, 4 lanes), x86-64-v3 (AVX2, 8), x86-64-v4 (AVX-512, 16); it must run here"),
+        help:
+          "compile for NAME: host (default), x86-64-v2 (SSE4, 4 lanes), x86-64-v3 (AVX2, 8), x86-64-v4 (AVX-512, 16), which must run here; "
+          + "or a CUDA compute capability such as sm_90 (the plan and PTX, no GPU needed)"),
+      .device,
       .floatMode,
     ])
 
@@ -58,7 +61,7 @@ struct DumpCommand: Command {
     asm = args.flag("--asm")
     dot = args.flag("--dot")
     if dot, passes || ir || asm { throw UsageError("--dot prints the graph alone: it does not go with --passes, --ir or --asm") }
-    target = try parseTarget(args.option("--target"))
+    target = try parseDevice(&args, cpu: try parseTarget(args.option("--target")))
     floatMode = try parseFloatMode(&args)
     let rest = try args.remaining()
     if !rest.isEmpty { throw UsageError("fxc dump takes no files (got \(rest.joined(separator: " ")))") }
@@ -141,19 +144,23 @@ struct DumpCommand: Command {
     } else {
       print("\n## kernel\n\(kernel)")
     }
-    let compiled = try pipeline.compile(inputFormats: formats, outputFormat: .rgba8, options: options, cache: nil, target: target)
+    // A CUDA target named by its capability (--target sm_90) is planned and
+    // printed without a device: nothing is loaded.
+    let backend: Backend = target.kind != .cpu && (try? CUDADevice.open().target) != target ? .interpreter : .jit
+    let compiled = try pipeline.compile(
+      inputFormats: formats, outputFormat: .rgba8, backend: backend, options: options, cache: nil, target: target)
     let phases = compiled.llvmPhases.sorted { $0.key < $1.key }.map { "\($0.key) \(fixed($0.value))" }.joined(separator: ", ")
     print(
       "\n## compile: \(fixed(compiled.compileMilliseconds)) ms (LLVM \(fixed(compiled.llvmMilliseconds)) ms\(phases.isEmpty ? "" : ": " + phases + " ms; emit, optimise and codegen summed over the \(compiled.kernel.loopNests.count) loop nests, compiled in parallel"))"
     )
     print("\n## loop plan\n\(compiled.plan)")
-    print("\n## run-time schedule\n\(compiled.runtimeSchedule)")
+    print("\n## run-time schedule\n\(backend == .jit ? compiled.runtimeSchedule : compiled.plan.runDescription(tileCacheBytes: 0))")
     if compiled.hasCuts { try printSegments(compiled) }
     if ir || asm || showAll {
       let native = try compiled.dumpNative()
       print("\n## target: \(compiled.target.summary), buffers RGBA8 → RGBA8")
       if ir || showAll { print("\n## LLVM IR (optimised)\n\(native.ir)") }
-      if asm || showAll { print("\n## assembly\n\(native.assembly)") }
+      if asm || showAll { print("\n## \(target.kind == .cpu ? "assembly" : "PTX")\n\(native.assembly)") }
     }
   }
 }

@@ -38,6 +38,11 @@ struct FuzzCommand: Command {
       .option("--reports", value: "N", help: "with --keep-going: how many disagreements to shrink and print", default: "10"),
       .option("--shrink-attempts", value: "N", help: "how many smaller graphs to try when shrinking", default: "2000"),
       .option("--target", value: "NAME", help: "compile for NAME: host, x86-64-v2, x86-64-v3, x86-64-v4; it must run here", default: "host"),
+      .device,
+      .option(
+        "--schedule", value: "strips|grid",
+        help: "the JIT's schedule on the CPU: strips of vectors, or grid (a thread per pixel: the code a GPU runs, looped here)",
+        default: "strips"),
       .floatMode,
     ])
 
@@ -54,8 +59,10 @@ struct FuzzCommand: Command {
   var maxReports: Int
   /// `--catalogue`: the catalogue's effects at their parameters' edges.
   var catalogue: Bool
-  /// `--target`: the CPU the JIT compiles for.
+  /// `--target` or `--device`: the CPU or CUDA device the JIT compiles for.
   var target: Target
+  /// `--schedule grid`: the GPU's per-pixel code on the CPU; nil: the target's own.
+  var schedule: KernelSchedule?
   /// `--float`: the JIT's float semantics (relaxed: checked within DESIGN §4's tolerance, as strict is).
   var floatMode: FloatMode
 
@@ -71,7 +78,14 @@ struct FuzzCommand: Command {
     showCase = args.flag("--print")
     catalogue = args.flag("--catalogue")
     largeOffsets = !args.flag("--no-large-offsets")
-    target = try parseTarget(args.option("--target"))
+    target = try parseDevice(&args, cpu: try parseTarget(args.option("--target")))
+    switch try args.option("--schedule") {
+    case nil, "strips": schedule = nil
+    case "grid":
+      guard target.kind == .cpu else { throw UsageError("--schedule grid runs a GPU's code on the CPU: it does not go with --device cuda") }
+      schedule = .grid
+    case let other?: throw UsageError("option '--schedule': unknown schedule '\(other)' (valid: strips, grid)")
+    }
     floatMode = try parseFloatMode(&args)
     maxReports = try args.intOption("--reports", range: 1...100_000) ?? 10
     shrinkAttempts = try args.intOption("--shrink-attempts", range: 0...1_000_000) ?? 2000
@@ -105,7 +119,7 @@ struct FuzzCommand: Command {
     if catalogue { return try runCatalogue() }
     print(
       "fxc fuzz: \(graphs) graphs, seed \(seed), \(jobs) job\(jobs == 1 ? "" : "s"), "
-        + (jit ? "JIT on \(target.summary)" : "interpreter only"))
+        + (jit ? "JIT on \(target.summary)\(schedule == .grid ? ", grid schedule (a thread per pixel)" : "")" : "interpreter only"))
     let lock = NSLock()
     var next = 0, done = 0
     var failures: [(index: Int, c: FuzzCase, d: Differential.Disagreement)] = []
@@ -129,7 +143,7 @@ struct FuzzCommand: Command {
         CrashReport.crashIfAsked()
         let c = generator(caseSeed).make()
         let t0 = DispatchTime.now().uptimeNanoseconds
-        let d = Differential.check(c, evaluations: evaluations, target: target, floatMode: floatMode)
+        let d = Differential.check(c, evaluations: evaluations, target: target, floatMode: floatMode, schedule: schedule)
         let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
         CrashReport.running(0, worker: worker)
         lock.withLock {
@@ -192,7 +206,7 @@ struct FuzzCommand: Command {
     CrashReport.crashIfAsked()
     let c = generator(caseSeed).make()
     if showCase { print(c, "\n") }
-    guard let d = Differential.check(c, evaluations: evaluations, target: target, floatMode: floatMode) else {
+    guard let d = Differential.check(c, evaluations: evaluations, target: target, floatMode: floatMode, schedule: schedule) else {
       print("case \(caseSeed): every evaluation agrees with the staged interpreter")
       return
     }
@@ -204,7 +218,8 @@ struct FuzzCommand: Command {
   func report(_ caseSeed: UInt64, _ c: FuzzCase, _ d: Differential.Disagreement, _ cache: Differential.PipelineCache) {
     print("\n=== case \(caseSeed): \(d)")
     let start = DispatchTime.now().uptimeNanoseconds
-    let (small, failure) = Differential.shrink(c, failing: d, maxAttempts: shrinkAttempts, cache: cache, target: target, floatMode: floatMode)
+    let (small, failure) = Differential.shrink(
+      c, failing: d, maxAttempts: shrinkAttempts, cache: cache, target: target, floatMode: floatMode, schedule: schedule)
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     print("shrunk in \(fixed(seconds))s to:\n\n\(small)\n\n\(failure)\n")
   }

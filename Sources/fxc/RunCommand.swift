@@ -110,6 +110,7 @@ struct RunCommand: Command {
           .flag("-q", "--quiet", help: "print errors and warnings only: no progress bar, no per-file or summary lines"),
           .option("--backend", value: "jit|interp", help: "run kernels JIT-compiled by LLVM, or in the interpreter", default: "jit"),
           .floatMode,
+          .device,
           .flag("--check", help: "also run the interpreter and print each output's largest difference from it (implies -v)"),
           .option(
             "--check-map", value: "DIR",
@@ -169,6 +170,7 @@ struct RunCommand: Command {
     }
     options.backend = b
     options.floatMode = try parseFloatMode(&args)
+    options.target = try parseDevice(&args, cpu: .host)
     if let f = try args.option("--format") {
       guard let parsed = ImageFileFormat(pathExtension: f), parsed.isWritable else {
         throw UsageError("unknown format '\(f)' (valid: png, jpeg, tiff, webp, heic, avif)")

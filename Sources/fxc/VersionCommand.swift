@@ -1,10 +1,11 @@
 import FX
 
 /// `fxc version` and `fxc --version`: fxc's version, the commit it was built
-/// from (``buildCommit``, written by the BuildInfo plugin), LLVM's version and the host.
+/// from (``buildCommit``, written by the BuildInfo plugin), LLVM's version,
+/// the host and the CUDA device (or why there is none).
 struct VersionCommand: Command {
   static let spec = CommandSpec(
-    name: "version", abstract: "print fxc's version, the commit it was built from, LLVM's version and the host",
+    name: "version", abstract: "print fxc's version, its commit, LLVM's version, the host and the CUDA device",
     usage: [""], options: [])
 
   init(_ argv: [String]) throws {
@@ -15,6 +16,8 @@ struct VersionCommand: Command {
 
   func execute() throws {
     print(Self.text)
+    // The CUDA device `--device cuda` would use, or why there is none.
+    do { print("CUDA: \(try CUDADevice.open().summary)") } catch { print("CUDA: none (\(error))") }
   }
 
   static var text: String {

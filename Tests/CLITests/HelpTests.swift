@@ -73,7 +73,7 @@ struct HelpTests {
     #expect(try fxc(["version"]).stdout == result.stdout)
     var values: [String: String] = [:]
     let normalised = result.stdout.components(separatedBy: "\n").map { line in
-      for key in ["commit", "LLVM", "host"] where line.hasPrefix(key + ": ") {
+      for key in ["commit", "LLVM", "host", "CUDA"] where line.hasPrefix(key + ": ") {
         values[key] = String(line.dropFirst(key.count + 2))
         return "\(key): <\(key.lowercased())>"
       }
@@ -87,6 +87,7 @@ struct HelpTests {
     let llvm = (values["LLVM"] ?? "").split(separator: ".")
     #expect(llvm.count == 3 && llvm.allSatisfy { Int($0) != nil }, "LLVM '\(values["LLVM"] ?? "")'")
     #expect(values["host"]?.isEmpty == false)
+    #expect(values["CUDA"]?.isEmpty == false, "a CUDA device, or why there is none")
   }
 
   struct Misspelling: CustomTestStringConvertible, Sendable {

@@ -17,7 +17,7 @@ struct PublicAPITests {
     try source.write(toFile: file, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: file) }
     var arguments = ["swiftc", "-typecheck", "-I", build.appendingPathComponent("Modules").path]
-    for module in ["CLLVM", "CPNG", "CJPEG", "CTIFF", "CWEBP", "CGIF", "CHEIF", "CLCMS", "CEXIF", "CScan", "CXXHash"] {
+    for module in ["CLLVM", "CPNG", "CJPEG", "CTIFF", "CWEBP", "CGIF", "CHEIF", "CLCMS", "CEXIF", "CScan", "CXXHash", "CCUDA"] {
       arguments += ["-Xcc", "-I\(root)/Sources/\(module)/include"]
     }
     let process = Process()

@@ -1,0 +1,124 @@
+import CCUDA
+import FXLLVM
+import FXPasses
+import Synchronization
+
+/// An NVIDIA GPU through the CUDA driver API, opened at run time
+/// (`libcuda.so.1`): its name, compute capability, the ``Target`` fxc
+/// compiles for it, and device memory. One per process (``open()``); its
+/// primary context is made current on whichever thread calls into it.
+public final class CUDADevice: @unchecked Sendable {
+  /// The driver's name for the device, e.g. `NVIDIA H200`.
+  public let name: String
+  /// The compute capability, e.g. (9, 0).
+  public let capability: (major: Int, minor: Int)
+  /// Streaming multiprocessors.
+  public let multiprocessors: Int
+  /// Device memory in bytes.
+  public let memoryBytes: Int
+  /// The driver's CUDA version, e.g. 13000 for 13.0.
+  public let driverVersion: Int
+  /// The target code is generated for: the newest capability LLVM 19 knows
+  /// that the device has (``Target/cuda(major:minor:)``).
+  public let target: Target
+
+  let driver: UnsafePointer<fxc_cuda_driver>
+  private let device: CUdevice
+  private let context: CUcontext
+  /// Freed device allocations by size, reused (a batch allocates the same sizes image after image).
+  private let pool = Mutex<[Int: [CUdeviceptr]]>([:])
+
+  /// The first CUDA device, opened once per process.
+  /// - Throws: ``LLVMError`` naming why there is none: no driver
+  ///   (`libcuda.so.1` not found), the driver's error, no device, or a
+  ///   device older than fxc supports.
+  public static func open() throws -> CUDADevice { try opened.get() }
+
+  private static let opened = Result { try CUDADevice() }
+
+  private init() throws {
+    var message = [CChar](repeating: 0, count: 512)
+    guard let driver = fxc_cuda_load(&message, message.count) else {
+      throw LLVMError(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+    self.driver = driver
+    try Self.check(driver, driver.pointee.cuInit(0), "cuInit")
+    var count: Int32 = 0
+    try Self.check(driver, driver.pointee.cuDeviceGetCount(&count), "cuDeviceGetCount")
+    guard count > 0 else { throw LLVMError("the CUDA driver sees no device") }
+    var device: CUdevice = 0
+    try Self.check(driver, driver.pointee.cuDeviceGet(&device, 0), "cuDeviceGet")
+    self.device = device
+    func attribute(_ a: Int32) throws -> Int {
+      var value: Int32 = 0
+      try Self.check(driver, driver.pointee.cuDeviceGetAttribute(&value, a, device), "cuDeviceGetAttribute")
+      return Int(value)
+    }
+    capability = (
+      try attribute(Int32(FXC_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)),
+      try attribute(Int32(FXC_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+    )
+    multiprocessors = try attribute(Int32(FXC_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))
+    var chars = [CChar](repeating: 0, count: 256)
+    try Self.check(driver, driver.pointee.cuDeviceGetName(&chars, Int32(chars.count), device), "cuDeviceGetName")
+    name = String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var bytes = 0
+    try Self.check(driver, driver.pointee.cuDeviceTotalMem(&bytes, device), "cuDeviceTotalMem")
+    memoryBytes = bytes
+    var version: Int32 = 0
+    try Self.check(driver, driver.pointee.cuDriverGetVersion(&version), "cuDriverGetVersion")
+    driverVersion = Int(version)
+    do { target = try Target.cuda(major: capability.major, minor: capability.minor) } catch { throw LLVMError(error.description) }
+    var context: CUcontext?
+    try Self.check(driver, driver.pointee.cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain")
+    guard let context else { throw LLVMError("cuDevicePrimaryCtxRetain gave no context") }
+    self.context = context
+  }
+
+  /// A line for `fxc version` and reports, e.g. `NVIDIA H200, compute capability 9.0, 132 SMs, 141 GiB; driver CUDA 13.0; code for sm_90`.
+  public var summary: String {
+    "\(name), compute capability \(capability.major).\(capability.minor), \(multiprocessors) SMs, \(memoryBytes >> 30) GiB; "
+      + "driver CUDA \(driverVersion / 1000).\(driverVersion % 1000 / 10); code for \(target.cpuName)"
+  }
+
+  /// Makes the device's context current on the calling thread (the driver
+  /// keeps one per thread); every call into the device starts with it.
+  func makeCurrent() throws { try check(driver.pointee.cuCtxSetCurrent(context), "cuCtxSetCurrent") }
+
+  /// Throws an ``LLVMError`` naming `call` and the driver's error when `result` is not success.
+  func check(_ result: CUresult, _ call: String) throws { try Self.check(driver, result, call) }
+
+  static func check(_ driver: UnsafePointer<fxc_cuda_driver>, _ result: CUresult, _ call: String) throws {
+    guard result != 0 else { return }
+    var name: UnsafePointer<CChar>?, text: UnsafePointer<CChar>?
+    _ = driver.pointee.cuGetErrorName(result, &name)
+    _ = driver.pointee.cuGetErrorString(result, &text)
+    throw LLVMError(
+      "CUDA \(call) failed: \(name.map { String(cString: $0) } ?? "error \(result)") (\(text.map { String(cString: $0) } ?? "no description"))")
+  }
+
+  /// `bytes` of device memory (a freed allocation of that size when there is one).
+  /// - Throws: ``LLVMError`` when the device has not that much free.
+  func allocate(_ bytes: Int) throws -> CUdeviceptr {
+    if let reused = pool.withLock({ $0[bytes]?.popLast() }) { return reused }
+    var pointer: CUdeviceptr = 0
+    try check(driver.pointee.cuMemAlloc(&pointer, Swift.max(bytes, 1)), "cuMemAlloc of \(bytes) bytes")
+    return pointer
+  }
+
+  /// Gives back `pointer`, of `bytes`, for reuse by a later ``allocate(_:)``;
+  /// freed instead once the pool holds ``pooledBytes``.
+  func release(_ pointer: CUdeviceptr, bytes: Int) {
+    let kept = pool.withLock { pool in
+      guard pooled(pool) + bytes <= Self.pooledBytes else { return false }
+      pool[bytes, default: []].append(pointer)
+      return true
+    }
+    if !kept { _ = driver.pointee.cuMemFree(pointer) }
+  }
+
+  /// The most device memory kept for reuse after a run: 2 GiB.
+  static let pooledBytes = 2 << 30
+
+  private func pooled(_ pool: [Int: [CUdeviceptr]]) -> Int { pool.reduce(0) { $0 + $1.key * $1.value.count } }
+}

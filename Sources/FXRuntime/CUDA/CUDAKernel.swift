@@ -1,0 +1,178 @@
+import CCUDA
+import Dispatch
+import FXCodegen
+import FXIR
+import FXImage
+import FXLLVM
+import FXPasses
+import Synchronization
+
+/// A kernel compiled to PTX (``PTXCode``) and loaded on a ``CUDADevice``:
+/// each loop nest a launch of a grid of a thread per pixel over the whole
+/// image, intermediates whole planar images in device memory, in the order
+/// of the kernel. A run copies the inputs to the device, launches every loop
+/// nest and copies the output back: host images in, host image out, as
+/// ``CompiledKernel`` takes them. Safe to run from several threads at once
+/// (each run has its own device buffers; the driver serialises launches).
+public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
+  public let kernel: Kernel
+  public let layout: KernelLayout
+  public let plan: KernelPlan
+  public let device: CUDADevice
+  /// The PTX loaded.
+  public let ptx: PTXCode
+  public let compileMilliseconds: Double
+  public var phaseMilliseconds: [String: Double] { ["ptx": ptx.milliseconds, "load": compileMilliseconds - ptx.milliseconds] }
+  public var runtimeSchedule: String { plan.runDescription(tileCacheBytes: 0) }
+
+  private let module: CUmodule
+  private let functions: [CUfunction]
+  private let lastLaunch = Mutex<Double?>(nil)
+
+  /// The device's time for the last run's launches alone, in milliseconds
+  /// (CUDA events around them: no copies), or nil before the first run.
+  public var lastLaunchMilliseconds: Double? { lastLaunch.withLock { $0 } }
+
+  /// Plans `kernel` for `device` (the grid schedule), generates its PTX and
+  /// loads it (the driver compiles it for the device).
+  /// - Throws: ``LLVMError`` when the layout does not match the kernel, LLVM
+  ///   rejects the module, or the driver cannot load it (its log included).
+  public init(_ kernel: Kernel, layout: KernelLayout, device: CUDADevice) throws {
+    guard layout.inputs.count == kernel.inputCount else {
+      throw LLVMError("the kernel reads \(kernel.inputCount) inputs, the layout names \(layout.inputs.count)")
+    }
+    if let mismatch = layout.alphaMismatch(kernel) { throw LLVMError(mismatch) }
+    let start = DispatchTime.now().uptimeNanoseconds
+    let plan = layout.plan(kernel, target: device.target)
+    let ptx = try PTXCode(kernel, plan: plan, layout: layout)
+    self.plan = plan
+    self.ptx = ptx
+    try device.makeCurrent()
+    var module: CUmodule?
+    var log = [CChar](repeating: 0, count: 8192)
+    var options: [Int32] = [Int32(FXC_CU_JIT_ERROR_LOG_BUFFER), Int32(FXC_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)]
+    let loaded = log.withUnsafeMutableBytes { logBytes in
+      var values: [UnsafeMutableRawPointer?] = [logBytes.baseAddress, UnsafeMutableRawPointer(bitPattern: logBytes.count)]
+      return ptx.text.withCString { device.driver.pointee.cuModuleLoadDataEx(&module, $0, 2, &options, &values) }
+    }
+    if loaded != 0 {
+      let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      do { try device.check(loaded, "cuModuleLoadDataEx") } catch { throw LLVMError("\(error): \(text)") }
+    }
+    guard let module else { throw LLVMError("cuModuleLoadDataEx gave no module") }
+    self.module = module
+    functions = try ptx.entryPoints.map { name in
+      var function: CUfunction?
+      try device.check(device.driver.pointee.cuModuleGetFunction(&function, module, name), "cuModuleGetFunction(\(name))")
+      return function!
+    }
+    self.device = device
+    self.kernel = kernel
+    self.layout = layout
+    compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+  }
+
+  deinit {
+    if (try? device.makeCurrent()) != nil { _ = device.driver.pointee.cuModuleUnload(module) }
+  }
+
+  /// Runs every loop nest on the device (``KernelExecutor/run(inputs:output:uniforms:threads:)``;
+  /// `threads` is unused: the device's grid is the parallelism).
+  /// - Throws: ``LLVMError`` for a format, size or count mismatch (nothing
+  ///   written then), or the driver's error (an allocation the device has no
+  ///   room for, a failed launch).
+  public func run(inputs: [ImageBuffer], output: ImageBuffer, uniforms: [Float], threads: Int = 1) throws {
+    guard inputs.count == layout.inputs.count else {
+      throw LLVMError("the kernel takes \(layout.inputs.count) input images, \(inputs.count) given")
+    }
+    for (i, (buffer, format)) in zip(inputs, layout.inputs).enumerated() where buffer.format != format {
+      throw LLVMError("input \(i) is \(buffer.format), the kernel was compiled for \(format)")
+    }
+    guard output.format == layout.output, output.width == inputs[0].width, output.height == inputs[0].height else {
+      throw LLVMError(
+        "the output must be \(inputs[0].width)×\(inputs[0].height) \(layout.output), got \(output.width)×\(output.height) \(output.format)")
+    }
+    guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
+      throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
+    }
+    try device.makeCurrent()
+    let width = output.width, height = output.height
+    var held: [(CUdeviceptr, Int)] = []
+    defer { for (pointer, bytes) in held { device.release(pointer, bytes: bytes) } }
+    func allocate(_ bytes: Int) throws -> CUdeviceptr {
+      let pointer = try device.allocate(bytes)
+      held.append((pointer, bytes))
+      return pointer
+    }
+    func pointer(_ p: CUdeviceptr) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: UInt(p))! }
+    // The inputs and the output keep their host rows' layout; intermediates are planar.
+    var descriptors: [BufferDescriptor] = []
+    for image in inputs {
+      let bytes = image.rowBytes * image.height
+      let d = try allocate(bytes)
+      try device.check(device.driver.pointee.cuMemcpyHtoD(d, image.data, bytes), "cuMemcpyHtoD")
+      descriptors.append(
+        BufferDescriptor(data: pointer(d), rowBytes: Int64(image.rowBytes), width: Int32(image.width), height: Int32(image.height)))
+    }
+    let (planeStride, rowBytes) = BufferDescriptor.planar(width: width)
+    for _ in kernel.intermediates {
+      let d = try allocate(rowBytes * height)
+      descriptors.append(
+        BufferDescriptor(
+          data: pointer(d), rowBytes: Int64(rowBytes), width: Int32(width), height: Int32(height), planeStride: Int32(planeStride)))
+    }
+    // The output's rows packed on the device: a host row's padding is not the kernel's to write.
+    let outRowBytes = output.rowDataBytes
+    let out = try allocate(outRowBytes * height)
+    descriptors.append(BufferDescriptor(data: pointer(out), rowBytes: Int64(outRowBytes), width: Int32(width), height: Int32(height)))
+    let table = try allocate(descriptors.count * MemoryLayout<BufferDescriptor>.stride)
+    try descriptors.withUnsafeBytes {
+      try device.check(device.driver.pointee.cuMemcpyHtoD(table, $0.baseAddress!, $0.count), "cuMemcpyHtoD")
+    }
+    let values = uniforms.isEmpty ? [0] : uniforms
+    let uniformTable = try allocate(values.count * 4)
+    try values.withUnsafeBytes {
+      try device.check(device.driver.pointee.cuMemcpyHtoD(uniformTable, $0.baseAddress!, $0.count), "cuMemcpyHtoD")
+    }
+    try launchAll(buffers: table, uniforms: uniformTable, width: width, height: height)
+    if output.rowBytes == outRowBytes {
+      try device.check(device.driver.pointee.cuMemcpyDtoH(output.data, out, outRowBytes * height), "cuMemcpyDtoH")
+    } else {
+      let packed = UnsafeMutableRawPointer.allocate(byteCount: outRowBytes * height, alignment: 64)
+      defer { packed.deallocate() }
+      try device.check(device.driver.pointee.cuMemcpyDtoH(packed, out, outRowBytes * height), "cuMemcpyDtoH")
+      for y in 0..<height { (output.data + y * output.rowBytes).copyMemory(from: packed + y * outRowBytes, byteCount: outRowBytes) }
+    }
+    withExtendedLifetime(inputs) {}
+  }
+
+  /// Launches each loop nest in turn over a `width × height` grid (blocks
+  /// of ``KernelPlan/gridBlock``), then waits for the last.
+  private func launchAll(buffers: CUdeviceptr, uniforms: CUdeviceptr, width: Int, height: Int) throws {
+    // The parameters' values, and a pointer to each: how cuLaunchKernel takes them.
+    let values = UnsafeMutableRawPointer.allocate(byteCount: 24, alignment: 8)
+    defer { values.deallocate() }
+    values.storeBytes(of: buffers, as: CUdeviceptr.self)
+    values.storeBytes(of: uniforms, toByteOffset: 8, as: CUdeviceptr.self)
+    values.storeBytes(of: Int32(width), toByteOffset: 16, as: Int32.self)
+    values.storeBytes(of: Int32(height), toByteOffset: 20, as: Int32.self)
+    var parameters: [UnsafeMutableRawPointer?] = [values, values + 8, values + 16, values + 20]
+    let block = KernelPlan.gridBlock
+    let grid = ((width + block.x - 1) / block.x, (height + block.y - 1) / block.y)
+    var events: [CUevent?] = [nil, nil]
+    for i in events.indices { try device.check(device.driver.pointee.cuEventCreate(&events[i], 0), "cuEventCreate") }
+    defer { for e in events { _ = device.driver.pointee.cuEventDestroy(e) } }
+    try device.check(device.driver.pointee.cuEventRecord(events[0], nil), "cuEventRecord")
+    for (k, function) in functions.enumerated() {
+      try device.check(
+        device.driver.pointee.cuLaunchKernel(
+          function, UInt32(grid.0), UInt32(grid.1), 1, UInt32(block.x), UInt32(block.y), 1, 0, nil, &parameters, nil),
+        "cuLaunchKernel(fxc_nest\(k))")
+    }
+    try device.check(device.driver.pointee.cuEventRecord(events[1], nil), "cuEventRecord")
+    try device.check(device.driver.pointee.cuCtxSynchronize(), "cuCtxSynchronize")
+    var milliseconds: Float = 0
+    try device.check(device.driver.pointee.cuEventElapsedTime(&milliseconds, events[0], events[1]), "cuEventElapsedTime")
+    lastLaunch.withLock { $0 = Double(milliseconds) }
+  }
+}
