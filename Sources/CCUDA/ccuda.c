@@ -48,6 +48,8 @@ static void load(void) {
   RESOLVE(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
   RESOLVE(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
   RESOLVE(cuMemsetD8, "cuMemsetD8_v2");
+  RESOLVE(cuMemcpyDtoD, "cuMemcpyDtoD_v2");
+  RESOLVE(cuMemcpy2D, "cuMemcpy2D_v2");
   RESOLVE(cuStreamCreate, "cuStreamCreate");
   RESOLVE(cuStreamDestroy, "cuStreamDestroy_v2");
   RESOLVE(cuStreamSynchronize, "cuStreamSynchronize");

@@ -82,6 +82,16 @@ public struct Pipeline: Sendable {
   /// The graphs without scans in place of loops, when the front end offered both.
   let precise: PipelineGraph?
 
+  /// This pipeline with its blurs' loops at every output depth — the graphs
+  /// 16-bit and float outputs and CUDA devices compile — where the front end
+  /// offered running sums (scans) for 8-bit outputs; else the pipeline itself.
+  public var keepingLoops: Pipeline {
+    guard let precise else { return self }
+    var p = Pipeline(precise, floatMode: floatMode)
+    p.target = target
+    return p
+  }
+
   /// The whole graph, cut at its geometry stages.
   public var pipelineGraph: PipelineGraph { PipelineGraph(head: graph, steps: steps) }
   /// Whether the graph is cut (a resize, crop, scan, …: ``steps``).
@@ -119,7 +129,9 @@ public struct Pipeline: Sendable {
     schedule: KernelSchedule? = nil
   ) throws -> CompiledPipeline {
     let target = target ?? self.target
-    if let precise, outputFormat != .rgba8 {
+    // A CUDA device keeps a blur's loops at every depth: running sums are
+    // scans, which run on the CPU between two copies (docs/design.md §7).
+    if let precise, outputFormat != .rgba8 || target.kind != .cpu {
       return try Pipeline(precise, floatMode: floatMode).compile(
         inputFormats: inputFormats, outputFormat: outputFormat, backend: backend, options: options, cache: cache, target: target,
         schedule: schedule)

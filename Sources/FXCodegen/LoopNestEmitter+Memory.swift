@@ -81,7 +81,8 @@ extension LoopNestEmitter {
     }
     if pixels[key] == nil {
       if let rows = load.prefetchRows { try prefetchAhead(buffer, rows: rows, x: xs, y: y) }
-      pixels[key] = try gather(formats[buffer] == .rgba8 ? t.i32 : t.i64, addresses(buffer, a[0], a[1], near: near), align: 1)
+      pixels[key] = try gather(
+        formats[buffer] == .rgba8 ? t.i32 : t.i64, addresses(buffer, a[0], a[1], near: near), align: Int(pixelAlignment(formats[buffer])))
     }
     return channelOfGathered(pixels[key]!, buffer, channel)
   }
@@ -107,7 +108,7 @@ extension LoopNestEmitter {
       pixels[key] = try consecutiveOrGathered(columns) {
         b.bitcast(denseLoad(buffer, row: row(), x: columns), to: t.vector(whole, w))
       } gathered: {
-        try gather(whole, addresses(buffer, columns, rows, near: near), align: 1)
+        try gather(whole, addresses(buffer, columns, rows, near: near), align: Int(pixelAlignment(formats[buffer])))
       }
     }
     return channelOfGathered(pixels[key]!, buffer, channel)
@@ -158,7 +159,7 @@ extension LoopNestEmitter {
     let f = formats[buffer]
     let x = b.extractElement(xs, at: i32(0))
     let p = pixelAddress(buffer, row: row, x: x, offset: offset)
-    return b.load(t.vector(channelType(f), 4 * w), from: p, alignment: UInt32(f.bytesPerPixel / 4), name: "pixels")
+    return b.load(t.vector(channelType(f), 4 * w), from: p, alignment: pixelAlignment(f), name: "pixels")
   }
 
   /// A dense tap in a vector near the row's ends (the border loops), in the
@@ -360,15 +361,20 @@ extension LoopNestEmitter {
       // One 32-bit lane per pixel, `r | g << 8 | b << 16 | a << 24` (little-endian
       // RGBA bytes): shifts and ors instead of a byte interleave.
       let packed = (1..<4).reduce(channels[0]) { p, c in b.or(p, b.shl(channels[c], splat(i32(8 * c)))) }
-      b.store(packed, to: pixelAddress(pass.output, row: rowStart(pass.output, y: y), x: x), alignment: 1)
+      b.store(packed, to: pixelAddress(pass.output, row: rowStart(pass.output, y: y), x: x), alignment: pixelAlignment(f))
       return
     }
     let rg = b.shuffleVector(channels[0], channels[1], mask: constVector((0..<2 * w).map { i32($0) }))
     let ba = b.shuffleVector(channels[2], channels[3], mask: constVector((0..<2 * w).map { i32($0) }))
     let interleave = constVector((0..<4 * w).map { l in i32((l % 4) * w + l / 4) })
     let pixels = b.shuffleVector(rg, ba, mask: interleave)
-    b.store(pixels, to: pixelAddress(pass.output, row: rowStart(pass.output, y: y), x: x), alignment: UInt32(f.bytesPerPixel / 4))
+    b.store(pixels, to: pixelAddress(pass.output, row: rowStart(pass.output, y: y), x: x), alignment: pixelAlignment(f))
   }
+
+  /// The alignment a whole pixel of format `f` may be loaded or stored
+  /// with: its size where the plan says pixels are aligned
+  /// (``LoopNestPlan/alignedPixels``), else a channel's.
+  func pixelAlignment(_ f: PixelFormat) -> UInt32 { UInt32(plan.alignedPixels ? f.bytesPerPixel : f.bytesPerPixel / 4) }
 
   /// What a store adds to `c·255` (or `c·65535`) before truncating: the
   /// float just below ½. `⌊x + ½⌋` would round `x` in [½ − 2⁻²⁵, ½) up (the

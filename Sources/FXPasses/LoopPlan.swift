@@ -117,6 +117,13 @@ public struct LoopNestPlan: Sendable {
   public var proofs: RangeProofs
   /// The float semantics the code is compiled with.
   public var floatMode: FloatMode = .strict
+  /// Whether every pixel of the 8- and 16-bit buffers lies at an address
+  /// that is a multiple of its size, so that the code reads or writes it as
+  /// one aligned word: a CUDA device's copies of the images guarantee it
+  /// (its buffers are fxc's, rows a multiple of the pixel size apart), a
+  /// CPU's caller-owned buffers need not. On a GPU, four byte loads a pixel
+  /// become one 32-bit load.
+  public var alignedPixels = false
   /// The plan of the body of each loop the program folds (``Loop``), whose
   /// loads are planned like the loop nest's; nested loops in theirs.
   public var loops: [Loop: LoopNestPlan] = [:]

@@ -143,6 +143,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     for i in loopNests.indices {
       loopNests[i].floatMode = floatMode
       if schedule == .grid { LoopPlanner.threadPerPixel(&loopNests[i]) }
+      if case .cuda = target.kind { loopNests[i].alignedPixels = true }
     }
     run = RunPlan(kernel, facts: loopNests.map(\.proofs.facts))
     if schedule == .grid {

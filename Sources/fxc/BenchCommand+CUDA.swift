@@ -12,14 +12,18 @@ extension BenchCommand {
     let mpix = Double(input.width * input.height) / 1e6
     print("image: \(PathBytes.display(path)) (\(input.width)×\(input.height), \(input.format)); CPU: \(Target.host.summary), \(allThreads) threads")
     print("device: \(device.summary)")
+    // The yardstick: the device copying the image's bytes (read + written), as pixels per second.
+    let copyRate = try device.copyBytesPerSecond(bytes: input.byteCount) / Double(2 * input.format.bytesPerPixel) / 1e6
+    print("device-to-device copy of the same bytes: \(fixed(copyRate)) Mpix/s")
     print(
       "chain".padding(toLength: 58, withPad: " ", startingAt: 0)
-        + "  CPU Mpix/s  CUDA Mpix/s  launches only  CUDA/CPU  compile ms  same bytes")
+        + "   CPU Mpix/s  CUDA Mpix/s  launches only    % of copy     CUDA/CPU   compile ms  same bytes")
     for (chain, var pipeline) in zip(chains, pipelines) {
       pipeline.floatMode = floatMode
       let inputs = try inputs(of: chain, pipeline, input)
       let formats = inputs.map(\.format)
-      let cpu = try pipeline.compile(inputFormats: formats, outputFormat: input.format, options: options, cache: nil)
+      // The graphs the device compiles (a blur's loop, not the CPU's running sums), on the CPU.
+      let cpu = try pipeline.keepingLoops.compile(inputFormats: formats, outputFormat: input.format, options: options, cache: nil)
       let gpu = try pipeline.compile(inputFormats: formats, outputFormat: input.format, options: options, cache: nil, target: device.target)
       let size = try cpu.outputSize(width: input.width, height: input.height)
       let cpuOutput = try ImageBuffer(width: size.width, height: size.height, format: cpu.outputFormat)
@@ -37,10 +41,11 @@ extension BenchCommand {
       }
       let name = chain.count > 58 ? String(chain.prefix(55)) + "..." : chain.padding(toLength: 58, withPad: " ", startingAt: 0)
       let launchText = launches.isFinite ? fixed(mpix / launches) : "—"
-      print(
-        name + "  "
-          + [fixed(mpix / cpuTime), fixed(mpix / gpuTime), launchText, fixed(cpuTime / gpuTime, 2), fixed(gpu.compileMilliseconds)]
-          .map { $0.leftPadded(to: 11) }.joined(separator: "  ") + "  " + (same ? "yes" : "NO"))
+      let ofCopy = launches.isFinite ? fixed(100 * mpix / launches / copyRate) : "—"
+      let columns = [
+        fixed(mpix / cpuTime), fixed(mpix / gpuTime), launchText, ofCopy, fixed(cpuTime / gpuTime, 2), fixed(gpu.compileMilliseconds),
+      ]
+      print(name + "  " + columns.map { $0.leftPadded(to: 11) }.joined(separator: "  ") + "  " + (same ? "yes" : "NO"))
       if !same { throw CommandFailure(description: "error: '\(chain)' gave other bytes on the CUDA device than on the CPU") }
     }
   }

@@ -97,6 +97,35 @@ public final class CUDADevice: @unchecked Sendable {
       "CUDA \(call) failed: \(name.map { String(cString: $0) } ?? "error \(result)") (\(text.map { String(cString: $0) } ?? "no description"))")
   }
 
+  /// The device's copy rate, device memory to device memory, in bytes per
+  /// second counting bytes read and written (a copy of `bytes`, the best
+  /// of `runs`, timed by CUDA events): the yardstick of a kernel that reads
+  /// and writes each pixel once.
+  /// - Throws: ``LLVMError`` for the driver's errors (no room for two buffers of `bytes`).
+  public func copyBytesPerSecond(bytes: Int, runs: Int = 10) throws -> Double {
+    try makeCurrent()
+    let a = try allocate(bytes), b = try allocate(bytes)
+    defer {
+      release(a, bytes: bytes)
+      release(b, bytes: bytes)
+    }
+    try check(driver.pointee.cuMemsetD8(a, 0x5A, bytes), "cuMemsetD8")
+    var events: [CUevent?] = [nil, nil]
+    for i in events.indices { try check(driver.pointee.cuEventCreate(&events[i], 0), "cuEventCreate") }
+    defer { for e in events { _ = driver.pointee.cuEventDestroy(e) } }
+    var best = Float.infinity
+    for _ in 0..<runs {
+      try check(driver.pointee.cuEventRecord(events[0], nil), "cuEventRecord")
+      try check(driver.pointee.cuMemcpyDtoD(b, a, bytes), "cuMemcpyDtoD")
+      try check(driver.pointee.cuEventRecord(events[1], nil), "cuEventRecord")
+      try check(driver.pointee.cuEventSynchronize(events[1]), "cuEventSynchronize")
+      var ms: Float = 0
+      try check(driver.pointee.cuEventElapsedTime(&ms, events[0], events[1]), "cuEventElapsedTime")
+      best = Swift.min(best, ms)
+    }
+    return 2 * Double(bytes) / (Double(best) / 1000)
+  }
+
   /// `bytes` of device memory (a freed allocation of that size when there is one).
   /// - Throws: ``LLVMError`` when the device has not that much free.
   func allocate(_ bytes: Int) throws -> CUdeviceptr {

@@ -105,14 +105,15 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
       return pointer
     }
     func pointer(_ p: CUdeviceptr) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: UInt(p))! }
-    // The inputs and the output keep their host rows' layout; intermediates are planar.
+    // The inputs and the output packed on the device, every pixel at a
+    // multiple of its size (the plan's alignedPixels); intermediates planar.
     var descriptors: [BufferDescriptor] = []
     for image in inputs {
-      let bytes = image.rowBytes * image.height
-      let d = try allocate(bytes)
-      try device.check(device.driver.pointee.cuMemcpyHtoD(d, image.data, bytes), "cuMemcpyHtoD")
+      let rowBytes = image.rowDataBytes
+      let d = try allocate(rowBytes * image.height)
+      try copy(rows: image.height, bytes: rowBytes, from: .host(image.data, pitch: image.rowBytes), to: .device(d, pitch: rowBytes))
       descriptors.append(
-        BufferDescriptor(data: pointer(d), rowBytes: Int64(image.rowBytes), width: Int32(image.width), height: Int32(image.height)))
+        BufferDescriptor(data: pointer(d), rowBytes: Int64(rowBytes), width: Int32(image.width), height: Int32(image.height)))
     }
     let (planeStride, rowBytes) = BufferDescriptor.planar(width: width)
     for _ in kernel.intermediates {
@@ -121,7 +122,7 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
         BufferDescriptor(
           data: pointer(d), rowBytes: Int64(rowBytes), width: Int32(width), height: Int32(height), planeStride: Int32(planeStride)))
     }
-    // The output's rows packed on the device: a host row's padding is not the kernel's to write.
+    // A host row's padding is not the kernel's to write: only the pixels come back.
     let outRowBytes = output.rowDataBytes
     let out = try allocate(outRowBytes * height)
     descriptors.append(BufferDescriptor(data: pointer(out), rowBytes: Int64(outRowBytes), width: Int32(width), height: Int32(height)))
@@ -135,15 +136,40 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
       try device.check(device.driver.pointee.cuMemcpyHtoD(uniformTable, $0.baseAddress!, $0.count), "cuMemcpyHtoD")
     }
     try launchAll(buffers: table, uniforms: uniformTable, width: width, height: height)
-    if output.rowBytes == outRowBytes {
-      try device.check(device.driver.pointee.cuMemcpyDtoH(output.data, out, outRowBytes * height), "cuMemcpyDtoH")
-    } else {
-      let packed = UnsafeMutableRawPointer.allocate(byteCount: outRowBytes * height, alignment: 64)
-      defer { packed.deallocate() }
-      try device.check(device.driver.pointee.cuMemcpyDtoH(packed, out, outRowBytes * height), "cuMemcpyDtoH")
-      for y in 0..<height { (output.data + y * output.rowBytes).copyMemory(from: packed + y * outRowBytes, byteCount: outRowBytes) }
-    }
+    try copy(rows: height, bytes: outRowBytes, from: .device(out, pitch: outRowBytes), to: .host(output.data, pitch: output.rowBytes))
     withExtendedLifetime(inputs) {}
+  }
+
+  /// One side of a strided copy.
+  private enum Memory {
+    case host(UnsafeMutableRawPointer, pitch: Int)
+    case device(CUdeviceptr, pitch: Int)
+  }
+
+  /// Copies `rows` rows of `bytes` between host and device memory, each
+  /// side at its own pitch: one DMA (cuMemcpy2D), however the rows lie.
+  private func copy(rows: Int, bytes: Int, from source: Memory, to destination: Memory) throws {
+    let driver = device.driver.pointee
+    // Rows packed on both sides: one plain copy.
+    switch (source, destination) {
+    case (.host(let p, let a), .device(let d, let b)) where a == bytes && b == bytes:
+      return try device.check(driver.cuMemcpyHtoD(d, p, bytes * rows), "cuMemcpyHtoD")
+    case (.device(let d, let a), .host(let p, let b)) where a == bytes && b == bytes:
+      return try device.check(driver.cuMemcpyDtoH(p, d, bytes * rows), "cuMemcpyDtoH")
+    default: break
+    }
+    var c = fxc_cuda_copy2d()
+    c.WidthInBytes = bytes
+    c.Height = rows
+    switch source {
+    case .host(let p, let pitch): (c.srcMemoryType, c.srcHost, c.srcPitch) = (Int32(FXC_CU_MEMORYTYPE_HOST), UnsafeRawPointer(p), pitch)
+    case .device(let d, let pitch): (c.srcMemoryType, c.srcDevice, c.srcPitch) = (Int32(FXC_CU_MEMORYTYPE_DEVICE), d, pitch)
+    }
+    switch destination {
+    case .host(let p, let pitch): (c.dstMemoryType, c.dstHost, c.dstPitch) = (Int32(FXC_CU_MEMORYTYPE_HOST), p, pitch)
+    case .device(let d, let pitch): (c.dstMemoryType, c.dstDevice, c.dstPitch) = (Int32(FXC_CU_MEMORYTYPE_DEVICE), d, pitch)
+    }
+    try device.check(driver.cuMemcpy2D(&c), "cuMemcpy2D")
   }
 
   /// Launches each loop nest in turn over a `width × height` grid (blocks

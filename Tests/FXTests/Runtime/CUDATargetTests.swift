@@ -45,6 +45,28 @@ struct CUDATargetTests {
     #expect(try pipeline.compile(backend: .interpreter, cache: nil).plan.schedule == .strips)
   }
 
+  /// A device's copies of the images put every pixel at a multiple of its
+  /// size, so an 8-bit pixel is one 32-bit load and one 32-bit store, not
+  /// four of a byte (the CPU's caller-owned rows promise no such thing).
+  @Test func aDevicesPixelsAreOneAlignedWord() throws {
+    let pipeline = try Pipeline(sepia() | vignette(intensity: 0.8))
+    let gpu = try pipeline.compile(inputFormats: [.rgba8], backend: .interpreter, cache: nil, target: Self.sm90)
+    #expect(gpu.plan.loopNests.allSatisfy { $0.alignedPixels })
+    let ptx = try gpu.dumpNative().assembly
+    #expect(!ptx.contains("ld.u8") && !ptx.contains("st.u8") && ptx.contains("st.u32"), "\(ptx)")
+    let cpu = try pipeline.compile(inputFormats: [.rgba8], backend: .interpreter, cache: nil)
+    #expect(!cpu.plan.loopNests.contains { $0.alignedPixels })
+  }
+
+  /// On a device a blur keeps its loop: running sums are scans, which would
+  /// run on the CPU between two copies. The CPU's 8-bit pipeline takes them.
+  @Test func aDeviceKeepsABlursLoop() throws {
+    let pipeline = try Pipeline(gaussianBlur(sigma: 10))
+    #expect(try pipeline.compile(backend: .interpreter, cache: nil).hasCuts)
+    #expect(try !pipeline.compile(backend: .interpreter, cache: nil, target: Self.sm90).hasCuts)
+    #expect(try !pipeline.keepingLoops.compile(backend: .interpreter, cache: nil).hasCuts)
+  }
+
   /// Every catalogue effect (each at the edges of its parameters, as
   /// constants and as uniforms: ``CatalogueFuzz``) compiles to PTX: an entry
   /// point per loop nest of every segment, and no function it calls left
