@@ -27,6 +27,7 @@ struct DocExamplesTests {
     ("fuzz --graphs 1000", "minutes of fuzzing; the suite fuzzes itself"),
     ("parallel -j", "needs GNU parallel"),
     ("find /data", "reads the reader's /data"),
+    ("--device cuda", "needs an NVIDIA GPU and its driver (CUDATargetTests runs a chain there where one is, and checks the error where none is)"),
     ("sudo apt", "installs a package (scripts/build-deb.sh is checked by hand; InstallScriptTests runs install.sh)"),
   ]
 
