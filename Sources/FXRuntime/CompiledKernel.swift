@@ -89,19 +89,7 @@ public final class CompiledKernel: @unchecked Sendable {
   ///   - uniforms: one value per uniform of the graph, in order.
   /// - Throws: ``LLVMError`` describing a format, size or count mismatch; nothing is written then.
   public func run(inputs: [ImageBuffer], output: ImageBuffer, uniforms: [Float] = [], threads: Int = 1) throws {
-    guard inputs.count == layout.inputs.count else {
-      throw LLVMError("the kernel takes \(layout.inputs.count) input images, \(inputs.count) given")
-    }
-    for (i, (buffer, format)) in zip(inputs, layout.inputs).enumerated() where buffer.format != format {
-      throw LLVMError("input \(i) is \(buffer.format), the kernel was compiled for \(format)")
-    }
-    guard output.format == layout.output, output.width == inputs[0].width, output.height == inputs[0].height else {
-      throw LLVMError(
-        "the output must be \(inputs[0].width)×\(inputs[0].height) \(layout.output), got \(output.width)×\(output.height) \(output.format)")
-    }
-    guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
-      throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
-    }
+    try checkArguments(inputs: inputs, output: output, uniforms: uniforms)
     let lanes = self.lanes
     guard output.width >= lanes else {
       // The loop nest functions work in whole vectors of `lanes` columns (a row

@@ -1,6 +1,7 @@
 import FXCodegen
 import FXIR
 import FXImage
+import FXLLVM
 import FXPasses
 
 /// What runs a compiled kernel on one kind of target: native code on this
@@ -32,3 +33,25 @@ public protocol KernelExecutor: AnyObject, Sendable {
 }
 
 extension CompiledKernel: KernelExecutor {}
+
+extension KernelExecutor {
+  /// Checks what a run is given against what the kernel was compiled for:
+  /// one input per layout input in its format, an output of input 0's size
+  /// in the output format, a finite value for every uniform.
+  /// - Throws: ``FXLLVM/LLVMError`` naming the first mismatch.
+  func checkArguments(inputs: [ImageBuffer], output: ImageBuffer, uniforms: [Float]) throws {
+    guard inputs.count == layout.inputs.count else {
+      throw LLVMError("the kernel takes \(layout.inputs.count) input images, \(inputs.count) given")
+    }
+    for (i, (buffer, format)) in zip(inputs, layout.inputs).enumerated() where buffer.format != format {
+      throw LLVMError("input \(i) is \(buffer.format), the kernel was compiled for \(format)")
+    }
+    guard output.format == layout.output, output.width == inputs[0].width, output.height == inputs[0].height else {
+      throw LLVMError(
+        "the output must be \(inputs[0].width)×\(inputs[0].height) \(layout.output), got \(output.width)×\(output.height) \(output.format)")
+    }
+    guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
+      throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
+    }
+  }
+}

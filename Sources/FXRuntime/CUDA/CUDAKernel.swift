@@ -82,19 +82,7 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
   ///   written then), or the driver's error (an allocation the device has no
   ///   room for, a failed launch).
   public func run(inputs: [ImageBuffer], output: ImageBuffer, uniforms: [Float], threads: Int = 1) throws {
-    guard inputs.count == layout.inputs.count else {
-      throw LLVMError("the kernel takes \(layout.inputs.count) input images, \(inputs.count) given")
-    }
-    for (i, (buffer, format)) in zip(inputs, layout.inputs).enumerated() where buffer.format != format {
-      throw LLVMError("input \(i) is \(buffer.format), the kernel was compiled for \(format)")
-    }
-    guard output.format == layout.output, output.width == inputs[0].width, output.height == inputs[0].height else {
-      throw LLVMError(
-        "the output must be \(inputs[0].width)×\(inputs[0].height) \(layout.output), got \(output.width)×\(output.height) \(output.format)")
-    }
-    guard uniforms.count >= kernel.uniformCount, uniforms.allSatisfy({ $0.isFinite }) else {
-      throw LLVMError("the kernel needs \(kernel.uniformCount) finite uniform values, got \(uniforms)")
-    }
+    try checkArguments(inputs: inputs, output: output, uniforms: uniforms)
     try device.makeCurrent()
     let width = output.width, height = output.height
     var held: [(CUdeviceptr, Int)] = []
