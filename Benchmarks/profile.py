@@ -5,7 +5,7 @@ the JIT's functions), its samples mapped onto the machine code that `fxc dump
 --asm` prints for the same chain (assembled again here, so every sample lands
 on an instruction).
 
-  Benchmarks/profile.py [--fxc PATH] [--image IMG] [--opaque] [--top N] CHAIN
+  Benchmarks/profile.py [--fxc PATH] [--image IMG] [--opaque] [--target NAME] [--top N] CHAIN
 
 Prints each pass's share of all samples, then its hottest instructions. Shares
 of single instructions are smeared by skid: a long-latency instruction's cost
@@ -26,12 +26,14 @@ ap.add_argument("--image", default="examples/rocket.jpg")
 ap.add_argument("--opaque", action="store_true", help="the image is opaque (as fxc bench compiles for it)")
 ap.add_argument("--top", type=int, default=25)
 ap.add_argument("--seconds", default="3")
+ap.add_argument("--target", default="host", help="the target to compile for (x86-64-v3: what an AVX2 machine runs)")
 args = ap.parse_args()
 tmp = tempfile.mkdtemp()
 
 # The samples: instruction addresses, and the perf map naming the JIT's functions.
 proc = subprocess.run(["perf", "record", "-o", f"{tmp}/perf.data", "-F", "5000", "--", args.fxc, "bench", "--chain",
-                       args.chain, "--image", args.image, "--threads", "1", "--seconds", args.seconds, "--no-unsplit"],
+                       args.chain, "--image", args.image, "--threads", "1", "--seconds", args.seconds, "--no-unsplit",
+                       "--target", args.target],
                       env=dict(os.environ, FXC_PERF_MAP="1"), capture_output=True, text=True)
 if proc.returncode != 0:
     sys.exit(proc.stderr)
@@ -44,7 +46,8 @@ mapfile = f"/tmp/perf-{pid}.map"
 entries = [line.split(maxsplit=2) for line in open(mapfile)]
 
 # The machine code: `fxc dump --asm`, one object per pass function.
-dump = subprocess.run([args.fxc, "dump", "--asm", "--chain", args.chain] + (["--opaque"] if args.opaque else []),
+dump = subprocess.run([args.fxc, "dump", "--asm", "--chain", args.chain, "--target", args.target]
+                      + (["--opaque"] if args.opaque else []),
                       capture_output=True, text=True, check=True).stdout
 asm = dump.split("## assembly", 1)[1].split("\n", 1)[1].split("\n")
 starts = [i for i, line in enumerate(asm) if line.startswith("\t.file")] + [len(asm)]

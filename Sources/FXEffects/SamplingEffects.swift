@@ -65,7 +65,7 @@ public let gaussianMaxSigma: Float = 200
 /// non-finite σ leaves the image unchanged).
 ///
 /// The definition (staged): a horizontal then a vertical pass, each
-/// `Σ_{i=−r}^{r} g(i)·sample(position ± i) / Σ g(i)`, `r = ceil(3σ)`, edges
+/// `Σ_{i=−r}^{r} g(i)·sample(position ± i) · (1 / Σ g(i))`, `r = ceil(3σ)`, edges
 /// clamped (no dark border), with `g(i) = exp(−i²/(2σ²))` computed from the
 /// centre out by the incremental Gaussian recurrence (Turkowski, "Incremental
 /// Computation of the Gaussian", GPU Gems 3, ch. 40): `g(0) = 1`,
@@ -143,7 +143,9 @@ func gaussianPass(_ name: String, _ s: Expr, _ r: Expr, _ limit: Int, horizontal
       let pair = layer.sample(p - tap(float(i))) + layer.sample(p + tap(float(i)))
       return [fma(g, pair, acc[0]), acc[1] + 2 * g, g, acc[3] * step]
     }
-    return folded[0] / folded[1]
+    // One reciprocal, then a multiply: a constant σ folds the reciprocal, so a pass
+    // divides nothing per pixel (a division costs 5–10 multiplies' time).
+    return folded[0] * (1 / folded[1])
   }
 }
 
