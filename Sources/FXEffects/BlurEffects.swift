@@ -30,7 +30,8 @@ public let boxBlurMaxRadius: Float = 200
 /// The largest constant radius ``boxBlur(radius:method:)`` takes (running sums), in pixels.
 public let boxBlurMaxConstantRadius: Float = 5000
 
-/// Box blur: the mean of the `(2r + 1)²` pixels around each pixel, `r` =
+/// Box blur: the mean of the `(2r + 1)²` pixels around each pixel (each
+/// pass a sum times `1/(2r + 1)`), `r` =
 /// `radius` rounded to the nearest integer (default 2; 0 or non-finite =
 /// unchanged), edges clamped: a horizontal then a vertical pass.
 ///
@@ -58,8 +59,9 @@ public func boxBlur(radius: Expr = 2, method: BlurMethod = .auto) -> Effect {
   }
   func pass(_ horizontal: Bool) -> Effect {
     Effect.layer(name + (horizontal ? " horizontal" : " vertical")) { p, layer in
+      // times 1/(2r + 1), as the running sums do: a constant radius divides nothing per pixel
       Expr.sum(from: -r, to: r + 1, limit: limit) { i in layer.sample(p + (horizontal ? float2(float(i), 0) : float2(0, float(i)))) }
-        / float(2 * r + 1)
+        * (1 / float(2 * r + 1))
     }
   }
   let h = pass(true), v = pass(false)
