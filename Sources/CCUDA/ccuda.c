@@ -35,7 +35,6 @@ static void load(void) {
   RESOLVE(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   RESOLVE(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   RESOLVE(cuCtxSetCurrent, "cuCtxSetCurrent");
-  RESOLVE(cuCtxSynchronize, "cuCtxSynchronize");
   RESOLVE(cuModuleLoadDataEx, "cuModuleLoadDataEx");
   RESOLVE(cuModuleUnload, "cuModuleUnload");
   RESOLVE(cuModuleGetFunction, "cuModuleGetFunction");
@@ -43,13 +42,10 @@ static void load(void) {
   RESOLVE(cuMemFree, "cuMemFree_v2");
   RESOLVE(cuMemAllocHost, "cuMemAllocHost_v2");
   RESOLVE(cuMemFreeHost, "cuMemFreeHost");
-  RESOLVE(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
-  RESOLVE(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
   RESOLVE(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
   RESOLVE(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
   RESOLVE(cuMemsetD8, "cuMemsetD8_v2");
   RESOLVE(cuMemcpyDtoD, "cuMemcpyDtoD_v2");
-  RESOLVE(cuMemcpy2D, "cuMemcpy2D_v2");
   RESOLVE(cuStreamCreate, "cuStreamCreate");
   RESOLVE(cuStreamDestroy, "cuStreamDestroy_v2");
   RESOLVE(cuStreamSynchronize, "cuStreamSynchronize");

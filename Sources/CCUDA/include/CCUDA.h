@@ -27,26 +27,6 @@ enum {
   FXC_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };
 
-/// A strided copy between host and device memory (the driver API's
-/// CUDA_MEMCPY2D): `Height` rows of `WidthInBytes`, each side at its own pitch.
-typedef struct {
-  size_t srcXInBytes, srcY;
-  int srcMemoryType;  // 1 host, 2 device
-  const void *srcHost;
-  CUdeviceptr srcDevice;
-  void *srcArray;
-  size_t srcPitch;
-  size_t dstXInBytes, dstY;
-  int dstMemoryType;
-  void *dstHost;
-  CUdeviceptr dstDevice;
-  void *dstArray;
-  size_t dstPitch;
-  size_t WidthInBytes, Height;
-} fxc_cuda_copy2d;
-
-enum { FXC_CU_MEMORYTYPE_HOST = 1, FXC_CU_MEMORYTYPE_DEVICE = 2 };
-
 /// The driver's entry points, filled by fxc_cuda_load.
 typedef struct {
   CUresult (*cuInit)(unsigned int flags);
@@ -59,7 +39,6 @@ typedef struct {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device);
   CUresult (*cuCtxSetCurrent)(CUcontext context);
-  CUresult (*cuCtxSynchronize)(void);
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image, unsigned int count, int *options, void **values);
   CUresult (*cuModuleUnload)(CUmodule module);
   CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module, const char *name);
@@ -67,13 +46,10 @@ typedef struct {
   CUresult (*cuMemFree)(CUdeviceptr pointer);
   CUresult (*cuMemAllocHost)(void **pointer, size_t bytes);
   CUresult (*cuMemFreeHost)(void *pointer);
-  CUresult (*cuMemcpyHtoD)(CUdeviceptr destination, const void *source, size_t bytes);
-  CUresult (*cuMemcpyDtoH)(void *destination, CUdeviceptr source, size_t bytes);
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr destination, const void *source, size_t bytes, CUstream stream);
   CUresult (*cuMemcpyDtoHAsync)(void *destination, CUdeviceptr source, size_t bytes, CUstream stream);
   CUresult (*cuMemsetD8)(CUdeviceptr destination, unsigned char value, size_t count);
   CUresult (*cuMemcpyDtoD)(CUdeviceptr destination, CUdeviceptr source, size_t bytes);
-  CUresult (*cuMemcpy2D)(const fxc_cuda_copy2d *copy);
   CUresult (*cuStreamCreate)(CUstream *stream, unsigned int flags);
   CUresult (*cuStreamDestroy)(CUstream stream);
   CUresult (*cuStreamSynchronize)(CUstream stream);

@@ -1,4 +1,5 @@
 import CCUDA
+import Dispatch
 import FXLLVM
 import FXPasses
 import Synchronization
@@ -27,6 +28,8 @@ public final class CUDADevice: @unchecked Sendable {
   private let context: CUcontext
   /// Freed device allocations by size, reused (a batch allocates the same sizes image after image).
   private let pool = Mutex<[Int: [CUdeviceptr]]>([:])
+  /// Freed page-locked host buffers by size, reused likewise.
+  private let stagingPool = Mutex<[Int: [UnsafeMutableRawPointer]]>([:])
 
   /// The first CUDA device, opened once per process.
   /// - Throws: ``LLVMError`` naming why there is none: no driver
@@ -149,5 +152,65 @@ public final class CUDADevice: @unchecked Sendable {
   /// The most device memory kept for reuse after a run: 2 GiB.
   static let pooledBytes = 2 << 30
 
-  private func pooled(_ pool: [Int: [CUdeviceptr]]) -> Int { pool.reduce(0) { $0 + $1.key * $1.value.count } }
+  private func pooled<T>(_ pool: [Int: [T]]) -> Int { pool.reduce(0) { $0 + $1.key * $1.value.count } }
+
+  /// `bytes` of page-locked ("pinned") host memory, a freed buffer of that
+  /// size when there is one: the one kind of host memory the device's copy
+  /// engines read and write directly, so that a copy to or from it runs
+  /// asynchronously, beside kernels and other copies (CUDA C Programming
+  /// Guide, "Page-Locked Host Memory").
+  /// - Throws: ``LLVMError`` when the driver cannot lock that much.
+  func stage(_ bytes: Int) throws -> UnsafeMutableRawPointer {
+    if let reused = stagingPool.withLock({ $0[bytes]?.popLast() }) { return reused }
+    var pointer: UnsafeMutableRawPointer?
+    try check(driver.pointee.cuMemAllocHost(&pointer, Swift.max(bytes, 1)), "cuMemAllocHost of \(bytes) bytes")
+    return pointer!
+  }
+
+  /// Gives back a buffer from ``stage(_:)`` for reuse; freed instead once
+  /// the pool holds ``pooledStagingBytes``.
+  func unstage(_ pointer: UnsafeMutableRawPointer, bytes: Int) {
+    let kept = stagingPool.withLock { pool in
+      guard pooled(pool) + bytes <= Self.pooledStagingBytes else { return false }
+      pool[bytes, default: []].append(pointer)
+      return true
+    }
+    if !kept { _ = driver.pointee.cuMemFreeHost(pointer) }
+  }
+
+  /// The most page-locked host memory kept for reuse after a run: 1 GiB.
+  static let pooledStagingBytes = 1 << 30
+
+  /// The host link's copy rate, in bytes per second counting both ways: a
+  /// copy of `bytes` from page-locked host memory to the device and one
+  /// back, issued together on two streams (the device has a copy engine
+  /// each way), the best of `runs`, timed by the host's clock. The
+  /// yardstick of a batch, whose images cross the link in and out.
+  /// - Throws: ``LLVMError`` for the driver's errors.
+  public func hostLinkBytesPerSecond(bytes: Int, runs: Int = 5) throws -> Double {
+    try makeCurrent()
+    let up = try stage(bytes), down = try stage(bytes)
+    let a = try allocate(bytes), b = try allocate(bytes)
+    var streams: [CUstream?] = [nil, nil]
+    for i in streams.indices { try check(driver.pointee.cuStreamCreate(&streams[i], Self.nonBlocking), "cuStreamCreate") }
+    defer {
+      for s in streams { _ = driver.pointee.cuStreamDestroy(s) }
+      release(a, bytes: bytes)
+      release(b, bytes: bytes)
+      unstage(up, bytes: bytes)
+      unstage(down, bytes: bytes)
+    }
+    var best = Double.infinity
+    for _ in 0..<runs {
+      let start = DispatchTime.now().uptimeNanoseconds
+      try check(driver.pointee.cuMemcpyHtoDAsync(a, up, bytes, streams[0]), "cuMemcpyHtoDAsync")
+      try check(driver.pointee.cuMemcpyDtoHAsync(down, b, bytes, streams[1]), "cuMemcpyDtoHAsync")
+      for s in streams { try check(driver.pointee.cuStreamSynchronize(s), "cuStreamSynchronize") }
+      best = Swift.min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    return 2 * Double(bytes) / best
+  }
+
+  /// `CU_STREAM_NON_BLOCKING`: a stream that does not wait for the legacy default stream.
+  static let nonBlocking: UInt32 = 1
 }

@@ -12,8 +12,8 @@ import Synchronization
 /// image, intermediates whole planar images in device memory, in the order
 /// of the kernel. A run copies the inputs to the device, launches every loop
 /// nest and copies the output back: host images in, host image out, as
-/// ``CompiledKernel`` takes them. Safe to run from several threads at once
-/// (each run has its own device buffers; the driver serialises launches).
+/// ``CompiledKernel`` takes them. Safe to run from several threads at once,
+/// and then their runs overlap (each has its own stream and buffers).
 public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
   public let kernel: Kernel
   public let layout: KernelLayout
@@ -78,19 +78,45 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
 
   /// Runs every loop nest on the device (``KernelExecutor/run(inputs:output:uniforms:threads:)``;
   /// `threads` is unused: the device's grid is the parallelism).
+  ///
+  /// A run has a stream of its own: its inputs are packed into page-locked
+  /// host buffers (``CUDADevice/stage(_:)``) and copied up, its loop nests
+  /// launched and its output copied down, all queued on that stream, so the
+  /// runs of several threads (a batch) overlap: one's copies with another's
+  /// kernels, a copy engine each way.
   /// - Throws: ``LLVMError`` for a format, size or count mismatch (nothing
   ///   written then), or the driver's error (an allocation the device has no
   ///   room for, a failed launch).
   public func run(inputs: [ImageBuffer], output: ImageBuffer, uniforms: [Float], threads: Int = 1) throws {
     try checkArguments(inputs: inputs, output: output, uniforms: uniforms)
     try device.makeCurrent()
-    let width = output.width, height = output.height
-    var held: [(CUdeviceptr, Int)] = []
-    defer { for (pointer, bytes) in held { device.release(pointer, bytes: bytes) } }
+    let driver = device.driver.pointee
+    var stream: CUstream?
+    try device.check(driver.cuStreamCreate(&stream, CUDADevice.nonBlocking), "cuStreamCreate")
+    var held: [(CUdeviceptr, Int)] = [], staged: [(UnsafeMutableRawPointer, Int)] = []
+    defer {
+      // Nothing goes back to a pool while a copy or launch may still use it (an error mid-way).
+      _ = driver.cuStreamSynchronize(stream)
+      _ = driver.cuStreamDestroy(stream)
+      for (pointer, bytes) in held { device.release(pointer, bytes: bytes) }
+      for (pointer, bytes) in staged { device.unstage(pointer, bytes: bytes) }
+    }
     func allocate(_ bytes: Int) throws -> CUdeviceptr {
       let pointer = try device.allocate(bytes)
       held.append((pointer, bytes))
       return pointer
+    }
+    func stage(_ bytes: Int) throws -> UnsafeMutableRawPointer {
+      let pointer = try device.stage(bytes)
+      staged.append((pointer, bytes))
+      return pointer
+    }
+    /// Copies `bytes` from host memory to a new device allocation, through a staging buffer.
+    func upload(_ bytes: Int, _ fill: (UnsafeMutableRawPointer) -> Void) throws -> CUdeviceptr {
+      let d = try allocate(bytes), h = try stage(bytes)
+      fill(h)
+      try device.check(driver.cuMemcpyHtoDAsync(d, h, bytes, stream), "cuMemcpyHtoDAsync")
+      return d
     }
     func pointer(_ p: CUdeviceptr) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: UInt(p))! }
     // The inputs and the output packed on the device, every pixel at a
@@ -98,11 +124,11 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
     var descriptors: [BufferDescriptor] = []
     for image in inputs {
       let rowBytes = image.rowDataBytes
-      let d = try allocate(rowBytes * image.height)
-      try copy(rows: image.height, bytes: rowBytes, from: .host(image.data, pitch: image.rowBytes), to: .device(d, pitch: rowBytes))
+      let d = try upload(rowBytes * image.height) { Self.copyRows(image.height, rowBytes, from: image.data, image.rowBytes, to: $0, rowBytes) }
       descriptors.append(
         BufferDescriptor(data: pointer(d), rowBytes: Int64(rowBytes), width: Int32(image.width), height: Int32(image.height)))
     }
+    let width = output.width, height = output.height
     let (planeStride, rowBytes) = BufferDescriptor.planar(width: width)
     for _ in kernel.intermediates {
       let d = try allocate(rowBytes * height)
@@ -114,55 +140,33 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
     let outRowBytes = output.rowDataBytes
     let out = try allocate(outRowBytes * height)
     descriptors.append(BufferDescriptor(data: pointer(out), rowBytes: Int64(outRowBytes), width: Int32(width), height: Int32(height)))
-    let table = try allocate(descriptors.count * MemoryLayout<BufferDescriptor>.stride)
-    try descriptors.withUnsafeBytes {
-      try device.check(device.driver.pointee.cuMemcpyHtoD(table, $0.baseAddress!, $0.count), "cuMemcpyHtoD")
-    }
+    let table = try descriptors.withUnsafeBytes { d in try upload(d.count) { $0.copyMemory(from: d.baseAddress!, byteCount: d.count) } }
     let values = uniforms.isEmpty ? [0] : uniforms
-    let uniformTable = try allocate(values.count * 4)
-    try values.withUnsafeBytes {
-      try device.check(device.driver.pointee.cuMemcpyHtoD(uniformTable, $0.baseAddress!, $0.count), "cuMemcpyHtoD")
+    let uniformTable = try values.withUnsafeBytes { v in try upload(v.count) { $0.copyMemory(from: v.baseAddress!, byteCount: v.count) } }
+    let result = try stage(outRowBytes * height)
+    try launchAll(buffers: table, uniforms: uniformTable, width: width, height: height, stream: stream) {
+      try device.check(driver.cuMemcpyDtoHAsync(result, out, outRowBytes * height, stream), "cuMemcpyDtoHAsync")
     }
-    try launchAll(buffers: table, uniforms: uniformTable, width: width, height: height)
-    try copy(rows: height, bytes: outRowBytes, from: .device(out, pitch: outRowBytes), to: .host(output.data, pitch: output.rowBytes))
+    Self.copyRows(height, outRowBytes, from: result, outRowBytes, to: output.data, output.rowBytes)
     withExtendedLifetime(inputs) {}
   }
 
-  /// One side of a strided copy.
-  private enum Memory {
-    case host(UnsafeMutableRawPointer, pitch: Int)
-    case device(CUdeviceptr, pitch: Int)
+  /// Copies `rows` rows of `bytes` between host buffers, each at its own
+  /// pitch (one copy where both are packed).
+  private static func copyRows(
+    _ rows: Int, _ bytes: Int, from source: UnsafeRawPointer, _ sourcePitch: Int, to destination: UnsafeMutableRawPointer,
+    _ destinationPitch: Int
+  ) {
+    if sourcePitch == bytes && destinationPitch == bytes { return destination.copyMemory(from: source, byteCount: rows * bytes) }
+    for y in 0..<rows { (destination + y * destinationPitch).copyMemory(from: source + y * sourcePitch, byteCount: bytes) }
   }
 
-  /// Copies `rows` rows of `bytes` between host and device memory, each
-  /// side at its own pitch: one DMA (cuMemcpy2D), however the rows lie.
-  private func copy(rows: Int, bytes: Int, from source: Memory, to destination: Memory) throws {
-    let driver = device.driver.pointee
-    // Rows packed on both sides: one plain copy.
-    switch (source, destination) {
-    case (.host(let p, let a), .device(let d, let b)) where a == bytes && b == bytes:
-      return try device.check(driver.cuMemcpyHtoD(d, p, bytes * rows), "cuMemcpyHtoD")
-    case (.device(let d, let a), .host(let p, let b)) where a == bytes && b == bytes:
-      return try device.check(driver.cuMemcpyDtoH(p, d, bytes * rows), "cuMemcpyDtoH")
-    default: break
-    }
-    var c = fxc_cuda_copy2d()
-    c.WidthInBytes = bytes
-    c.Height = rows
-    switch source {
-    case .host(let p, let pitch): (c.srcMemoryType, c.srcHost, c.srcPitch) = (Int32(FXC_CU_MEMORYTYPE_HOST), UnsafeRawPointer(p), pitch)
-    case .device(let d, let pitch): (c.srcMemoryType, c.srcDevice, c.srcPitch) = (Int32(FXC_CU_MEMORYTYPE_DEVICE), d, pitch)
-    }
-    switch destination {
-    case .host(let p, let pitch): (c.dstMemoryType, c.dstHost, c.dstPitch) = (Int32(FXC_CU_MEMORYTYPE_HOST), p, pitch)
-    case .device(let d, let pitch): (c.dstMemoryType, c.dstDevice, c.dstPitch) = (Int32(FXC_CU_MEMORYTYPE_DEVICE), d, pitch)
-    }
-    try device.check(driver.cuMemcpy2D(&c), "cuMemcpy2D")
-  }
-
-  /// Launches each loop nest in turn over a `width × height` grid (blocks
-  /// of ``KernelPlan/gridBlock``), then waits for the last.
-  private func launchAll(buffers: CUdeviceptr, uniforms: CUdeviceptr, width: Int, height: Int) throws {
+  /// Queues each loop nest in turn on `stream` over a `width × height` grid
+  /// (blocks of ``KernelPlan/gridBlock``) between two events, then what
+  /// `after` queues (the copy down), then waits for the stream.
+  private func launchAll(
+    buffers: CUdeviceptr, uniforms: CUdeviceptr, width: Int, height: Int, stream: CUstream?, after: () throws -> Void
+  ) throws {
     // The parameters' values, and a pointer to each: how cuLaunchKernel takes them.
     let values = UnsafeMutableRawPointer.allocate(byteCount: 24, alignment: 8)
     defer { values.deallocate() }
@@ -176,15 +180,16 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
     var events: [CUevent?] = [nil, nil]
     for i in events.indices { try device.check(device.driver.pointee.cuEventCreate(&events[i], 0), "cuEventCreate") }
     defer { for e in events { _ = device.driver.pointee.cuEventDestroy(e) } }
-    try device.check(device.driver.pointee.cuEventRecord(events[0], nil), "cuEventRecord")
+    try device.check(device.driver.pointee.cuEventRecord(events[0], stream), "cuEventRecord")
     for (k, function) in functions.enumerated() {
       try device.check(
         device.driver.pointee.cuLaunchKernel(
-          function, UInt32(grid.0), UInt32(grid.1), 1, UInt32(block.x), UInt32(block.y), 1, 0, nil, &parameters, nil),
+          function, UInt32(grid.0), UInt32(grid.1), 1, UInt32(block.x), UInt32(block.y), 1, 0, stream, &parameters, nil),
         "cuLaunchKernel(fxc_nest\(k))")
     }
-    try device.check(device.driver.pointee.cuEventRecord(events[1], nil), "cuEventRecord")
-    try device.check(device.driver.pointee.cuCtxSynchronize(), "cuCtxSynchronize")
+    try device.check(device.driver.pointee.cuEventRecord(events[1], stream), "cuEventRecord")
+    try after()
+    try device.check(device.driver.pointee.cuStreamSynchronize(stream), "cuStreamSynchronize")
     var milliseconds: Float = 0
     try device.check(device.driver.pointee.cuEventElapsedTime(&milliseconds, events[0], events[1]), "cuEventElapsedTime")
     lastLaunch.withLock { $0 = Double(milliseconds) }

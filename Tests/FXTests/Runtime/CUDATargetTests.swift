@@ -140,7 +140,22 @@ struct CUDATargetTests {
     let photo = randomImage(301, 77, seed: 41)
     let pipeline = try Pipeline(gaussianBlur(sigma: 2) | wave(amplitude: 5, wavelength: 40) | vignette(intensity: 0.7))
     let cpu = try pipeline.compile(inputFormats: [.rgba8], cache: nil).run([photo])
-    let gpu = try pipeline.compile(inputFormats: [.rgba8], cache: nil, target: device.target).run([photo])
-    #expect(maxDifference(cpu, gpu) == 0)
+    let compiled = try pipeline.compile(inputFormats: [.rgba8], cache: nil, target: device.target)
+    #expect(maxDifference(cpu, try compiled.run([photo])) == 0)
+    // Four threads at once, each run on its own stream, into host rows with padding (staged row by row).
+    let outputs = try (0..<4).map { _ -> ImageBuffer in
+      let rowBytes = 301 * 4 + 36
+      let pixels = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * 77, alignment: 64)
+      pixels.initializeMemory(as: UInt8.self, repeating: 0xEE, count: rowBytes * 77)
+      return try ImageBuffer(
+        wrapping: pixels, width: 301, height: 77, rowBytes: rowBytes, format: .rgba8, deallocator: .custom { $0.deallocate() })
+    }
+    DispatchQueue.concurrentPerform(iterations: outputs.count) { i in
+      for _ in 0..<5 { try? compiled.run([photo], into: outputs[i]) }
+    }
+    for output in outputs {
+      #expect(maxDifference(cpu, output) == 0)
+      #expect(output.data.load(fromByteOffset: 301 * 4, as: UInt8.self) == 0xEE, "the padding is not the device's to write")
+    }
   }
 }
