@@ -1,5 +1,11 @@
 internal import CEXIF
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Reading and writing image files (DESIGN §1) through Debian's libraries:
 /// PNG (libpng), JPEG (libjpeg-turbo), TIFF (libtiff), WebP (libwebp), GIF
 /// (giflib, read only), HEIC and AVIF (libheif); ICC profiles through
@@ -54,20 +60,36 @@ public enum ImageFile {
   ///
   /// `shrink` (shrink-on-load, ``ShrinkOnLoad``): given the stored size and
   /// EXIF orientation, the size the pipeline's first resize makes of the
-  /// image, or nil to read it whole. A still WebP is then decoded reduced by
-  /// ``ShrinkOnLoad/factor(width:height:result:)`` (each side ⌈n / factor⌉,
-  /// libwebp's scaled decoding), and a HEIC or AVIF that stores a thumbnail
-  /// large enough reads it instead (``ShrinkOnLoad/thumbnail(_:width:height:result:)``);
+  /// image, or nil to read it whole. A still WebP or a JPEG is then decoded
+  /// reduced by ``ShrinkOnLoad/factor(width:height:result:)`` (libwebp's
+  /// scaled decoding, each side ⌈n / factor⌉; libjpeg's DCT scaling, as a
+  /// streamed JPEG: ``ImageRowReader/shrinkOnLoad(by:)``), and a HEIC or AVIF
+  /// that stores a thumbnail large enough reads it instead
+  /// (``ShrinkOnLoad/thumbnail(_:width:height:result:)``);
   /// ``ImageFileInfo/shrink`` and ``ImageFileInfo/fromThumbnail`` say what was
-  /// done. Other formats, and animations, are read whole (a JPEG shrinks when
-  /// streamed: ``ImageRowReader/shrinkOnLoad(by:)``).
+  /// done. Other formats, and animations, are read whole.
   public static func read(
     _ path: String, options: ImageReadOptions = ImageReadOptions(), shrink: ShrinkOnLoad.Result? = nil
   ) throws -> (ImageBuffer, ImageFileInfo) {
     try attributing(to: path) {
+      if let jpeg = try readJPEG(path, options: options, shrink: shrink) { return jpeg }
       let bytes = try FileSystem.readAll(path, maxBytes: maxFileBytes(options.maxPixels))
       return try bytes.withBytes { try decode($0, options: options, shrink: shrink) }
     }
+  }
+
+  /// A JPEG file decoded by libjpeg reading it through its descriptor, so
+  /// that its bytes are never all in memory (``JPEGCodec/decode(fd:maxPixels:shrink:)``);
+  /// nil for another format (or none), to be read whole.
+  static func readJPEG(_ path: String, options: ImageReadOptions, shrink: ShrinkOnLoad.Result?) throws -> (ImageBuffer, ImageFileInfo)? {
+    let (fd, _) = try FileSystem.openRegularFile(path)
+    defer { close(fd) }
+    var head = [UInt8](repeating: 0, count: 16)
+    let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+    guard n > 0, head.prefix(n).withUnsafeBytes({ ImageFileFormat(sniffing: $0) }) == .jpeg else { return nil }
+    try checkPage(options.page, format: .jpeg)
+    var decoded = try JPEGCodec.decode(fd: fd, maxPixels: options.maxPixels, shrink: shrink)
+    return try finish(&decoded, options: options)
   }
 
   /// The largest file an image within `maxPixels` can need: an uncompressed
@@ -107,13 +129,19 @@ public enum ImageFile {
     if let format { try checkPage(options.page, format: format) }
     switch format {
     case .png: decoded = try PNGCodec.decode(bytes, maxPixels: options.maxPixels)
-    case .jpeg: decoded = try JPEGCodec.decode(bytes, maxPixels: options.maxPixels)
+    case .jpeg: decoded = try JPEGCodec.decode(bytes, maxPixels: options.maxPixels, shrink: shrink)
     case .tiff: decoded = try TIFFCodec.decode(bytes, maxPixels: options.maxPixels, page: options.page)
     case .webp: decoded = try WebPCodec.decode(bytes, maxPixels: options.maxPixels, shrink: shrink)
     case .gif: decoded = try GIFCodec.decode(bytes, maxPixels: options.maxPixels)
     case .heic?, .avif?: decoded = try HEIFCodec.decode(bytes, format: format!, maxPixels: options.maxPixels, shrink: shrink)
     case nil: throw ImageFileFailure(ImageFileFormat.unsupported)
     }
+    return try finish(&decoded, options: options)
+  }
+
+  /// What every decoded file gets: its colour profile applied as `options`
+  /// say, its EXIF orientation and metadata in its info.
+  static func finish(_ decoded: inout Decoded, options: ImageReadOptions) throws -> (ImageBuffer, ImageFileInfo) {
     try applyProfile(&decoded, options: options)
     if let orientation = orientation(exif: decoded.exif) { decoded.info.orientation = orientation }
     decoded.info.metadata = ImageMetadata(exif: decoded.exif, xmp: decoded.xmp)

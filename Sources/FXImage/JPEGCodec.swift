@@ -4,22 +4,54 @@ internal import CJPEG
 enum JPEGCodec {
   /// Decodes a whole JPEG file held in memory to opaque `.rgba8` (CMYK and
   /// YCCK files to their CMYK samples, for ``ImageFile`` to convert).
-  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int) throws -> Decoded {
+  /// `shrink`, given the stored size and the EXIF orientation, is the size a
+  /// pipeline's first resize makes of the image: libjpeg then decodes it
+  /// reduced by ``ShrinkOnLoad/factor(width:height:result:)`` (its DCT
+  /// scaling, as a streamed read does: ``ImageRowReader/shrinkOnLoad(by:)``);
+  /// nil decodes it whole. A file that is turned upright after reading (EXIF
+  /// orientation) is not streamed, and this is its shrink-on-load.
+  static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int, shrink: ShrinkOnLoad.Result? = nil) throws -> Decoded {
+    try decode(maxPixels: maxPixels, shrink: shrink) { reader, header, msg, cap in
+      fx_jpeg_reader_open(bytes.baseAddress, bytes.count, memoryLimit(maxPixels), &reader, &header, msg, cap)
+    }
+  }
+
+  /// ``decode(_:maxPixels:shrink:)`` of the file open as `fd`, read from its
+  /// current offset by libjpeg as it decodes: the file's bytes are never
+  /// held whole (a 110 MB JPEG shrunk on load needs only its reduced pixels).
+  static func decode(fd: Int32, maxPixels: Int, shrink: ShrinkOnLoad.Result? = nil) throws -> Decoded {
+    try decode(maxPixels: maxPixels, shrink: shrink) { reader, header, msg, cap in
+      fx_jpeg_reader_open_fd(fd, memoryLimit(maxPixels), &reader, &header, msg, cap)
+    }
+  }
+
+  private static func decode(
+    maxPixels: Int, shrink: ShrinkOnLoad.Result?,
+    open: (inout OpaquePointer?, inout fx_jpeg_header, UnsafeMutablePointer<CChar>, Int) -> fx_jpeg_status
+  ) throws -> Decoded {
     var message = CMessage()
     var header = fx_jpeg_header()
     var reader: OpaquePointer?
-    let opened = message.withBuffer { msg, cap in
-      fx_jpeg_reader_open(bytes.baseAddress, bytes.count, memoryLimit(maxPixels), &reader, &header, msg, cap)
-    }
+    let opened = message.withBuffer { msg, cap in open(&reader, &header, msg, cap) }
     guard opened == FX_JPEG_OK, let reader else { throw failure(opened, message) }
     defer { fx_jpeg_reader_close(reader) }
 
-    let width = Int(header.width)
-    let height = Int(header.height)
+    var width = Int(header.width)
+    var height = Int(header.height)
     try checkImageSize(width: width, height: height, maxPixels: maxPixels)
     // The saved segments live in libjpeg's image pool, which decoding frees.
     let exif = copy { fx_jpeg_reader_exif(reader, &$0, &$1) }
     let xmp = copy { fx_jpeg_reader_xmp(reader, &$0, &$1) }
+    var factor = 1
+    if let shrink, let result = shrink(width, height, ImageFile.orientation(exif: exif) ?? 1) {
+      factor = ShrinkOnLoad.factor(width: width, height: height, result: result)
+    }
+    if factor > 1 {
+      var w: UInt32 = 0, h: UInt32 = 0
+      let scaled = message.withBuffer { fx_jpeg_reader_scale(reader, UInt32(factor), &w, &h, $0, $1) }
+      guard scaled == FX_JPEG_OK else { throw failure(scaled, message) }
+      (width, height) = (Int(w), Int(h))
+    }
     let image = try decodeBuffer(width: width, height: height, format: .rgba8)
     let status = message.withBuffer { msg, cap in
       fx_jpeg_reader_decode(reader, image.data, image.rowBytes, msg, cap)
@@ -29,6 +61,7 @@ enum JPEGCodec {
       format: .jpeg, layout: header.components == 1 ? .gray : .rgb, bitDepth: 8, width: width,
       height: height)
     var decoded = Decoded(image: image, info: info)
+    decoded.info.shrink = factor
     decoded.icc = copy { fx_jpeg_reader_icc(reader, &$0, &$1) }
     decoded.exif = exif
     decoded.xmp = xmp

@@ -32,6 +32,41 @@ struct ShrinkOnLoadTests {
   }
 }
 
+/// A JPEG with an EXIF orientation is not streamed (it is turned upright
+/// whole), and still shrinks on load: libjpeg's DCT scaling of the stored
+/// pixels, then the turn, then the resize. (It was read whole: a 400 MP
+/// photo's thumbnail took 17 s and 3.2 GB.)
+@Suite("JPEG shrink-on-load with an EXIF orientation")
+struct OrientedShrinkOnLoadTests {
+  @Test func anOrientedJPEGIsDecodedReducedThenTurned() throws {
+    let dir = try BatchScratch()
+    let image = try ImageBuffer(width: 800, height: 600, format: .rgba8)
+    for y in 0..<600 {
+      for x in 0..<800 {
+        image[x, y] = SIMD4(Float(x) / 800, Float(y) / 600, 0.5 + 0.4 * sin(Float(x + y) / 40), 1)
+      }
+    }
+    // Stored 800×600, shown turned 90° clockwise (orientation 6): 600×800 upright.
+    try ImageFile.write(image, to: dir.file("in.jpg"), layout: .rgb, jpegQuality: 95, orientation: 6)
+    // The read: the rule is asked of the stored size and the orientation.
+    let (small, info) = try ImageFile.read(dir.file("in.jpg"), shrink: { w, h, o in w == 800 && h == 600 && o == 6 ? (100, 75) : nil })
+    #expect(info.shrink == 8 && small.width == 100 && small.height == 75 && info.orientation == 6, "\(info)")
+    let thumb = try BatchFXC.run(["run", "-v", "-c", "thumbnail(100)", "in.jpg", "-o", "thumb.png"], in: dir.path)
+    #expect(thumb.status == 0 && thumb.stdout.contains("decoded at 1/8: shrink-on-load"), "\(thumb)")
+    #expect(thumb.stdout.contains("[EXIF orientation 6 applied]") && thumb.stdout.contains("thumb.png: 75×100"), "\(thumb)")
+    // resize without shrink-on-load: the full decode, turned, resampled by fxc.
+    let full = try BatchFXC.run(["run", "-c", "resize(width: 75)", "in.jpg", "-o", "full.png"], in: dir.path)
+    #expect(full.status == 0 && !full.stdout.contains("shrink-on-load"), "\(full)")
+    let (a, _) = try ImageFile.read(dir.file("thumb.png")), (b, _) = try ImageFile.read(dir.file("full.png"))
+    #expect(a.width == 75 && a.height == 100 && b.width == 75 && b.height == 100)
+    var worst: Float = 0
+    for y in 0..<100 { for x in 0..<75 { worst = max(worst, (0..<3).map { Swift.abs(a[x, y][$0] - b[x, y][$0]) }.max()!) } }
+    #expect(worst * 255 <= 10, "the reduced decode's thumbnail is \(worst * 255) levels from the full one's")
+    // Turned the right way: the stored image's left edge (x = 0, red 0) is the upright top row.
+    #expect(a[37, 0].x < 0.1 && a[37, 99].x > 0.85, "\(a[37, 0]) \(a[37, 99])")
+  }
+}
+
 /// A thumbnail of a HEIC that stores one large enough starts from it
 /// (libvips' rule), and says so; one too small, or a resize, reads the image.
 @Suite("HEIF shrink-on-load")
