@@ -108,11 +108,16 @@ public struct Clahe: Hashable, Sendable, CustomStringConvertible {
     /// every tile its extended rows fall in.
     public func count(_ bins: UnsafePointer<UInt8>, row y: Int, into histograms: inout [Int]) {
       histograms.withUnsafeMutableBufferPointer { h in
-        for e in extendedRows[y] {
-          let tileRow = 256 * tilesX * (e / tileHeight)
-          for tx in 0..<tilesX {
-            let tile = h.baseAddress! + tileRow + 256 * tx
-            for x in (tx * tileWidth)..<((tx + 1) * tileWidth) { tile[Int(bins[columns[x]])] += 1 }
+        columns.withUnsafeBufferPointer { columns in
+          for e in extendedRows[y] {
+            let tileRow = 256 * tilesX * (e / tileHeight)
+            for tx in 0..<tilesX {
+              let tile = h.baseAddress! + tileRow + 256 * tx
+              // The interior of the row reads its own columns; only the last tile's reflected tail goes through the table.
+              let start = tx * tileWidth, end = start + tileWidth, direct = Swift.max(start, Swift.min(end, width))
+              for x in start..<direct { tile[Int(bins[x])] += 1 }
+              for x in direct..<end { tile[Int(bins[columns[x]])] += 1 }
+            }
           }
         }
       }
@@ -127,12 +132,19 @@ public struct Clahe: Hashable, Sendable, CustomStringConvertible {
       let ya = fy - Float(y1), ya1 = 1 - ya
       let top = 256 * tilesX * Swift.max(y1, 0), bottom = 256 * tilesX * Swift.min(y1 + 1, tilesY - 1)
       tables.withUnsafeBufferPointer { t in
-        for x in 0..<width {
-          let b = Int(bins[x]), xa = weight[x], xa1 = 1 - weight[x]
-          let v =
-            (t[top + left[x] + b] * xa1 + t[top + right[x] + b] * xa) * ya1
-            + (t[bottom + left[x] + b] * xa1 + t[bottom + right[x] + b] * xa) * ya
-          out[x] = Swift.min(Swift.max(v.rounded(.toNearestOrEven), 0), 255) / 255
+        left.withUnsafeBufferPointer { left in
+          right.withUnsafeBufferPointer { right in
+            weight.withUnsafeBufferPointer { weight in
+              let upper = t.baseAddress! + top, lower = t.baseAddress! + bottom
+              for x in 0..<width {
+                let b = Int(bins[x]), xa = weight[x], xa1 = 1 - weight[x], l = left[x] + b, r = right[x] + b
+                let v = (upper[l] * xa1 + upper[r] * xa) * ya1 + (lower[l] * xa1 + lower[r] * xa) * ya
+                // v ≥ 0: clamped, then rounded to nearest even by adding and taking away 2²³ (no libm call).
+                let c = Swift.min(Swift.max(v, 0), 255)
+                out[x] = ((c + 8_388_608) - 8_388_608) / 255
+              }
+            }
+          }
         }
       }
     }

@@ -38,7 +38,9 @@ public enum Reduction: Hashable, Sendable, CustomStringConvertible {
   /// The bin of a sample `v` (unpremultiplied colour).
   @inlinable
   public static func bin(_ v: Float) -> Int {
-    let x = (v * 255 + 0.5).rounded(.down)
+    // ⌊v·255 + 0.5⌋ clamped to 0…255: clamped first, then truncated (⌊⌋ for
+    // what is not negative), the same bins without a call to floorf.
+    let x = v * 255 + 0.5
     return x.isNaN ? 0 : Int(Swift.min(Swift.max(x, 0), 255))
   }
 
