@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""results.json (bench.py) → results.md (tables) and results.png (bar chart)."""
+"""results.json (bench.py) → results.md (tables) and results.png (bar chart), in this folder or the one given."""
 import json, math, os
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-here = os.path.dirname(os.path.abspath(__file__))
+import sys
+here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))  # the results' folder
 data = json.load(open(os.path.join(here, "results.json")))
 meta, rows = data["meta"], data["rows"]
 IMPLS = ["fxc interpreter", "fxc JIT", "fxc JIT relaxed", "Halide", "OpenCV", "libvips", "ImageMagick -fx"]

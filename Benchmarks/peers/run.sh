@@ -12,6 +12,8 @@
 #   ROUNDS=1          repeat the whole suite, keep each figure's best (a busy machine)
 #   IMAGES="a.jpg b.png@X0,Y0,X1,Y1"   other images (a crop: @box)
 #   ONLY=blur,unsharp only the chains whose label contains one of these
+# A partial run (ONLY or IMAGES set) writes its results to a temporary folder,
+# not over the committed Benchmarks/peers/results.*; OUT=DIR puts them there.
 # Timings are only as good as the machine is quiet: check the load it prints.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,7 +38,10 @@ else
   [ -f $data/alpha/stellarium_mars_2048x1024_rgba.png ] && images+=($data/alpha/stellarium_mars_2048x1024_rgba.png@0,368,512,624)
 fi
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+out=${OUT:-$here}
+if [ -z "${OUT:-}" ] && [ -n "${ONLY:-}${IMAGES:-}" ]; then out=$(mktemp -d /tmp/fxc-peers-XXXXXX); fi
 "$py" "$here/bench.py" --fxc "$(realpath -e "$FXC")" --seconds "${SECONDS_PER:-0.5}" --rounds "${ROUNDS:-1}" \
-  ${ONLY:+--only "$ONLY"} "${images[@]}"
-"$py" "$here/report.py"
+  ${ONLY:+--only "$ONLY"} --out "$out" "${images[@]}"
+"$py" "$here/report.py" "$out"
+echo "results: $out"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
