@@ -181,8 +181,7 @@ extension Pipeline {
     } else {
       reason = "the input file is decoded whole (ImageRowReader's rule)"
     }
-    var (image, info) = try ImageFile.read(input.path, options: read, shrink: shrinkOnLoadRule())
-    if info.orientation != 1 { image = try image.oriented(info.orientation) }
+    let (image, info) = try ImageFile.read(input.path, options: read, shrink: shrinkOnLoadRule(), upright: true)
     let result = try apply(to: image, uniforms: uniforms, threads: threads)
     let write = options ?? Self.writeOptions(for: info, output: output.path)
     try ImageFile.write(

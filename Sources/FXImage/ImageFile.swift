@@ -68,27 +68,35 @@ public enum ImageFile {
   /// (``ShrinkOnLoad/thumbnail(_:width:height:result:)``);
   /// ``ImageFileInfo/shrink`` and ``ImageFileInfo/fromThumbnail`` say what was
   /// done. Other formats, and animations, are read whole.
+  ///
+  /// `upright`: the image comes back turned by its EXIF orientation
+  /// (``ImageBuffer/oriented(_:)``; ``ImageFileInfo/orientation`` still
+  /// says which, and the info's size stays the stored one). A JPEG is
+  /// stored turned as it is decoded, with no second copy of its pixels.
   public static func read(
-    _ path: String, options: ImageReadOptions = ImageReadOptions(), shrink: ShrinkOnLoad.Result? = nil
+    _ path: String, options: ImageReadOptions = ImageReadOptions(), shrink: ShrinkOnLoad.Result? = nil, upright: Bool = false
   ) throws -> (ImageBuffer, ImageFileInfo) {
     try attributing(to: path) {
-      if let jpeg = try readJPEG(path, options: options, shrink: shrink) { return jpeg }
+      if let jpeg = try readJPEG(path, options: options, shrink: shrink, upright: upright) { return jpeg }
       let bytes = try FileSystem.readAll(path, maxBytes: maxFileBytes(options.maxPixels))
-      return try bytes.withBytes { try decode($0, options: options, shrink: shrink) }
+      let (image, info) = try bytes.withBytes { try decode($0, options: options, shrink: shrink) }
+      return (upright && info.orientation != 1 ? try image.oriented(info.orientation) : image, info)
     }
   }
 
   /// A JPEG file decoded by libjpeg reading it through its descriptor, so
   /// that its bytes are never all in memory (``JPEGCodec/decode(fd:maxPixels:shrink:)``);
   /// nil for another format (or none), to be read whole.
-  static func readJPEG(_ path: String, options: ImageReadOptions, shrink: ShrinkOnLoad.Result?) throws -> (ImageBuffer, ImageFileInfo)? {
+  static func readJPEG(_ path: String, options: ImageReadOptions, shrink: ShrinkOnLoad.Result?, upright: Bool) throws -> (
+    ImageBuffer, ImageFileInfo
+  )? {
     let (fd, _) = try FileSystem.openRegularFile(path)
     defer { close(fd) }
     var head = [UInt8](repeating: 0, count: 16)
     let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
     guard n > 0, head.prefix(n).withUnsafeBytes({ ImageFileFormat(sniffing: $0) }) == .jpeg else { return nil }
     try checkPage(options.page, format: .jpeg)
-    var decoded = try JPEGCodec.decode(fd: fd, maxPixels: options.maxPixels, shrink: shrink)
+    var decoded = try JPEGCodec.decode(fd: fd, maxPixels: options.maxPixels, shrink: shrink, upright: upright)
     return try finish(&decoded, options: options)
   }
 

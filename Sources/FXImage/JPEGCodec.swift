@@ -11,7 +11,7 @@ enum JPEGCodec {
   /// nil decodes it whole. A file that is turned upright after reading (EXIF
   /// orientation) is not streamed, and this is its shrink-on-load.
   static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int, shrink: ShrinkOnLoad.Result? = nil) throws -> Decoded {
-    try decode(maxPixels: maxPixels, shrink: shrink) { reader, header, msg, cap in
+    try decode(maxPixels: maxPixels, shrink: shrink, upright: false) { reader, header, msg, cap in
       fx_jpeg_reader_open(bytes.baseAddress, bytes.count, memoryLimit(maxPixels), &reader, &header, msg, cap)
     }
   }
@@ -19,14 +19,17 @@ enum JPEGCodec {
   /// ``decode(_:maxPixels:shrink:)`` of the file open as `fd`, read from its
   /// current offset by libjpeg as it decodes: the file's bytes are never
   /// held whole (a 110 MB JPEG shrunk on load needs only its reduced pixels).
-  static func decode(fd: Int32, maxPixels: Int, shrink: ShrinkOnLoad.Result? = nil) throws -> Decoded {
-    try decode(maxPixels: maxPixels, shrink: shrink) { reader, header, msg, cap in
+  /// With `upright`, the pixels are stored turned by the file's EXIF
+  /// orientation as they are decoded, strip by strip (``ImageBuffer/oriented(_:)``'s
+  /// result without a second copy of the image).
+  static func decode(fd: Int32, maxPixels: Int, shrink: ShrinkOnLoad.Result? = nil, upright: Bool = false) throws -> Decoded {
+    try decode(maxPixels: maxPixels, shrink: shrink, upright: upright) { reader, header, msg, cap in
       fx_jpeg_reader_open_fd(fd, memoryLimit(maxPixels), &reader, &header, msg, cap)
     }
   }
 
   private static func decode(
-    maxPixels: Int, shrink: ShrinkOnLoad.Result?,
+    maxPixels: Int, shrink: ShrinkOnLoad.Result?, upright: Bool,
     open: (inout OpaquePointer?, inout fx_jpeg_header, UnsafeMutablePointer<CChar>, Int) -> fx_jpeg_status
   ) throws -> Decoded {
     var message = CMessage()
@@ -42,8 +45,9 @@ enum JPEGCodec {
     // The saved segments live in libjpeg's image pool, which decoding frees.
     let exif = copy { fx_jpeg_reader_exif(reader, &$0, &$1) }
     let xmp = copy { fx_jpeg_reader_xmp(reader, &$0, &$1) }
+    let orientation = ImageFile.orientation(exif: exif) ?? 1
     var factor = 1
-    if let shrink, let result = shrink(width, height, ImageFile.orientation(exif: exif) ?? 1) {
+    if let shrink, let result = shrink(width, height, orientation) {
       factor = ShrinkOnLoad.factor(width: width, height: height, result: result)
     }
     if factor > 1 {
@@ -52,14 +56,16 @@ enum JPEGCodec {
       guard scaled == FX_JPEG_OK else { throw failure(scaled, message) }
       (width, height) = (Int(w), Int(h))
     }
-    let image = try decodeBuffer(width: width, height: height, format: .rgba8)
-    let status = message.withBuffer { msg, cap in
-      fx_jpeg_reader_decode(reader, image.data, image.rowBytes, msg, cap)
-    }
+    let turn = upright && (2...8).contains(orientation) ? orientation : 1
+    let image = try decodeBuffer(width: turn >= 5 ? height : width, height: turn >= 5 ? width : height, format: .rgba8)
+    let status =
+      turn == 1
+      ? message.withBuffer { msg, cap in fx_jpeg_reader_decode(reader, image.data, image.rowBytes, msg, cap) }
+      : try decodeTurned(reader, width: width, height: height, orientation: turn, into: image, &message)
     guard status == FX_JPEG_OK else { throw failure(status, message) }
     let info = ImageFileInfo(
       format: .jpeg, layout: header.components == 1 ? .gray : .rgb, bitDepth: 8, width: width,
-      height: height)
+      height: height)  // the stored size (after a shrink), as when the caller turns it
     var decoded = Decoded(image: image, info: info)
     decoded.info.shrink = factor
     decoded.icc = copy { fx_jpeg_reader_icc(reader, &$0, &$1) }
@@ -68,6 +74,42 @@ enum JPEGCodec {
     decoded.info.resolution = ImageResolution.jfif(unit: header.density_unit, x: header.x_density, y: header.y_density)
     if header.cmyk != 0 { decoded.cmyk = .init(inverted: header.adobe_inverted != 0) }
     return decoded
+  }
+
+  /// Decodes `width × height` stored pixels in strips of 16 rows, storing
+  /// each pixel where EXIF `orientation` (2…8) turns it in `image` (the
+  /// inverse of ``ImageBuffer/oriented(_:)``'s map). Returns libjpeg's status.
+  private static func decodeTurned(
+    _ reader: OpaquePointer, width w: Int, height h: Int, orientation: Int, into image: ImageBuffer, _ message: inout CMessage
+  ) throws -> fx_jpeg_status {
+    // Where stored pixel (x, y) goes.
+    let destination: (Int, Int) -> (Int, Int) =
+      switch orientation {
+      case 2: { x, y in (w - 1 - x, y) }
+      case 3: { x, y in (w - 1 - x, h - 1 - y) }
+      case 4: { x, y in (x, h - 1 - y) }
+      case 5: { x, y in (y, x) }
+      case 6: { x, y in (h - 1 - y, x) }
+      case 7: { x, y in (h - 1 - y, w - 1 - x) }
+      default: { x, y in (y, w - 1 - x) }
+      }
+    let strip = try decodeBuffer(width: w, height: Swift.min(16, h), format: .rgba8)
+    var status = message.withBuffer { fx_jpeg_reader_start(reader, $0, $1) }
+    var y0 = 0
+    while status == FX_JPEG_OK && y0 < h {
+      let count = Swift.min(strip.height, h - y0)
+      status = message.withBuffer { fx_jpeg_reader_rows(reader, strip.data, strip.rowBytes, UInt32(count), $0, $1) }
+      for r in 0..<count where status == FX_JPEG_OK {
+        let row = (strip.data + r * strip.rowBytes).assumingMemoryBound(to: UInt32.self)
+        for x in 0..<w {
+          let (dx, dy) = destination(x, y0 + r)
+          (image.data + dy * image.rowBytes).assumingMemoryBound(to: UInt32.self)[dx] = row[x]
+        }
+      }
+      y0 += count
+    }
+    if status == FX_JPEG_OK { status = message.withBuffer { fx_jpeg_reader_finish(reader, $0, $1) } }
+    return status
   }
 
   /// Encodes the premultiplied color (alpha dropped: composited over black)

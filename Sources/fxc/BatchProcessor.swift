@@ -20,14 +20,12 @@ struct LoadedImage {
     -> LoadedImage
   {
     let shrink = pipeline?.shrinkOnLoadRule(keepOrientation: keepOrientation)
-    let (image, info) = try ImageFile.read(path, options: read, shrink: shrink)
+    // Turned upright as it is read (a JPEG without a second copy of its pixels).
+    let (image, info) = try ImageFile.read(path, options: read, shrink: shrink, upright: !keepOrientation)
     var loaded = LoadedImage(image: image, info: info, orientation: nil, fileBytes: nil)
     var s = stat()
     if PathBytes.withCString(path, { stat($0, &s) }) == 0 { loaded.fileBytes = Int(s.st_size) }
-    if !keepOrientation, info.orientation != 1 {
-      loaded.image = try image.oriented(info.orientation)
-      loaded.orientation = info.orientation
-    }
+    if !keepOrientation, info.orientation != 1 { loaded.orientation = info.orientation }
     return loaded
   }
 }

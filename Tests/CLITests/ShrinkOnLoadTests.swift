@@ -65,6 +65,31 @@ struct OrientedShrinkOnLoadTests {
     // Turned the right way: the stored image's left edge (x = 0, red 0) is the upright top row.
     #expect(a[37, 0].x < 0.1 && a[37, 99].x > 0.85, "\(a[37, 0]) \(a[37, 99])")
   }
+
+  /// `upright` stores a JPEG's pixels turned as it decodes them: for every
+  /// orientation, whole and reduced, the bytes of the plain read turned by
+  /// `oriented` (and a PNG, turned after its read, likewise).
+  @Test(arguments: 1...8)
+  func anUprightReadIsThePlainReadTurned(orientation: Int) throws {
+    let dir = try BatchScratch()
+    let image = try ImageBuffer(width: 67, height: 41, format: .rgba8)
+    for y in 0..<41 { for x in 0..<67 { image[x, y] = SIMD4(Float(x) / 67, Float(y) / 41, Float((x * y) % 7) / 7, 1) } }
+    try ImageFile.write(image, to: dir.file("in.jpg"), layout: .rgb, orientation: orientation)
+    try ImageFile.write(image, to: dir.file("in.png"), layout: .rgb, orientation: orientation)
+    for file in ["in.jpg", "in.png"] {
+      for shrink: ShrinkOnLoad.Result? in [nil, { _, _, _ in (17, 11) }] {
+        let (plain, info) = try ImageFile.read(dir.file(file), shrink: shrink)
+        let (upright, uprightInfo) = try ImageFile.read(dir.file(file), shrink: shrink, upright: true)
+        let turned = try plain.oriented(info.orientation)
+        #expect(info == uprightInfo && info.orientation == orientation, "\(file): \(info) \(uprightInfo)")
+        #expect(upright.width == turned.width && upright.height == turned.height, "\(file)")
+        let same = (0..<turned.height).allSatisfy {
+          memcmp(upright.data + $0 * upright.rowBytes, turned.data + $0 * turned.rowBytes, turned.rowDataBytes) == 0
+        }
+        #expect(same, "\(file), orientation \(orientation), shrink \(shrink == nil ? "none" : "1/4"): other bytes")
+      }
+    }
+  }
 }
 
 /// A thumbnail of a HEIC that stores one large enough starts from it
