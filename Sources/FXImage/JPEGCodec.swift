@@ -77,22 +77,12 @@ enum JPEGCodec {
   }
 
   /// Decodes `width × height` stored pixels in strips of 16 rows, storing
-  /// each pixel where EXIF `orientation` (2…8) turns it in `image` (the
-  /// inverse of ``ImageBuffer/oriented(_:)``'s map). Returns libjpeg's status.
+  /// each pixel where EXIF `orientation` (2…8) turns it in `image`
+  /// (``ImageBuffer/turnedPosition(_:width:height:)``). Returns libjpeg's status.
   private static func decodeTurned(
     _ reader: OpaquePointer, width w: Int, height h: Int, orientation: Int, into image: ImageBuffer, _ message: inout CMessage
   ) throws -> fx_jpeg_status {
-    // Where stored pixel (x, y) goes.
-    let destination: (Int, Int) -> (Int, Int) =
-      switch orientation {
-      case 2: { x, y in (w - 1 - x, y) }
-      case 3: { x, y in (w - 1 - x, h - 1 - y) }
-      case 4: { x, y in (x, h - 1 - y) }
-      case 5: { x, y in (y, x) }
-      case 6: { x, y in (h - 1 - y, x) }
-      case 7: { x, y in (h - 1 - y, w - 1 - x) }
-      default: { x, y in (y, w - 1 - x) }
-      }
+    let destination = ImageBuffer.turnedPosition(orientation, width: w, height: h)
     let strip = try decodeBuffer(width: w, height: Swift.min(16, h), format: .rgba8)
     var status = message.withBuffer { fx_jpeg_reader_start(reader, $0, $1) }
     var y0 = 0

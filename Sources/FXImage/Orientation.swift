@@ -37,6 +37,21 @@ extension ImageBuffer {
     return out
   }
 
+  /// Where stored pixel `(x, y)` of a `w × h` image goes in the image
+  /// ``oriented(_:)`` makes of it for `orientation` (2…8): the inverse of
+  /// its map, for a decoder that stores pixels turned as it decodes them.
+  static func turnedPosition(_ orientation: Int, width w: Int, height h: Int) -> (Int, Int) -> (Int, Int) {
+    switch orientation {
+    case 2: { x, y in (w - 1 - x, y) }
+    case 3: { x, y in (w - 1 - x, h - 1 - y) }
+    case 4: { x, y in (x, h - 1 - y) }
+    case 5: { x, y in (y, x) }
+    case 6: { x, y in (h - 1 - y, x) }
+    case 7: { x, y in (h - 1 - y, w - 1 - x) }
+    default: { x, y in (y, w - 1 - x) }
+    }
+  }
+
   private static func remap<P>(_ src: ImageBuffer, _ dst: ImageBuffer, _: P.Type, _ source: (Int, Int) -> (Int, Int)) {
     for y in 0..<dst.height {
       let row = (dst.data + y * dst.rowBytes).assumingMemoryBound(to: P.self)
