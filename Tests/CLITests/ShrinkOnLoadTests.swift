@@ -9,12 +9,7 @@ import Testing
 struct ShrinkOnLoadTests {
   @Test func aWebPThumbnailIsDecodedReducedAndLooksTheSame() throws {
     let dir = try BatchScratch()
-    let image = try ImageBuffer(width: 800, height: 600, format: .rgba8)
-    for y in 0..<600 {
-      for x in 0..<800 {
-        image[x, y] = SIMD4(Float(x) / 800, Float(y) / 600, 0.5 + 0.4 * sin(Float(x + y) / 40), 1)
-      }
-    }
+    let image = try smoothPhoto()
     try ImageFile.write(image, to: dir.file("in.webp"), layout: .rgb, lossless: true)
     // The read itself: the resize's result given the stored size; 100×75 of 800×600 is 1/8, each side ⌈n / 8⌉.
     let (small, info) = try ImageFile.read(dir.file("in.webp"), shrink: { w, h, _ in w == 800 && h == 600 ? (100, 75) : nil })
@@ -40,12 +35,7 @@ struct ShrinkOnLoadTests {
 struct OrientedShrinkOnLoadTests {
   @Test func anOrientedJPEGIsDecodedReducedThenTurned() throws {
     let dir = try BatchScratch()
-    let image = try ImageBuffer(width: 800, height: 600, format: .rgba8)
-    for y in 0..<600 {
-      for x in 0..<800 {
-        image[x, y] = SIMD4(Float(x) / 800, Float(y) / 600, 0.5 + 0.4 * sin(Float(x + y) / 40), 1)
-      }
-    }
+    let image = try smoothPhoto()
     // Stored 800×600, shown turned 90° clockwise (orientation 6): 600×800 upright.
     try ImageFile.write(image, to: dir.file("in.jpg"), layout: .rgb, jpegQuality: 95, orientation: 6)
     // The read: the rule is asked of the stored size and the orientation.
@@ -140,4 +130,16 @@ struct BatchLineTests {
     #expect(shards.allSatisfy { $0.status == 0 && $0.stdout.contains("shard ") }, "\(shards)")
     #expect(shards.contains { $0.stdout.contains("0 written, 0 skipped, 0 failed of 0 files") })
   }
+}
+
+/// An opaque 800×600 image of smooth gradients and slow waves, which
+/// reduced decodes keep close to the full one.
+private func smoothPhoto() throws -> ImageBuffer {
+  let image = try ImageBuffer(width: 800, height: 600, format: .rgba8)
+  for y in 0..<600 {
+    for x in 0..<800 {
+      image[x, y] = SIMD4(Float(x) / 800, Float(y) / 600, 0.5 + 0.4 * sin(Float(x + y) / 40), 1)
+    }
+  }
+  return image
 }

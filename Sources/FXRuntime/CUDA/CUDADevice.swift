@@ -27,9 +27,9 @@ public final class CUDADevice: @unchecked Sendable {
   private let device: CUdevice
   private let context: CUcontext
   /// Freed device allocations by size, reused (a batch allocates the same sizes image after image).
-  private let pool = Mutex<[Int: [CUdeviceptr]]>([:])
+  private let pool = BufferPool<CUdeviceptr>(capacity: pooledBytes)
   /// Freed page-locked host buffers by size, reused likewise.
-  private let stagingPool = Mutex<[Int: [UnsafeMutableRawPointer]]>([:])
+  private let stagingPool = BufferPool<UnsafeMutableRawPointer>(capacity: pooledStagingBytes)
 
   /// The first CUDA device, opened once per process.
   /// - Throws: ``LLVMError`` naming why there is none: no driver
@@ -132,7 +132,7 @@ public final class CUDADevice: @unchecked Sendable {
   /// `bytes` of device memory (a freed allocation of that size when there is one).
   /// - Throws: ``LLVMError`` when the device has not that much free.
   func allocate(_ bytes: Int) throws -> CUdeviceptr {
-    if let reused = pool.withLock({ $0[bytes]?.popLast() }) { return reused }
+    if let reused = pool.take(bytes) { return reused }
     var pointer: CUdeviceptr = 0
     try check(driver.pointee.cuMemAlloc(&pointer, Swift.max(bytes, 1)), "cuMemAlloc of \(bytes) bytes")
     return pointer
@@ -141,18 +141,11 @@ public final class CUDADevice: @unchecked Sendable {
   /// Gives back `pointer`, of `bytes`, for reuse by a later ``allocate(_:)``;
   /// freed instead once the pool holds ``pooledBytes``.
   func release(_ pointer: CUdeviceptr, bytes: Int) {
-    let kept = pool.withLock { pool in
-      guard pooled(pool) + bytes <= Self.pooledBytes else { return false }
-      pool[bytes, default: []].append(pointer)
-      return true
-    }
-    if !kept { _ = driver.pointee.cuMemFree(pointer) }
+    if !pool.keep(pointer, bytes: bytes) { _ = driver.pointee.cuMemFree(pointer) }
   }
 
   /// The most device memory kept for reuse after a run: 2 GiB.
   static let pooledBytes = 2 << 30
-
-  private func pooled<T>(_ pool: [Int: [T]]) -> Int { pool.reduce(0) { $0 + $1.key * $1.value.count } }
 
   /// `bytes` of page-locked ("pinned") host memory, a freed buffer of that
   /// size when there is one: the one kind of host memory the device's copy
@@ -161,7 +154,7 @@ public final class CUDADevice: @unchecked Sendable {
   /// Guide, "Page-Locked Host Memory").
   /// - Throws: ``LLVMError`` when the driver cannot lock that much.
   func stage(_ bytes: Int) throws -> UnsafeMutableRawPointer {
-    if let reused = stagingPool.withLock({ $0[bytes]?.popLast() }) { return reused }
+    if let reused = stagingPool.take(bytes) { return reused }
     var pointer: UnsafeMutableRawPointer?
     try check(driver.pointee.cuMemAllocHost(&pointer, Swift.max(bytes, 1)), "cuMemAllocHost of \(bytes) bytes")
     return pointer!
@@ -170,12 +163,7 @@ public final class CUDADevice: @unchecked Sendable {
   /// Gives back a buffer from ``stage(_:)`` for reuse; freed instead once
   /// the pool holds ``pooledStagingBytes``.
   func unstage(_ pointer: UnsafeMutableRawPointer, bytes: Int) {
-    let kept = stagingPool.withLock { pool in
-      guard pooled(pool) + bytes <= Self.pooledStagingBytes else { return false }
-      pool[bytes, default: []].append(pointer)
-      return true
-    }
-    if !kept { _ = driver.pointee.cuMemFreeHost(pointer) }
+    if !stagingPool.keep(pointer, bytes: bytes) { _ = driver.pointee.cuMemFreeHost(pointer) }
   }
 
   /// The most page-locked host memory kept for reuse after a run: 1 GiB.
@@ -213,4 +201,25 @@ public final class CUDADevice: @unchecked Sendable {
 
   /// `CU_STREAM_NON_BLOCKING`: a stream that does not wait for the legacy default stream.
   static let nonBlocking: UInt32 = 1
+}
+
+/// Freed buffers by size, kept for reuse up to `capacity` bytes in all.
+private final class BufferPool<Buffer>: Sendable {
+  private let buffers = Mutex<[Int: [Buffer]]>([:])
+  private let capacity: Int
+
+  init(capacity: Int) { self.capacity = capacity }
+
+  /// A kept buffer of `bytes`, if there is one.
+  func take(_ bytes: Int) -> Buffer? { buffers.withLock { $0[bytes]?.popLast() } }
+
+  /// Keeps `buffer` of `bytes` for a later ``take(_:)``; false, keeping
+  /// nothing, when the pool would hold more than its capacity (the caller frees it).
+  func keep(_ buffer: Buffer, bytes: Int) -> Bool {
+    buffers.withLock { pool in
+      guard pool.reduce(0, { $0 + $1.key * $1.value.count }) + bytes <= capacity else { return false }
+      pool[bytes, default: []].append(buffer)
+      return true
+    }
+  }
 }
