@@ -62,10 +62,28 @@ extension Program {
   /// depending (what passes through them is cut). The one dependence
   /// analysis of the loop plan: on `pixelX` (varies along a row), on
   /// `pixelY`, on a block index.
+  ///
+  /// A fold depends on what its operands depend on and on what its loop's
+  /// body reads itself: a body that loads at `pixelX` gives a result that
+  /// varies along the row whatever its operands (fxc fuzz seed
+  /// 11751977387946507995: a row taken from such a result was planned as
+  /// the same in every lane). In a body, `isRoot` is asked with index −1.
   public func dependence(on isRoot: (Int, Node) -> Bool, stoppingAt stop: (Int) -> Bool = { _ in false }) -> [Bool] {
     var depends = [Bool](repeating: false, count: count)
+    var bodies: [ObjectIdentifier: Bool] = [:]
+    func reads(_ loop: Loop) -> Bool {
+      if let known = bodies[ObjectIdentifier(loop)] { return known }
+      let found = loop.body.nodes.contains { n in
+        if isRoot(-1, n) { return true }
+        if case .fold(let inner, _) = n.op { return reads(inner) }
+        return false
+      }
+      bodies[ObjectIdentifier(loop)] = found
+      return found
+    }
     for (i, n) in nodes.enumerated() where !stop(i) {
       depends[i] = isRoot(i, n) || n.args.contains { depends[Int($0.index)] }
+      if !depends[i], case .fold(let loop, _) = n.op { depends[i] = reads(loop) }
     }
     return depends
   }

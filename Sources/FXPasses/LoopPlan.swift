@@ -499,9 +499,11 @@ public enum LoopPlanner {
   }
 
   /// The slope d(node)/d(pixelX) of nodes affine in pixelX; 0 for nodes that
-  /// do not depend on it, nil where unknown.
+  /// do not depend on it, nil where unknown (a fold whose body reads pixelX
+  /// among them: ``Program/dependence(on:stoppingAt:)``).
   static func slopes(_ p: Program) -> [Double?] {
     var slope = [Double?](repeating: nil, count: p.count)
+    let varies = p.dependence(on: .pixelX)
     func constant(_ id: NodeID) -> Double? {
       switch p[id].op {
       case .constant(.float(let bits)): Double(Float(bitPattern: bits))
@@ -527,6 +529,7 @@ public enum LoopPlanner {
         }
       case .div:
         if let c = constant(n.args[1]), c != 0 { slope[i] = s[0].map { $0 / c } } else { slope[i] = s == [0, 0] ? 0 : nil }
+      case .fold: slope[i] = s.allSatisfy({ $0 == 0 }) && !varies[i] ? 0 : nil
       default: slope[i] = s.allSatisfy({ $0 == 0 }) ? 0 : nil
       }
     }

@@ -217,6 +217,18 @@ struct Generator {
       let off = FuzzExpr(.vector(2), pick(choices), .float2)
       return FuzzExpr(.infix(chance(0.7) ? "+" : "-"), [FuzzExpr(.position, [], .float2), off], .float2)
     }
+    if loops.isEmpty, layerCount > 0, samplesLeft > 1, chance(0.1) {
+      // Displaced by what a loop reads (mostly taps at its index): the shift varies along the row
+      // through the loop's body alone, mostly only in y, so that a vector's columns stay
+      // consecutive (fxc fuzz seed 11751977387946507995).
+      let result = tapLoop()
+      let lane = FuzzExpr(.swizzle(pick(["x", "y", "z", "w"])), [result], .float)
+      let shift =
+        chance(0.7)
+        ? FuzzExpr(.vector(2), [.float(pick([0, 1, -2, 0.5])), lane], .float2)
+        : FuzzExpr(.swizzle(pick(["xw", "xy", "zw", "wy"])), [result], .float2)
+      return FuzzExpr(.infix("+"), [FuzzExpr(.position, [], .float2), shift], .float2)
+    }
     let r = below(20)
     if r < 3 { return FuzzExpr(.position, [], .float2) }
     if r < 10 {
@@ -427,6 +439,24 @@ struct Generator {
     loops.removeLast()
     if let stopBefore, let stopAfter { return FuzzExpr(.fold(limit: limit, exit: true), [lo, hi, initial, update, stopBefore, stopAfter], t) }
     return FuzzExpr(.fold(limit: limit, exit: false), [lo, hi, initial, update], t)
+  }
+
+  /// A loop over a few constant indices whose update is a sample at
+  /// `position + (0, i)` or `(i, 0)`, or their sum: a result that varies along
+  /// the row through the loop's body only.
+  mutating func tapLoop() -> FuzzExpr {
+    samplesLeft -= 1
+    let limit = pick([1, 2, 3])
+    loops.append(.float4)
+    let i = FuzzExpr(.call("float"), [FuzzExpr(.loopIndex(loops.count - 1), [], .int)], .float)
+    let offset = FuzzExpr(.vector(2), chance(0.5) ? [.float(0), i] : [i, .float(0)], .float2)
+    let position = FuzzExpr(.infix("+"), [FuzzExpr(.position, [], .float2), offset], .float2)
+    let term = FuzzExpr(.sample(below(layerCount), nil), [position], .float4)
+    let acc = FuzzExpr(.accumulator(loops.count - 1), [], .float4)
+    loops.removeLast()
+    let update = chance(0.5) ? term : FuzzExpr(.infix("+"), [acc, term], .float4)
+    let bounds: [FuzzExpr] = [.int(-Int32(limit)), .int(Int32(limit) + 1)]
+    return FuzzExpr(.fold(limit: limit, exit: false), bounds + [FuzzExpr(.vector(4), [.float(0)], .float4), update], .float4)
   }
 
   /// `Σ_j Σ_i h(i)·v(j)·sample(position + (i, j))` from 0, with weights of

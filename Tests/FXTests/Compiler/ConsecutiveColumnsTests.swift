@@ -1,4 +1,5 @@
 import FX
+import FXInterpreter
 import Foundation
 import Testing
 
@@ -43,6 +44,29 @@ struct ConsecutiveColumnsTests {
     let past = Effect.distortion("past the edge") { p in float2(p.x * 1.02 - 3, p.y) }
     for effect in [stretch, past] {
       try expectSameBits(effect, randomImage(45, 4, seed: 3), checked: true)
+    }
+  }
+
+  /// A row computed from a loop's result whose body loads at pixelX varies
+  /// along the row, though the fold's operands are constants: it is
+  /// gathered per lane (fxc fuzz seed 11751977387946507995 — the dependence
+  /// analysis did not look into loop bodies, so the row was planned as the
+  /// same in every lane and a consecutive vector read lane 0's row for all).
+  @Test func aRowFromALoopThatReadsTheRowVariesAlongIt() throws {
+    var pixels = [(Float, Float, Float, Float)](repeating: (0, 0, 0, 0), count: 64)
+    pixels[62] = (0.5, 0.25, 0.125, 1)  // (14, 3): its red and alpha move the sample of (14, 2) by (0.5, 1)
+    let image = ImageBuffer.pixels(16, 4, .rgba32f, pixels)
+    let shifted = Effect.layer("shifted", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, layer in
+      let below = Expr.fold(from: Expr.int(-1), to: Expr.int(2), limit: 1, initial: [float4(0)]) { i, _ in
+        [layer.sample(position + float2(0, float(i)))]
+      }[0]
+      return layer.sample(position + below.xw)
+    }
+    let staged = try Interpreter.runStaged(try EffectGraph(output: shifted(.input())), inputs: [image])
+    #expect(staged[14, 2] == SIMD4(0.25, 0.125, 0.0625, 0.5))
+    try expectInterpreterBitsAtEveryLevel(shifted, image) { compiled, target in
+      let rows = compiled.plan.loopNests.last!.loads.values.filter { $0.rowOffset == nil }
+      #expect(!rows.isEmpty && rows.allSatisfy { $0.strategy == .gather }, "\(target.name)")
     }
   }
 }
