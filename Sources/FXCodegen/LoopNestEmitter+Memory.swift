@@ -67,6 +67,10 @@ extension LoopNestEmitter {
     }
     if let offset {
       if pixels[key] == nil, let rows = load.prefetchRows { try prefetchAhead(buffer, rows: rows, x: xs, y: y) }
+      if formats[buffer] == .rgba8 && plan.alignedPixels {
+        if pixels[key] == nil { pixels[key] = denseWords(buffer, row: row(), x: x0(), offset: Int(offset)) }
+        return channelOfGathered(pixels[key]!, buffer, channel)
+      }
       if pixels[key] == nil { pixels[key] = denseLoad(buffer, row: row(), x: xs, offset: Int(offset)) }
       return channelOfDense(pixels[key]!, buffer, channel)
     }
@@ -160,6 +164,16 @@ extension LoopNestEmitter {
     let x = b.extractElement(xs, at: i32(0))
     let p = pixelAddress(buffer, row: row, x: x, offset: offset)
     return b.load(t.vector(channelType(f), 4 * w), from: p, alignment: pixelAlignment(f), name: "pixels")
+  }
+
+  /// W consecutive 8-bit pixels from column `x + offset` of the row starting
+  /// at `row`, as `<W x i32>`, a word per pixel (kept whole, as a gather's
+  /// are), for aligned pixels (``LoopNestPlan/alignedPixels``): LLVM 19's
+  /// NVPTX back end makes one 16-byte `ld.v4.u32` of a `<16 x i8>` load
+  /// whatever its alignment (llvm/llvm-project#118851), and a grid's vector
+  /// starts at any pixel (a row's last overlaps the one before).
+  func denseWords(_ buffer: Int, row: Value, x: Value, offset: Int) -> Value {
+    b.load(t.vector(t.i32, w), from: pixelAddress(buffer, row: row, x: x, offset: offset), alignment: pixelAlignment(.rgba8), name: "pixels")
   }
 
   /// A dense tap in a vector near the row's ends (the border loops), in the

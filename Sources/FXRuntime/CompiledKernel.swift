@@ -16,10 +16,11 @@ public final class CompiledKernel: @unchecked Sendable {
   public let kernel: Kernel
   public let layout: KernelLayout
   public var target: Target { plan.target }
-  /// Pixels the code computes at a time: the target's vector lanes, or 1
-  /// for a grid plan (``KernelSchedule/grid``, a thread per pixel, run here
-  /// in a loop over the pixels).
-  public var lanes: Int { plan.schedule == .grid ? 1 : target.lanes }
+  /// Pixels the code computes at a time: the target's vector lanes, or the
+  /// most of any loop nest for a grid plan (``KernelSchedule/grid``, a
+  /// thread per vector of ``KernelPlan/gridLanes`` or 1 pixels, run here in
+  /// a loop over the vectors).
+  public var lanes: Int { plan.lanes }
   /// Time spent emitting, optimising and generating machine code (or linking
   /// a cached object), in milliseconds.
   public let compileMilliseconds: Double

@@ -41,7 +41,9 @@ struct FuzzCommand: Command {
       .device,
       .option(
         "--schedule", value: "strips|grid",
-        help: "the JIT's schedule on the CPU: strips of vectors, or grid (a thread per pixel: the code a GPU runs, looped here)",
+        help:
+          "the JIT's schedule on the CPU: strips of vectors, or grid (a thread per vector of 4 pixels, "
+          + "or per pixel in a loop nest with a loop: the code a GPU runs, looped here)",
         default: "strips"),
       .floatMode,
     ])
@@ -117,9 +119,10 @@ struct FuzzCommand: Command {
     ReductionExecutor.twoPassBytes = 0
     if let single { return try runSingle(single) }
     if catalogue { return try runCatalogue() }
+    let grid = schedule == .grid ? ", grid schedule (a thread per vector of \(KernelPlan.gridLanes) pixels, or per pixel with a loop)" : ""
     print(
       "fxc fuzz: \(graphs) graphs, seed \(seed), \(jobs) job\(jobs == 1 ? "" : "s"), "
-        + (jit ? "JIT on \(target.summary)\(schedule == .grid ? ", grid schedule (a thread per pixel)" : "")" : "interpreter only"))
+        + (jit ? "JIT on \(target.summary)\(grid)" : "interpreter only"))
     let lock = NSLock()
     var next = 0, done = 0
     var failures: [(index: Int, c: FuzzCase, d: Differential.Disagreement)] = []

@@ -8,9 +8,10 @@ import FXPasses
 import Synchronization
 
 /// A kernel compiled to PTX (``PTXCode``) and loaded on a ``CUDADevice``:
-/// each loop nest a launch of a grid of a thread per pixel over the whole
-/// image, intermediates whole planar images in device memory, in the order
-/// of the kernel. A run copies the inputs to the device, launches every loop
+/// each loop nest a launch of a grid of a thread per vector of its lanes
+/// (``KernelPlan/gridLanes``, or one pixel in a loop nest with a loop) over
+/// the whole image, intermediates whole planar images in device memory, in
+/// the order of the kernel. A run copies the inputs to the device, launches every loop
 /// nest and copies the output back: host images in, host image out, as
 /// ``CompiledKernel`` takes them. Safe to run from several threads at once,
 /// and then their runs overlap (each has its own stream and buffers).
@@ -121,15 +122,22 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
     func pointer(_ p: CUdeviceptr) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: UInt(p))! }
     // The inputs and the output packed on the device, every pixel at a
     // multiple of its size (the plan's alignedPixels); intermediates planar.
+    // A thread computes a vector of up to gridLanes pixels, so an image narrower
+    // than that runs with input 0 and the output padded to `columns` (zeros
+    // beyond the image; those lanes' results are dropped). Every descriptor
+    // keeps its image's width: every clamp and coordinate uses it.
+    let width = output.width, height = output.height, columns = Swift.max(width, plan.lanes)
     var descriptors: [BufferDescriptor] = []
-    for image in inputs {
+    for (i, image) in inputs.enumerated() {
       let rowBytes = image.rowDataBytes
-      let d = try upload(rowBytes * image.height) { Self.copyRows(image.height, rowBytes, from: image.data, image.rowBytes, to: $0, rowBytes) }
-      descriptors.append(
-        BufferDescriptor(data: pointer(d), rowBytes: Int64(rowBytes), width: Int32(image.width), height: Int32(image.height)))
+      let pitch = i == 0 ? columns * image.format.bytesPerPixel : rowBytes
+      let d = try upload(pitch * image.height) { staged in
+        if pitch != rowBytes { staged.initializeMemory(as: UInt8.self, repeating: 0, count: pitch * image.height) }
+        Self.copyRows(image.height, rowBytes, from: image.data, image.rowBytes, to: staged, pitch)
+      }
+      descriptors.append(BufferDescriptor(data: pointer(d), rowBytes: Int64(pitch), width: Int32(image.width), height: Int32(image.height)))
     }
-    let width = output.width, height = output.height
-    let (planeStride, rowBytes) = BufferDescriptor.planar(width: width)
+    let (planeStride, rowBytes) = BufferDescriptor.planar(width: columns)
     for _ in kernel.intermediates {
       let d = try allocate(rowBytes * height)
       descriptors.append(
@@ -137,17 +145,17 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
           data: pointer(d), rowBytes: Int64(rowBytes), width: Int32(width), height: Int32(height), planeStride: Int32(planeStride)))
     }
     // A host row's padding is not the kernel's to write: only the pixels come back.
-    let outRowBytes = output.rowDataBytes
-    let out = try allocate(outRowBytes * height)
-    descriptors.append(BufferDescriptor(data: pointer(out), rowBytes: Int64(outRowBytes), width: Int32(width), height: Int32(height)))
+    let outRowBytes = output.rowDataBytes, outPitch = columns * output.format.bytesPerPixel
+    let out = try allocate(outPitch * height)
+    descriptors.append(BufferDescriptor(data: pointer(out), rowBytes: Int64(outPitch), width: Int32(width), height: Int32(height)))
     let table = try descriptors.withUnsafeBytes { d in try upload(d.count) { $0.copyMemory(from: d.baseAddress!, byteCount: d.count) } }
     let values = uniforms.isEmpty ? [0] : uniforms
     let uniformTable = try values.withUnsafeBytes { v in try upload(v.count) { $0.copyMemory(from: v.baseAddress!, byteCount: v.count) } }
-    let result = try stage(outRowBytes * height)
-    try launchAll(buffers: table, uniforms: uniformTable, width: width, height: height, stream: stream) {
-      try device.check(driver.cuMemcpyDtoHAsync(result, out, outRowBytes * height, stream), "cuMemcpyDtoHAsync")
+    let result = try stage(outPitch * height)
+    try launchAll(buffers: table, uniforms: uniformTable, width: width, height: height, columns: columns, stream: stream) {
+      try device.check(driver.cuMemcpyDtoHAsync(result, out, outPitch * height, stream), "cuMemcpyDtoHAsync")
     }
-    Self.copyRows(height, outRowBytes, from: result, outRowBytes, to: output.data, output.rowBytes)
+    Self.copyRows(height, outRowBytes, from: result, outPitch, to: output.data, output.rowBytes)
     withExtendedLifetime(inputs) {}
   }
 
@@ -161,27 +169,30 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
     for y in 0..<rows { (destination + y * destinationPitch).copyMemory(from: source + y * sourcePitch, byteCount: bytes) }
   }
 
-  /// Queues each loop nest in turn on `stream` over a `width × height` grid
-  /// (blocks of ``KernelPlan/gridBlock``) between two events, then what
-  /// `after` queues (the copy down), then waits for the stream.
+  /// Queues each loop nest in turn on `stream` over a grid of a thread per
+  /// vector of `columns` (blocks of ``KernelPlan/gridBlock``) by `height`
+  /// between two events, then what `after` queues (the copy down), then
+  /// waits for the stream.
   private func launchAll(
-    buffers: CUdeviceptr, uniforms: CUdeviceptr, width: Int, height: Int, stream: CUstream?, after: () throws -> Void
+    buffers: CUdeviceptr, uniforms: CUdeviceptr, width: Int, height: Int, columns: Int, stream: CUstream?, after: () throws -> Void
   ) throws {
     // The parameters' values, and a pointer to each: how cuLaunchKernel takes them.
-    let values = UnsafeMutableRawPointer.allocate(byteCount: 24, alignment: 8)
+    let values = UnsafeMutableRawPointer.allocate(byteCount: 28, alignment: 8)
     defer { values.deallocate() }
     values.storeBytes(of: buffers, as: CUdeviceptr.self)
     values.storeBytes(of: uniforms, toByteOffset: 8, as: CUdeviceptr.self)
     values.storeBytes(of: Int32(width), toByteOffset: 16, as: Int32.self)
     values.storeBytes(of: Int32(height), toByteOffset: 20, as: Int32.self)
-    var parameters: [UnsafeMutableRawPointer?] = [values, values + 8, values + 16, values + 20]
+    values.storeBytes(of: Int32(columns), toByteOffset: 24, as: Int32.self)
+    var parameters: [UnsafeMutableRawPointer?] = [values, values + 8, values + 16, values + 20, values + 24]
     let block = KernelPlan.gridBlock
-    let grid = ((width + block.x - 1) / block.x, (height + block.y - 1) / block.y)
     var events: [CUevent?] = [nil, nil]
     for i in events.indices { try device.check(device.driver.pointee.cuEventCreate(&events[i], 0), "cuEventCreate") }
     defer { for e in events { _ = device.driver.pointee.cuEventDestroy(e) } }
     try device.check(device.driver.pointee.cuEventRecord(events[0], stream), "cuEventRecord")
     for (k, function) in functions.enumerated() {
+      let vectors = (columns + plan.loopNests[k].lanes - 1) / plan.loopNests[k].lanes
+      let grid = ((vectors + block.x - 1) / block.x, (height + block.y - 1) / block.y)
       try device.check(
         device.driver.pointee.cuLaunchKernel(
           function, UInt32(grid.0), UInt32(grid.1), 1, UInt32(block.x), UInt32(block.y), 1, 0, stream, &parameters, nil),
