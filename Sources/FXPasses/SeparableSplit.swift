@@ -37,6 +37,12 @@ public enum SeparableSplit {
     /// 0 may stand for a tap it reads: 0·NaN is NaN, so the tap must stay);
     /// nil: where the weight is not 0.
     public var sampled: [Bool]? = nil
+    /// By channel, whether the stage's sum adds a +0 (a loop's or a sum's
+    /// initial 0): such a sum is never −0 (under round-to-nearest, +0 + −0
+    /// is +0), so the split's result adds the same +0, or taps that are all
+    /// −0 would give −0 where the stage gives +0 (`atan2(±0, −1)` is ±π:
+    /// fxc fuzz seed 4548297256851871898).
+    public var addsPositiveZero = [false, false, false, false]
 
     /// Row-major: whether each offset of the grid is sampled.
     var sampledGrid: [Bool] { sampled ?? weights.map { $0 != 0 } }
@@ -112,6 +118,7 @@ public enum SeparableSplit {
   public static func analyse(_ p: Program) -> Result<Convolution, Refusal> {
     var source: ImageRef?, sampler: Sampler?
     var channelWeights: [[SIMD2<Int32>: Float]] = []
+    var positiveZero = [false, false, false, false]
     for (c, out) in p.outputs.enumerated() {
       var weights: [SIMD2<Int32>: Float] = [:]
       var stack = [out]
@@ -121,7 +128,10 @@ public enum SeparableSplit {
           stack += node.args
           continue
         }
-        if case .float(let b)? = p.constantValue(id), Float(bitPattern: b) == 0 { continue }
+        if case .float(let b)? = p.constantValue(id), Float(bitPattern: b) == 0 {
+          positiveZero[c] = true
+          continue
+        }
         var weight: Float = 1, tap = id
         if node.op == .mul {
           if case .float(let b)? = p.constantValue(node.args[0]) {
@@ -161,7 +171,8 @@ public enum SeparableSplit {
       w[Int(k.y - yr.lowerBound) * xr.count + Int(k.x - xr.lowerBound)] = v
       sampled[Int(k.y - yr.lowerBound) * xr.count + Int(k.x - xr.lowerBound)] = true
     }
-    return .success(Convolution(source: source, sampler: sampler, xs: xr, ys: yr, weights: w, sampled: sampled))
+    return .success(
+      Convolution(source: source, sampler: sampler, xs: xr, ys: yr, weights: w, sampled: sampled, addsPositiveZero: positiveZero))
   }
 
   /// The factors `(h, v)` with `w(i, j) ≈ h(i)·v(j)`, or the refusal.
@@ -186,9 +197,12 @@ public enum SeparableSplit {
   /// Replaces stage `s` by H (new stage `s`) and V (stage `s + 1`).
   static func split(_ g: EffectGraph, stage s: Int, _ c: Convolution, _ h: [Float], _ v: [Float]) -> EffectGraph {
     let horizontal = pass(c.source, c.sampler, offsets: c.xs, weights: h, sampled: c.sampledColumns, axis: .x)
-    let vertical = pass(
+    var vertical = pass(
       .stage(s), Sampler(filter: .nearest, address: c.sampler.address), offsets: c.ys, weights: v, sampled: c.sampledRows,
       axis: .y)
+    for k in vertical.outputs.indices where c.addsPositiveZero[k] {
+      vertical.outputs[k] = vertical.add(.add, [vertical.outputs[k], vertical.constant(Float(0))])
+    }
     return replace(g, stage: s, horizontal: horizontal, vertical: vertical)
   }
 

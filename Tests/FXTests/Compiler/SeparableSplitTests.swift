@@ -177,4 +177,27 @@ struct ZeroWeightTapTests {
     let image = ImageBuffer.pixels(3, 3, .rgba32f, (0..<9).map { $0 == 4 ? (.nan, .nan, .nan, .nan) : (1, 1, 1, 1) })
     #expect(Differential.check(corners(.input()), inputs: [image]) == nil)
   }
+
+  /// A sum from 0 is never −0, so its split is not either: taps that are
+  /// all −0 (a negative weight times a zero pixel) summed from +0 give +0,
+  /// and `atan2(+0, −1)` is π where −0 would give −π (fxc fuzz seed
+  /// 4548297256851871898: the split dropped the initial 0).
+  @Test func aSplitOfASumFromZeroIsNeverNegativeZero() throws {
+    let in0 = ImageBuffer.pixels(1, 1, .rgba16, [(0, 0, 0, 0)])
+    let blur = Effect.layer("blur", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, layer in
+      Expr.fold(from: Expr.int(-2), to: Expr.int(0), limit: 2, initial: [float4(0)]) { j, outer in
+        let row = Expr.fold(from: Expr.int(-2), to: Expr.int(0), limit: 2, initial: [float4(0)]) { i, inner in
+          [inner[0] + -1.29 * layer.sample(position + float2(float(i), float(j)))]
+        }[0]
+        return [outer[0] + row]
+      }[0]
+    }(Image.input(0))
+    let angle = Effect.color("angle") { _, color in atan2(color, -1.0) }(blur)
+    let graph = try EffectGraph(output: angle)
+    let (kernel, log) = try Lower.run(graph)
+    #expect(log.entries.contains { $0.pass == "separable split" && $0.summary == "split 1 convolution" })
+    let lowered = try Interpreter.run(kernel, inputs: [in0], params: graph.uniforms, format: .rgba32f)
+    #expect((0..<4).allSatisfy { lowered[0, 0][$0] > 3 }, "+π, not −π: \(lowered[0, 0])")
+    #expect(Differential.check(angle, inputs: [in0]) == nil)
+  }
 }
