@@ -6,17 +6,17 @@ public enum KernelSchedule: String, Sendable, Equatable {
   /// arrays), line buffers or whole-image intermediates (``RunPlan``).
   case strips
   /// A GPU's: a grid of one thread per vector of ``KernelPlan/gridLanes``
-  /// pixels of a row (per pixel in a loop nest with a loop), in blocks of ``KernelPlan/gridBlock`` threads, one
-  /// launch per loop nest over the whole image, every intermediate a whole
-  /// image in device memory.
+  /// pixels of a row (per pixel in a loop nest with a loop), in blocks of
+  /// ``KernelPlan/gridBlock`` threads, one launch per loop nest over the
+  /// whole image, every intermediate a whole image in device memory.
   case grid
 }
 
 extension LoopPlanner {
   /// Reshapes `plan` (made at ``KernelPlan/gridLanes`` lanes, or at one for
   /// a loop nest with a loop) for a thread per vector of a row
-  /// (``KernelSchedule/grid``), and the plans of its
-  /// loops' bodies: a thread computes one vector of neighbouring pixels and
+  /// (``KernelSchedule/grid``), and the plans of its loops' bodies: a
+  /// thread computes one vector of neighbouring pixels and
   /// shares nothing with the threads beside it, so nothing a CPU's strips
   /// share between vectors or rows applies — no column order or row tables,
   /// no interior split, no block-uniform body, no column table, no prefetch,

@@ -157,7 +157,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     let lanes = schedule == .grid ? Self.gridLanes : target.lanes
     loopNests = LoopPlanner.plan(kernel, lanes: lanes, interleavedFloat: interleavedFloat, tapWindows: tapWindows)
     if schedule == .grid {
-      // A loop nest with a loop: a thread per pixel (gridLanes).
+      // A loop nest with a loop: a thread per pixel (why: gridLanes).
       let single = LoopPlanner.plan(kernel, lanes: 1, interleavedFloat: interleavedFloat)
       for i in loopNests.indices where !loopNests[i].loops.isEmpty { loopNests[i] = single[i] }
     }

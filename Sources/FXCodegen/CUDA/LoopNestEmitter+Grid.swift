@@ -8,7 +8,8 @@ extension LoopNestEmitter {
   /// *buffers, float *uniforms, i32 width, i32 height, i32 columns)`,
   /// launched on a grid of blocks covering `columns` (the buffers' width,
   /// at least W; `width` elsewhere) in vectors of W pixels of a row (the
-  /// plan's lanes: ``KernelPlan/gridLanes``, or 1 in a loop nest with a loop). Thread `v = blockIdx.x·blockDim.x + threadIdx.x` of row
+  /// plan's lanes: ``KernelPlan/gridLanes``, or 1 in a loop nest with a
+  /// loop). Thread `v = blockIdx.x·blockDim.x + threadIdx.x` of row
   /// `y = blockIdx.y·blockDim.y + threadIdx.y` computes the W pixels from
   /// column `min(v·W, columns − W)`: the last vector of a row ends at the
   /// row's end and overlaps the one before, as a CPU's last vector does (a
