@@ -63,18 +63,21 @@ extension Program {
   /// analysis of the loop plan: on `pixelX` (varies along a row), on
   /// `pixelY`, on a block index.
   ///
-  /// A fold depends on what its operands depend on and on what its loop's
-  /// body reads itself: a body that loads at `pixelX` gives a result that
-  /// varies along the row whatever its operands (fxc fuzz seed
-  /// 11751977387946507995: a row taken from such a result was planned as
-  /// the same in every lane). In a body, `isRoot` is asked with index −1.
+  /// A fold depends on what its operands depend on and on the pixel
+  /// position its loop's body reads itself: a body that loads at `pixelX`
+  /// gives a result that varies along the row whatever its operands (fxc
+  /// fuzz seed 11751977387946507995: a row taken from such a result was
+  /// planned as the same in every lane). In a body (nested ones too), only
+  /// `pixelX` and `pixelY` nodes are asked, with index −1: the body's
+  /// captures and accumulators are its fold's operands, not this program's
+  /// (asking about a nested loop's capture crashed: seed 1433841142305390477).
   public func dependence(on isRoot: (Int, Node) -> Bool, stoppingAt stop: (Int) -> Bool = { _ in false }) -> [Bool] {
     var depends = [Bool](repeating: false, count: count)
     var bodies: [ObjectIdentifier: Bool] = [:]
     func reads(_ loop: Loop) -> Bool {
       if let known = bodies[ObjectIdentifier(loop)] { return known }
       let found = loop.body.nodes.contains { n in
-        if isRoot(-1, n) { return true }
+        if n.op == .pixelX || n.op == .pixelY, isRoot(-1, n) { return true }
         if case .fold(let inner, _) = n.op { return reads(inner) }
         return false
       }

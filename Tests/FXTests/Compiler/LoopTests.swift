@@ -274,6 +274,19 @@ import Testing
     }(Image.input())
     #expect(Self.agrees(out, [randomImage(29, 13, seed: 5)]))
   }
+
+  /// A stage's loop inlined into another stage's loop body (forced
+  /// inlining), the inner loop capturing more values than the one around
+  /// it: whether a loop's result varies along the row looks into nested
+  /// bodies for the pixel's position only — asking about their captures
+  /// with the outer loop's table crashed (fxc fuzz seed
+  /// 1433841142305390477, replayed here as the generator makes it today; a
+  /// hand-written graph did not keep that shape through simplification).
+  @Test func aLoopInlinedIntoAnotherLoopsBody() {
+    let c = RandomGraph(seed: 1_433_841_142_305_390_477).make()
+    #expect(c.jitSchedule == 1, "the case no longer forces inlining: the generator changed")
+    #expect(Differential.check(c) == nil)
+  }
 }
 
 /// The catalogue's loop blurs: weights against the Gaussian worked out in
