@@ -11,10 +11,11 @@ import Synchronization
 /// each loop nest a launch of a grid of a thread per vector of its lanes
 /// (``KernelPlan/gridLanes``, or one pixel in a loop nest with a loop) over
 /// the whole image, intermediates whole planar images in device memory, in
-/// the order of the kernel. A run copies the inputs to the device, launches every loop
-/// nest and copies the output back: host images in, host image out, as
-/// ``CompiledKernel`` takes them. Safe to run from several threads at once,
-/// and then their runs overlap (each has its own stream and buffers).
+/// the order of the kernel. A run copies the inputs to the device, launches
+/// every loop nest and copies the output back: host images in, host image
+/// out, as ``CompiledKernel`` takes them. Safe to run from several threads
+/// at once, and then their runs overlap (each has its own stream and
+/// buffers).
 public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
   public let kernel: Kernel
   public let layout: KernelLayout
