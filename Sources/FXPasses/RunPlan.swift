@@ -156,7 +156,7 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
     let tapWindows = schedule == .strips && target.triple.hasPrefix("x86_64") && target.has("avx512f")
     let lanes = schedule == .grid ? Self.gridLanes : target.lanes
     loopNests = LoopPlanner.plan(kernel, lanes: lanes, interleavedFloat: interleavedFloat, tapWindows: tapWindows)
-    if schedule == .grid {
+    if schedule == .grid, loopNests.contains(where: { !$0.loops.isEmpty }) {
       // A loop nest with a loop: a thread per pixel (why: gridLanes).
       let single = LoopPlanner.plan(kernel, lanes: 1, interleavedFloat: interleavedFloat)
       for i in loopNests.indices where !loopNests[i].loops.isEmpty { loopNests[i] = single[i] }
