@@ -66,7 +66,7 @@ public enum Lower {
     }
     if options.splitSeparable {
       try passes.run("separable split", &g) { g in
-        let (split, notes) = SeparableSplit.run(g, loops: options.splitLoops)
+        let (split, notes) = SeparableSplit.run(g, loops: options.splitLoops, unormInputs: options.straightAlphaInputs)
         let count = split.stages.count - g.stages.count
         return (split, "split \(count) convolution\(count == 1 ? "" : "s")", notes)
       }

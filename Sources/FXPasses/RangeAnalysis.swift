@@ -21,6 +21,8 @@ public struct ValueFacts: Sendable, Equatable, CustomStringConvertible {
   /// Any int32.
   static let anyInt = ValueFacts(Double(Int32.min), Double(Int32.max))
 
+  /// The largest magnitude of a non-NaN value: +∞ when it may be ±∞ or is not bounded.
+  public var finiteMagnitude: Double { lo > -.infinity && hi < .infinity ? Swift.max(Swift.abs(lo), Swift.abs(hi)) : .infinity }
   /// Never NaN and never ±∞.
   public var isFinite: Bool { !mayBeNaN && lo > -.infinity && hi < .infinity }
   /// Never NaN and within `range`.
@@ -67,7 +69,24 @@ public enum RangeAnalysis {
 
   /// Facts for every node of `program`; `load` gives a buffer channel's facts.
   public static func analyse(_ program: Program, load: (Int, Int) -> ValueFacts) -> [ValueFacts] {
-    analyse(program, load: load, loop: nil)
+    analyse(
+      program,
+      load: { op in
+        guard case .load(let b, let c) = op else { return .unknown }
+        return load(b, c)
+      }, loop: nil)
+  }
+
+  /// Facts for every node of a stage's program (before lowering: it samples
+  /// images instead of loading buffers); `sample` gives what one `sample`
+  /// op can return.
+  public static func analyse(_ program: Program, sample: (ImageRef, Sampler, Int) -> ValueFacts) -> [ValueFacts] {
+    analyse(
+      program,
+      load: { op in
+        guard case .sample(let ref, let sampler, let c) = op else { return .unknown }
+        return sample(ref, sampler, c)
+      }, loop: nil)
   }
 
   /// What a loop body's leaves hold in one iteration: the index, the
@@ -84,7 +103,7 @@ public enum RangeAnalysis {
   /// iterations of the loops around it multiplied in.
   public static let maxFollowedIterations = 512
 
-  static func analyse(_ program: Program, load: (Int, Int) -> ValueFacts, loop: LoopFacts?) -> [ValueFacts] {
+  static func analyse(_ program: Program, load: (Op) -> ValueFacts, loop: LoopFacts?) -> [ValueFacts] {
     var f: [ValueFacts] = []
     f.reserveCapacity(program.count)
     var folds: [LoopSimplify.Key: [ValueFacts]] = [:]
@@ -124,7 +143,7 @@ public enum RangeAnalysis {
   /// it; anything at all otherwise. (A Gaussian of values in 0…1 is then in
   /// 0…1 and never NaN, a little wider for the rounding.) A loop with an
   /// exit may stop after any iteration: the facts of all of them together.
-  static func foldFacts(_ loop: Loop, _ a: [ValueFacts], load: (Int, Int) -> ValueFacts, enclosing: Int = 1) -> [ValueFacts] {
+  static func foldFacts(_ loop: Loop, _ a: [ValueFacts], load: (Op) -> ValueFacts, enclosing: Int = 1) -> [ValueFacts] {
     let unknown = loop.accumulators.map { _ in ValueFacts.unknown }
     guard a[0].lo == a[0].hi, a[1].lo == a[1].hi else { return unknown }
     let range = Semantics.loopRange(Int32(a[0].lo), Int32(a[1].lo), limit: loop.limit)
@@ -154,7 +173,7 @@ public enum RangeAnalysis {
     return ValueFacts(0, 1, nan: !x.isFinite)
   }
 
-  static func transfer(_ op: Op, _ a: [ValueFacts], isFloat: Bool, load: (Int, Int) -> ValueFacts) -> ValueFacts {
+  static func transfer(_ op: Op, _ a: [ValueFacts], isFloat: Bool, load: (Op) -> ValueFacts) -> ValueFacts {
     switch op {
     case .constant(let s):
       switch s {
@@ -167,7 +186,7 @@ public enum RangeAnalysis {
     case .pixelX, .pixelY: return ValueFacts(0, maxExtent - 1)
     case .width, .height, .inputWidth, .inputHeight: return ValueFacts(1, maxExtent)
     case .uniform: return ValueFacts(-Double(Float.greatestFiniteMagnitude), Double(Float.greatestFiniteMagnitude))
-    case .load(let buffer, let channel): return load(buffer, channel)
+    case .load, .sample: return load(op)
     // Loops: followed by `analyse` (``foldFacts``); here, anything.
     case .fold, .loopIndex, .loopAccumulator, .loopCapture, .table: return .unknown
     case .select: return a[1].union(a[2])

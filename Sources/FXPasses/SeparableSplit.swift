@@ -43,6 +43,12 @@ public enum SeparableSplit {
     /// −0 would give −0 where the stage gives +0 (`atan2(±0, −1)` is ±π:
     /// fxc fuzz seed 4548297256851871898).
     public var addsPositiveZero = [false, false, false, false]
+    /// The most terms one channel's sum adds (a weighted tap, or a +0), and
+    /// the largest `Σ |weight|` over one channel's terms, each term counted
+    /// apart (two terms at one offset may cancel): what bounds the stage's
+    /// own rounding and its partial sums (``prove(_:_:_:sourceBound:)``).
+    public var terms = 0
+    public var termMagnitude: Double = 0
 
     /// Row-major: whether each offset of the grid is sampled.
     var sampledGrid: [Bool] { sampled ?? weights.map { $0 != 0 } }
@@ -78,12 +84,26 @@ public enum SeparableSplit {
     case tooSmall
     case rankAboveOne(residual: Float)
     case sourceSizeDiffers
+    /// The values sampled are not proved finite and bounded (an rgba32f
+    /// input, a stage that may reach ±∞): an intermediate sum of the two
+    /// passes could overflow where the stage's does not.
+    case unboundedSource
+    /// A partial sum of either form may reach this magnitude, too close to
+    /// overflow for the two to be proved alike.
+    case mayOverflow(Double)
+    /// The proved bound on how far the passes' result can be from the
+    /// stage's exceeds DESIGN §4's 1e-4.
+    case errorBound(Double)
   }
 
   /// Splits every separable stage (2-D loops too with `loops`, ``LoweringOptions/splitLoops``);
-  /// returns the new graph and one line per decision.
-  public static func run(_ graph: EffectGraph, loops: Bool = false) -> (EffectGraph, [String]) {
+  /// returns the new graph and one line per decision. `unormInputs`: the
+  /// inputs stored as 8- or 16-bit unorm, whose values are proved to be in
+  /// [0, 1] (``GraphFacts``); a stage is split only where the values it
+  /// samples are proved bounded (``prove(_:_:_:sourceBound:)``).
+  public static func run(_ graph: EffectGraph, loops: Bool = false, unormInputs: Set<Int> = []) -> (EffectGraph, [String]) {
     var g = graph
+    var facts: GraphFacts?
     var notes: [String] = []
     var s = 0
     while s < g.stages.count {
@@ -103,9 +123,16 @@ public enum SeparableSplit {
             notes.append("s\(s) '\(g.stages[s].name)': not split: \(Refusal.sourceSizeDiffers)")
             break
           }
+          if facts == nil { facts = GraphFacts(g, unormInputs: unormInputs) }
+          let bound = (0..<4).map { facts!.facts(of: conv.source, $0).finiteMagnitude }.max()!
+          if let refusal = prove(conv, h, v, sourceBound: bound) {
+            notes.append("s\(s) '\(g.stages[s].name)': not split: \(refusal)")
+            break
+          }
           notes.append(
             "s\(s) '\(g.stages[s].name)': split convolution \(conv.xs.count)×\(conv.ys.count) → \(conv.xs.count)+\(conv.ys.count) taps")
           g = split(g, stage: s, conv, h, v)
+          facts = nil  // the stages are renumbered
           s += 1
         }
       }
@@ -119,8 +146,10 @@ public enum SeparableSplit {
     var source: ImageRef?, sampler: Sampler?
     var channelWeights: [[SIMD2<Int32>: Float]] = []
     var positiveZero = [false, false, false, false]
+    var terms = 0, magnitude: Double = 0
     for (c, out) in p.outputs.enumerated() {
       var weights: [SIMD2<Int32>: Float] = [:]
+      var channelTerms = 0, channelMagnitude: Double = 0
       var stack = [out]
       while let id = stack.popLast() {
         let node = p[id]
@@ -130,6 +159,7 @@ public enum SeparableSplit {
         }
         if case .float(let b)? = p.constantValue(id), Float(bitPattern: b) == 0 {
           positiveZero[c] = true
+          channelTerms += 1
           continue
         }
         var weight: Float = 1, tap = id
@@ -156,8 +186,12 @@ public enum SeparableSplit {
         source = ref
         sampler = smp
         weights[SIMD2(i, j), default: 0] += weight
+        channelTerms += 1
+        channelMagnitude += Double(Swift.abs(weight))
       }
       channelWeights.append(weights)
+      terms = Swift.max(terms, channelTerms)
+      magnitude = Swift.max(magnitude, channelMagnitude)
     }
     // Every offset sampled is a key of the weights, whatever its weight (0 included).
     guard let source, let sampler, channelWeights.count == 4, channelWeights.allSatisfy({ $0 == channelWeights[0] })
@@ -172,7 +206,9 @@ public enum SeparableSplit {
       sampled[Int(k.y - yr.lowerBound) * xr.count + Int(k.x - xr.lowerBound)] = true
     }
     return .success(
-      Convolution(source: source, sampler: sampler, xs: xr, ys: yr, weights: w, sampled: sampled, addsPositiveZero: positiveZero))
+      Convolution(
+        source: source, sampler: sampler, xs: xr, ys: yr, weights: w, sampled: sampled, addsPositiveZero: positiveZero,
+        terms: terms, termMagnitude: magnitude))
   }
 
   /// The factors `(h, v)` with `w(i, j) ≈ h(i)·v(j)`, or the refusal.
@@ -192,6 +228,42 @@ public enum SeparableSplit {
       return .failure(.notAConvolution("taps that are not every pair of a sampled column and row"))
     }
     return .success((h, v))
+  }
+
+  /// Why the two passes with factors `(h, v)` cannot be proved to agree with
+  /// the stage, when every value the stage samples is NaN or within
+  /// ±`sourceBound`; nil when they provably agree within DESIGN §4's 1e-4,
+  /// NaN where the stage is NaN and never ±∞ where it is finite.
+  ///
+  /// The two forms sum in different orders: the passes compute each row's
+  /// `Σ h(i)·x` and then `Σ v(j)·row`, the stage `Σ w(i, j)·x`. Reordering is
+  /// exact in the reals and close in floats, but only while nothing
+  /// overflows: a row sum that overflows to ∞ times `v(j) = 0` is NaN where
+  /// the stage adds 0 (fxc fuzz seed 3006862463388251103, weights 3.4e38),
+  /// and a cancelling sum of large values loses what the stage keeps. So the
+  /// proof asks for bounded values `b`, then:
+  /// - no overflow: every partial sum of either form is at most
+  ///   `b · max(Σ|w|, 2·max(Σ|h|, 1)·max(Σ|v|, 1))` (a mirrored pair `a + b`
+  ///   sums two values before its weight), kept below half of `Float`'s
+  ///   largest; then a NaN reaches both results from the same taps (both
+  ///   read every sampled tap) and neither is ±∞;
+  /// - accuracy: a sum of `n` rounded terms is within `(n + 1)·ε·Σ|term|` of
+  ///   the real sum (Higham, *Accuracy and Stability of Numerical
+  ///   Algorithms*, §4.2; ε = 2⁻²⁴), for the stage's terms and the two
+  ///   passes' `nx + ny` taps, plus the factors' residual `Σ |w − h·v|·b`:
+  ///   at most 1e-4 in all.
+  public static func prove(_ c: Convolution, _ h: [Float], _ v: [Float], sourceBound b: Double) -> Refusal? {
+    guard b.isFinite else { return .unboundedSource }
+    let sh = h.reduce(0) { $0 + Double(Swift.abs($1)) }, sv = v.reduce(0) { $0 + Double(Swift.abs($1)) }
+    let largest = b * Swift.max(Swift.max(c.termMagnitude, 1), 2 * Swift.max(sh, 1) * Swift.max(sv, 1))
+    guard largest < Double(Float.greatestFiniteMagnitude) / 2 else { return .mayOverflow(largest) }
+    let epsilon = 0x1p-24, nx = c.xs.count, ny = c.ys.count, grid = c.sampledGrid
+    var residual: Double = 0
+    for j in 0..<ny { for i in 0..<nx where grid[j * nx + i] { residual += Swift.abs(Double(c.weights[j * nx + i]) - Double(h[i]) * Double(v[j])) } }
+    let stage = Double(c.terms + 2) * epsilon * c.termMagnitude
+    let passes = Double(nx + ny + 4) * epsilon * sh * sv
+    let bound = b * (stage + passes + residual)
+    return bound <= 1e-4 ? nil : .errorBound(bound)
   }
 
   /// Replaces stage `s` by H (new stage `s`) and V (stage `s + 1`).

@@ -12,8 +12,10 @@ struct LoopPlanTests {
   func plan(_ effect: Effect, _ target: Target, options: LoweringOptions = LoweringOptions(), input: PixelFormat = .rgba8)
     throws -> KernelPlan
   {
-    let (kernel, _) = try Pipeline(effect).lower(options)
-    return KernelLayout(inputs: [input], output: .rgba8).plan(kernel, target: target)
+    // Lowered as compiled for these formats (an 8-bit input's values are bounded: a split is proved).
+    let layout = KernelLayout(inputs: [input], output: .rgba8)
+    let (kernel, _) = try Pipeline(effect).lower(layout.matching(options))
+    return layout.plan(kernel, target: target)
   }
 
   @Test func levelsHaveFourEightAndSixteenLanes() {
