@@ -235,8 +235,11 @@ public enum Differential {
     } else {
       var pipeline = try Pipeline(output: img)
       pipeline.floatMode = floatMode
+      // Not through the disk cache: a random graph's kernel is never asked for
+      // again, and a fuzz run would leave thousands of object files behind.
       compiled = try pipeline.compile(
-        inputFormats: inputs.map(\.format), outputFormat: outputFormat, options: options, target: target, schedule: schedule)
+        inputFormats: inputs.map(\.format), outputFormat: outputFormat, options: options, cache: .memoryOnly, target: target,
+        schedule: schedule)
       if let (cache, key) = cache { cache.put(key, compiled) }
     }
     let out = try compiled.run(inputs)

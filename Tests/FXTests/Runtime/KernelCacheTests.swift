@@ -207,4 +207,15 @@ struct KernelCacheFileTests {
     cache.store("k4", object)
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".o") }.isEmpty)
   }
+
+  /// A store scans the directory at the process's first store, then after
+  /// each sixteenth of the capacity (not at every store: a scan stats every file).
+  @Test func evictionScansEverySixteenthOfTheCapacity() {
+    let dir = "/nonexistent/fxc-cache-scan-\(UUID().uuidString)"
+    #expect(KernelCache.dueForEviction(dir, stored: 100, capacity: 16_000))
+    // 1,000 bytes (a sixteenth) are reached at the tenth store of 100 after that.
+    let due = (1...20).map { _ in KernelCache.dueForEviction(dir, stored: 100, capacity: 16_000) }
+    #expect(due.indices.filter { due[$0] } == [9, 19])
+    #expect(KernelCache.dueForEviction(dir, stored: 1, capacity: 0))
+  }
 }
