@@ -14,7 +14,7 @@ struct FuzzCommand: Command {
     name: "fuzz", abstract: "random graphs, interpreter vs lowered vs JIT",
     usage: [
       "[--graphs N] [--seed S] [--no-jit | --jit-only] [--keep-going] [options]", "--case SEED [--print]",
-      "--catalogue [--seed S] [--no-jit | --jit-only]",
+      "--catalogue [--seed S] [--no-jit | --jit-only]", "--shaders FILE.metal… [--seed S] [--no-jit | --jit-only]",
     ],
     discussion: """
       Every graph is evaluated by the staged interpreter (the oracle), by the interpreter on the \
@@ -22,13 +22,17 @@ struct FuzzCommand: Command {
       reproducer, printed as Swift source. Exit status 1 when any graph disagrees. A crash prints \
       the seeds being run, for --case. --catalogue instead runs every catalogue effect with its \
       parameters at the ends of their ranges, next to them, at 0, −0 and subnormals, and at random \
-      values between, as constants and as uniforms, and also requires a finite output.
+      values between, as constants and as uniforms, and also requires a finite output. --shaders \
+      instead runs every stitchable function of the Metal files with arguments drawn for each \
+      parameter (defaults, 0, 1, random values; constants and uniforms).
       """,
     options: [
       .option("-n", "--graphs", value: "N", help: "how many random graphs", default: "1000"),
       .option("--seed", value: "S", help: "the seed the graphs' own seeds derive from, decimal or 0x hex", default: "1"),
       .option("--case", value: "SEED", help: "check one case by its own seed (as printed) instead: print, check, shrink"),
       .flag("--catalogue", help: "every catalogue effect at the edges of its parameters' ranges, instead of random graphs"),
+      .shaders,
+      .half,
       .threads(help: "worker threads", default: "all cores"),
       .flag("--no-jit", help: "the interpreters only"),
       .flag("--jit-only", help: "the JIT only, against the staged interpreter"),
@@ -61,6 +65,9 @@ struct FuzzCommand: Command {
   var maxReports: Int
   /// `--catalogue`: the catalogue's effects at their parameters' edges.
   var catalogue: Bool
+  /// `--shaders`: the stitchable functions of these Metal files, instead of random graphs.
+  var shaders: [String]
+  var half: HalfPrecision
   /// `--target` or `--device`: the CPU or CUDA device the JIT compiles for.
   var target: Target
   /// `--schedule grid`: the GPU's per-pixel code on the CPU; nil: the target's own.
@@ -79,6 +86,9 @@ struct FuzzCommand: Command {
     keepGoing = args.flag("--keep-going")
     showCase = args.flag("--print")
     catalogue = args.flag("--catalogue")
+    shaders = try args.options("--shaders")
+    half = try parseHalf(&args, shaders: shaders)
+    if catalogue && !shaders.isEmpty { throw UsageError("--catalogue and --shaders are two different runs: give one") }
     largeOffsets = !args.flag("--no-large-offsets")
     target = try parseDevice(&args, cpu: try parseTarget(args.option("--target")))
     switch try args.option("--schedule") {
@@ -119,6 +129,7 @@ struct FuzzCommand: Command {
     ReductionExecutor.twoPassBytes = 0
     if let single { return try runSingle(single) }
     if catalogue { return try runCatalogue() }
+    if !shaders.isEmpty { return try runShaders() }
     let grid = schedule == .grid ? ", grid schedule (a thread per vector of \(KernelPlan.gridLanes) pixels, or per pixel with a loop)" : ""
     print(
       "fxc fuzz: \(graphs) graphs, seed \(seed), \(jobs) job\(jobs == 1 ? "" : "s"), "
@@ -200,6 +211,37 @@ struct FuzzCommand: Command {
     for (_, text) in findings.sorted(by: { $0.0 < $1.0 }) { print(text) }
     print("fxc fuzz --catalogue: \(cases.count) cases in \(fixed(seconds))s, \(findings.count) failing")
     if !findings.isEmpty { throw CommandFailure(description: "fxc fuzz: \(findings.count) catalogue cases fail") }
+  }
+
+  /// `--shaders`: every case of ``ShaderFuzz/cases(_:seed:random:)``, on all
+  /// threads; the functions that do not compile are listed, and fail the run.
+  func runShaders() throws {
+    let library = try ShaderLibrary(urls: try shaderFiles(shaders), half: half)
+    let cases = ShaderFuzz.cases(library, seed: seed)
+    let inputs = CatalogueFuzz.inputs(seed: seed)
+    print(
+      "fxc fuzz --shaders: \(cases.count) cases of \(library.functions.count) functions, seed \(seed), \(jobs) jobs, "
+        + (jit ? "JIT on \(target.summary)" : "interpreter only"))
+    for failing in library.unavailable {
+      print("\(failing.name): does not compile: \("\(failing.diagnostic)".split(separator: "\n").first ?? "")")
+    }
+    let lock = NSLock()
+    var findings: [(Int, String)] = []
+    let start = DispatchTime.now().uptimeNanoseconds
+    DispatchQueue.concurrentPerform(iterations: cases.count) { i in
+      guard let problem = ShaderFuzz.check(cases[i], library: library, inputs: inputs, evaluations: evaluations, target: target)
+      else { return }
+      lock.withLock { findings.append((i, "\(cases[i]): \(problem)")) }
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    for (_, text) in findings.sorted(by: { $0.0 < $1.0 }) { print(text) }
+    print(
+      "fxc fuzz --shaders: \(cases.count) cases in \(fixed(seconds))s, \(findings.count) failing, "
+        + "\(library.unavailable.count) function\(library.unavailable.count == 1 ? "" : "s") not compiling")
+    let failed = findings.count + library.unavailable.count
+    guard failed == 0 else {
+      throw CommandFailure(description: "fxc fuzz: \(findings.count) shader cases fail, \(library.unavailable.count) functions do not compile")
+    }
   }
 
   func runSingle(_ caseSeed: UInt64) throws {

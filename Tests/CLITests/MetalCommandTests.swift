@@ -56,6 +56,21 @@ struct MetalCommandTests {
     #expect(d <= 1.0 / 65535 + 1e-6, "\(metal): \(d)")
   }
 
+  /// `fxc fuzz --shaders`: every function of the file, each case checked
+  /// against the staged interpreter; a function that does not compile is
+  /// listed with its diagnostic and fails the run.
+  @Test func fuzzRunsEveryFunctionOfAFile() throws {
+    let dir = try Directory()
+    let ok = try fxc(["fuzz", "--shaders", Self.seeds, "-j", "2"], in: dir)
+    #expect(ok.status == 0, "\(ok)")
+    #expect(ok.stdout.contains("cases of 3 functions") && ok.stdout.contains(", 0 failing, 0 functions not compiling"), "\(ok)")
+    let coverage = BatchFXC.packageRoot + "/Tests/FXTests/Fixtures/metal/coverage.metal"
+    let failing = try fxc(["fuzz", "--shaders", coverage, "-j", "2", "--no-jit"], in: dir)
+    #expect(failing.status == 1, "\(failing)")
+    #expect(failing.stdout.contains("rotation: does not compile: "), "\(failing)")
+    #expect(failing.stdout.contains(", 0 failing, 2 functions not compiling"), "\(failing)")
+  }
+
   @Test func uniformsAnimateFrames() throws {
     let dir = try Directory()
     let r = try fxc(

@@ -1,4 +1,5 @@
 import FX
+import FXTestSupport
 import Foundation
 import Testing
 
@@ -28,6 +29,19 @@ struct MetalIdiomTests {
     let sets = [(9, 5), (33, 7)].map { w, h in [randomImage(w, h, seed: UInt64(w + h), format: .rgba32f)] }
     let d = try MetalSupport.maxJITDifference(shader.effect, sets)
     #expect(d <= 1e-4, "\(name): \(d)")
+  }
+
+  /// ShaderFuzz's cases for `wobble(float time, float2 size)`, which declares
+  /// no defaults: 0, 1 and two random draws, each as constants and as
+  /// uniforms, and once with the layer's size: 9; each binds and agrees.
+  @Test func shaderFuzzDrawsEveryParameter() throws {
+    let library = try MetalSupport.library("idioms.metal")
+    let cases = ShaderFuzz.cases(library, seed: 5).filter { $0.function == "wobble" }
+    #expect(cases.count == 9)
+    #expect(cases.filter(\.uniform).count == 4 && cases.filter(\.size).count == 1)
+    #expect(cases.contains { $0.values == [[0], [0, 0]] } && cases.contains { $0.values == [[1], [1, 1]] })
+    let inputs = CatalogueFuzz.inputs(seed: 5)
+    for c in cases { #expect(ShaderFuzz.check(c, library: library, inputs: inputs, evaluations: [.lowered, .jit]) == nil, "\(c)") }
   }
 
   /// `checkers` by hand: cells of 2 px; where the cell coordinates xor to odd, the new color (premultiplied) times alpha.
