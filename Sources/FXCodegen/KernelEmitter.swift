@@ -185,6 +185,9 @@ struct LoopNestEmitter: VectorEmitter {
   var loopCaptures: [Value] = []
   /// The folds emitted so far in the current vector body, by loop and operands.
   var folds = FoldMemo()
+  /// A grid thread's rows (``LoopNestPlan/rowsPerStep`` above 1 in row order):
+  /// their first row and the row addresses emitted so far.
+  var gridRows: GridRowMemo? = nil
   /// The loop nest function's block-uniform cache, shared by its loops' bodies.
   let blockCache = BlockCache.Store()
   /// The loop nest function's column table (``LoopNestPlan/columnTable``), shared by its loops' bodies.

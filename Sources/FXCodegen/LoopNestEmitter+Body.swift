@@ -70,10 +70,19 @@ extension LoopNestEmitter {
     b.position(atEndOf: done)
   }
 
-  /// In column order with ``LoopNestPlan/rowsPerStep`` 2: the vector at column `x`
-  /// of rows `ys` (consecutive) together. Each node is emitted for each row,
-  /// except that a fold runs for all rows as one loop (``emitJammedFold``).
-  func emitBodies(x: Value, ys: [Value], interior: Bool, rowsInChunk: [Value]) throws {
+  /// With ``LoopNestPlan/rowsPerStep`` above 1 (column order's row pairs, a
+  /// grid thread's rows): the vector at column `x` of rows `ys` (consecutive)
+  /// together. Each node is emitted for each row, except that a fold runs
+  /// for all rows as one loop (``emitJammedFold``). `rowsInChunk`: the rows'
+  /// places in column order's chunk, nil without row tables. `gridRows`: a
+  /// grid thread's rows, `ys[0] + r` (``GridRowMemo``; `rowsInChunk` then
+  /// their places, 0, 1, …).
+  func emitBodies(x: Value, ys: [Value], interior: Bool, rowsInChunk: [Value?], gridRows: Bool = false) throws {
+    if gridRows && self.gridRows == nil {
+      var e = self
+      e.gridRows = GridRowMemo(base: ys[0])
+      return try e.emitBodies(x: x, ys: ys, interior: interior, rowsInChunk: (0..<ys.count).map { i64($0) })
+    }
     var values = [[Value?]](repeating: [Value?](repeating: nil, count: program.count), count: ys.count)
     var pixels = [[PixelKey: Value]](repeating: [:], count: ys.count)
     var jammed: [FoldMemo.Key: [[Value]]] = [:]

@@ -12,6 +12,24 @@ final class FoldMemo {
   var results: [Key: [Value]] = [:]
 }
 
+/// The rows a grid thread computes together (``LoopNestPlan/rowsPerStep``):
+/// the first, `base`, and the address of each row a load reads, by buffer
+/// and offset from `base` (the row's place among the thread's rows, plus
+/// the tap, plus the loop index's term when it is a constant), so that the
+/// taps the rows share are one address, hence one load once LLVM merges
+/// loads of one address. An address is reused only in the block that
+/// computed it (a branch of the body cannot reach another's values).
+final class GridRowMemo {
+  struct Key: Hashable {
+    var buffer: Int
+    var offset: Int
+    var block: BasicBlock
+  }
+  let base: Value
+  var rows: [Key: Value] = [:]
+  init(base: Value) { self.base = base }
+}
+
 /// Loops of the IR (``Loop``) as loops of LLVM IR: a scalar index counting
 /// up, the accumulators carried as `<W x T>` phis, the body emitted once per
 /// copy by an emitter whose program and plan are the body's.
@@ -168,15 +186,23 @@ extension LoopNestEmitter {
   /// together (``LoopNestPlan/rowsPerStep``): one loop for all of them, which the
   /// plan allows only where the index bounds are the same in every lane and
   /// row and no load of the body is shifted along the row.
-  func emitJammedFold(_ loop: Loop, _ a: [[Value]], _ ids: [NodeID], xs: Value, ys: [Value], rowsInChunk: [Value]) throws -> [[Value]] {
+  func emitJammedFold(_ loop: Loop, _ a: [[Value]], _ ids: [NodeID], xs: Value, ys: [Value], rowsInChunk: [Value?]) throws -> [[Value]] {
     guard let body = plan.loops[loop] else { throw LLVMError("internal error: a loop without a plan") }
     let start = try call("llvm.smax", [vi], [a[0][0], splat(i32(-Int(loop.limit)))])
     let end = try call("llvm.smin", [vi], [a[0][1], splat(i32(Int(loop.limit) + 1))])
     let first = b.extractElement(start, at: i32(0)), last = b.extractElement(end, at: i32(0))
     let rows = ys.indices.map { LoopRow(loop, a[$0], y: ys[$0], rowInChunk: rowsInChunk[$0]) }
+    let schedule = try foldSchedule(loop, ids)
+    if gridRows != nil, loop.exit == nil, schedule.fullyUnrolled, case .int(let lo)? = program.constantValue(ids[0]),
+      case .int(let hi)? = program.constantValue(ids[1])
+    {
+      // A grid thread's rows: straight-line code, each tap's row a constant offset from the first row's (GridRowMemo).
+      let indices = Semantics.loopRange(lo, hi, limit: loop.limit)
+      return try emitUnrolled(loop, body, indices: indices, rows, xs: xs, interior: false, window: false)
+    }
     // As emitFold's single copy of a body without shifted loads: not the loop nest's interior.
     return try emitLoop(
-      loop, body, from: first, to: last, lanes: nil, rows, xs: xs, interior: false, schedule: try foldSchedule(loop, ids))
+      loop, body, from: first, to: last, lanes: nil, rows, xs: xs, interior: false, schedule: schedule)
   }
 }
 
@@ -202,14 +228,18 @@ extension LoopNestEmitter {
 
   /// The loop run over the constant `indices` as straight-line code, the
   /// body emitted once per index with the index a constant (so each tap's
-  /// column offset is one), in the window copy (``tapWindow``): the rows'
-  /// accumulators after the last index.
-  func emitUnrolled(_ loop: Loop, _ bodyPlan: LoopNestPlan, indices: Range<Int32>, _ rows: [LoopRow], xs: Value) throws -> [[Value]] {
+  /// column offset is one), by default in the window copy (``tapWindow``),
+  /// or a grid thread's rows (``GridRowMemo``): the rows' accumulators after
+  /// the last index.
+  func emitUnrolled(
+    _ loop: Loop, _ bodyPlan: LoopNestPlan, indices: Range<Int32>, _ rows: [LoopRow], xs: Value, interior: Bool = true,
+    window: Bool = true
+  ) throws -> [[Value]] {
     var accumulators = rows.map(\.initial)
     for index in indices {
       for (r, row) in rows.enumerated() {
         let next = try emitBody(
-          loop, bodyPlan, index: i32(Int(index)), accumulators: accumulators[r], row, xs: xs, interior: true, window: true)
+          loop, bodyPlan, index: i32(Int(index)), accumulators: accumulators[r], row, xs: xs, interior: interior, window: window)
         // A lane that has stopped keeps its values (the plan gives an exit loop no window; this keeps the meaning).
         accumulators[r] = loop.exit.map { e in zip(next, accumulators[r]).map { b.select(accumulators[r][e], $1, $0) } } ?? next
       }

@@ -232,7 +232,24 @@ extension LoopNestEmitter {
   /// σ10 blur alive across its four channel sums, spilling them to the stack.
   /// In a loop body, `index` (coefficient, the loop's index) adds `±i` to
   /// the tap; the plan gives the table the reach of every such row.
+  ///
+  /// In a grid thread's rows (``GridRowMemo``), where `rowInChunk` is the
+  /// row's place among them and the index (if any) a constant, the row is
+  /// the first row plus a constant, clamped to the image (what the plan's
+  /// ``LoopNestPlan/Load/rowOffset`` promises): one address per offset.
   func rowStart(_ buffer: Int, rows: Value, tap: Int32?, index: (Int32, Value)? = nil, rowInChunk: Value?) -> Value {
+    if let tap, let memo = gridRows, rowTables[buffer] == nil, let place = rowInChunk?.constantInt {
+      let term = index.map { c, i in i.constantInt.map { Int(c) * Int($0) } } ?? 0
+      if let term {
+        let key = GridRowMemo.Key(buffer: buffer, offset: Int(place) + Int(tap) + term, block: b.insertBlock)
+        if let row = memo.rows[key] { return row }
+        let y = b.add(memo.base, i32(key.offset)), last = b.sub(height, i32(1))
+        let low = b.select(b.icmp(.slt, y, i32(0)), i32(0), y)
+        let row = rowStart(buffer, y: b.select(b.icmp(.sgt, low, last), last, low))
+        memo.rows[key] = row
+        return row
+      }
+    }
     if let tap, let table = rowTables[buffer], let rowInChunk {
       var slot = gep(t.ptr, gep(t.ptr, table.pointer, rowInChunk), i64(Int(tap) + table.reach))
       if let (c, i) = index { slot = gep(t.ptr, slot, b.sext(c < 0 ? b.sub(i32(0), i) : i, to: t.i64)) }

@@ -23,8 +23,13 @@ extension LoopPlanner {
   /// no shifted tap copies or tap windows. A load at the pixel's own column
   /// stays one vector load of the row; every other load gathers its lanes at
   /// their coordinates. The body's arithmetic, the range proofs and the
-  /// loops' schedules are the CPU's.
+  /// loops' schedules are the CPU's. What a CPU's column order shares
+  /// between rows stays: where it would compute two rows in one step (a
+  /// vertical filter, ``chooseRowsPerStep(_:_:)``), a thread per pixel
+  /// computes ``KernelPlan/gridRows`` rows of its column, their tap loops
+  /// run as one.
   public static func threadPerVector(_ plan: inout LoopNestPlan) {
+    let jammed = plan.order == .columns && plan.rowsPerStep == 2 && plan.lanes == 1
     plan.order = .rows
     plan.orderReason =
       plan.lanes == 1
@@ -37,8 +42,11 @@ extension LoopPlanner {
     plan.columnTable = []
     plan.columnTableWork = []
     plan.columnTableReason = "none: a thread per vector"
-    plan.rowsPerStep = 1
-    plan.rowsPerStepReason = ""
+    plan.rowsPerStep = jammed ? KernelPlan.gridRows : 1
+    plan.rowsPerStepReason =
+      jammed
+      ? "\(KernelPlan.gridRows) rows per thread: their tap loops run as one, unrolled, and the taps the rows share load once"
+      : ""
     plan.shifted = [:]
     for k in plan.loads.keys {
       if plan.loads[k]!.strategy != .dense { plan.loads[k]!.strategy = .gather }

@@ -134,6 +134,13 @@ public struct KernelPlan: Sendable, CustomStringConvertible {
   /// at 4 lanes, the unsharp mask 28.5 → 21.2), and a loop that stops early
   /// would run until the thread's last pixel stops.
   public static let gridLanes = 4
+  /// Rows of its column that a thread of a ``KernelSchedule/grid`` computes
+  /// in a loop nest whose taps run down the column (a vertical blur: where a
+  /// CPU computes two rows per step, ``LoopNestPlan/rowsPerStep``): the rows'
+  /// tap loops run as one loop, unrolled, so a tap row that several of the
+  /// rows read is loaded once. A σ 10 pass reads 61 rows for one pixel, 68
+  /// for 8 (8.5 a pixel).
+  public static let gridRows = 8
 
   /// Pixels the code computes at a time: a CPU's vector lanes (strips), or
   /// the most of any loop nest (grid: ``gridLanes`` or 1).

@@ -57,6 +57,18 @@ extension LoopNestEmitter {
           }
         }
       }
+    } else if plan.rowsPerStep > 1 {
+      // A grid plan's rows per thread (row order): groups of rows together, as a GPU thread runs them, then the rows left.
+      let r = plan.rowsPerStep
+      let groupsEnd = b.sub(y1, i32(r - 1))
+      let y = try loop("rows", from: y0, step: r, while: { y in b.icmp(.slt, y, groupsEnd) }) { y in
+        try columns(x0: x0, x1: x1) { x, interior in
+          try emitBodies(x: x, ys: (0..<r).map { b.add(y, i32($0)) }, interior: interior, rowsInChunk: [], gridRows: true)
+        }
+      }
+      _ = try loop("row", from: y, step: 1, while: { y in b.icmp(.slt, y, y1) }) { y in
+        try columns(x0: x0, x1: x1) { x, interior in try emitBody(x: x, y: y, interior: interior) }
+      }
     } else {
       // Row order: values that depend only on the row are computed once per row.
       try rows { y in try columns(x0: x0, x1: x1) { x, interior in try emitBody(x: x, y: y, interior: interior) } }

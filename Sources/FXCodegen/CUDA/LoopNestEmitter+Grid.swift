@@ -16,7 +16,11 @@ extension LoopNestEmitter {
   /// pixel is a function of its position, so both write the same values),
   /// and threads past the image do nothing. An image narrower than W runs in
   /// buffers padded to W columns (``CUDAKernel``, as ``CompiledKernel``
-  /// does): `width` stays the image's for every clamp and coordinate.
+  /// does): `width` stays the image's for every clamp and coordinate. With
+  /// ``LoopNestPlan/rowsPerStep`` R > 1 (a vertical filter), thread row `v`
+  /// computes rows `v·R ..< v·R + R` of its column with their tap loops as
+  /// one (``emitBodies(x:ys:interior:rowsInChunk:)``), or, at the image's
+  /// last rows, the rows left one at a time.
   /// Its body is the CPU's at W lanes — the same
   /// ``LoopNestEmitter/emitBody(x:y:interior:rowInChunk:)`` a CPU runs for a
   /// grid plan, there in a loop over the rows and vectors — so the tests that
@@ -42,15 +46,28 @@ extension LoopNestEmitter {
       let thread = try call("llvm.nvvm.read.ptx.sreg.tid.\(axis)", [], [])
       return b.add(b.mul(block, size), thread, name: axis)
     }
-    let first = b.mul(try coordinate("x"), i32(w), name: "first"), y = try coordinate("y")
+    let rows = plan.rowsPerStep
+    let first = b.mul(try coordinate("x"), i32(w), name: "first"), y = b.mul(try coordinate("y"), i32(rows), name: "y")
     // Unsigned: a coordinate is never negative, and one comparison each.
     _ = b.condBr(b.and(b.icmp(.ult, first, columns), b.icmp(.ult, y, height)), then: pixel, else: done)
     b.position(atEndOf: pixel)
     let x = try call("llvm.smin", [t.i32], [first, b.sub(columns, i32(w))])
     columnStart = x
     hoistHeaders()
-    try emitBody(x: x, y: y, interior: false)
-    _ = b.br(done)
+    if rows == 1 {
+      try emitBody(x: x, y: y, interior: false)
+      _ = b.br(done)
+    } else {
+      let all = fn.appendBasicBlock(named: "rows"), left = fn.appendBasicBlock(named: "rows.left")
+      // Signed: height − R may be negative.
+      _ = b.condBr(b.icmp(.sle, y, b.sub(height, i32(rows))), then: all, else: left)
+      b.position(atEndOf: all)
+      try emitBodies(x: x, ys: (0..<rows).map { b.add(y, i32($0)) }, interior: false, rowsInChunk: [], gridRows: true)
+      _ = b.br(done)
+      b.position(atEndOf: left)
+      _ = try loop("row", from: y, step: 1, while: { r in b.icmp(.slt, r, height) }) { r in try emitBody(x: x, y: r, interior: false) }
+      _ = b.br(done)
+    }
     b.position(atEndOf: done)
     _ = b.retVoid()
   }

@@ -172,7 +172,7 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
 
   /// Queues each loop nest in turn on `stream` over a grid of a thread per
   /// vector of `columns` (blocks of ``KernelPlan/gridBlock``) by `height`
-  /// between two events, then what `after` queues (the copy down), then
+  /// (in groups of the nest's ``LoopNestPlan/rowsPerStep`` rows) between two events, then what `after` queues (the copy down), then
   /// waits for the stream.
   private func launchAll(
     buffers: CUdeviceptr, uniforms: CUdeviceptr, width: Int, height: Int, columns: Int, stream: CUstream?, after: () throws -> Void
@@ -192,8 +192,9 @@ public final class CUDAKernel: KernelExecutor, @unchecked Sendable {
     defer { for e in events { _ = device.driver.pointee.cuEventDestroy(e) } }
     try device.check(device.driver.pointee.cuEventRecord(events[0], stream), "cuEventRecord")
     for (k, function) in functions.enumerated() {
-      let vectors = (columns + plan.loopNests[k].lanes - 1) / plan.loopNests[k].lanes
-      let grid = ((vectors + block.x - 1) / block.x, (height + block.y - 1) / block.y)
+      let nest = plan.loopNests[k]
+      let vectors = (columns + nest.lanes - 1) / nest.lanes, rows = (height + nest.rowsPerStep - 1) / nest.rowsPerStep
+      let grid = ((vectors + block.x - 1) / block.x, (rows + block.y - 1) / block.y)
       try device.check(
         device.driver.pointee.cuLaunchKernel(
           function, UInt32(grid.0), UInt32(grid.1), 1, UInt32(block.x), UInt32(block.y), 1, 0, stream, &parameters, nil),

@@ -121,10 +121,12 @@ struct CUDATargetTests {
   }
 
   /// The grid's code and the strips' give the same bytes for chains of
-  /// every kind — separable blurs (intermediates), a distortion, loops, a
-  /// block-uniform body — on a photo-sized image, one narrower than a
-  /// thread's vector and one whose last vector overlaps the one before.
-  @Test(arguments: [(97, 61), (3, 5), (6, 4)])
+  /// every kind — separable blurs (intermediates, their vertical passes 8
+  /// rows a thread), a distortion, loops, a block-uniform body — on a
+  /// photo-sized image, one narrower than a thread's vector and one whose
+  /// last vector overlaps the one before, and heights below, at and past a
+  /// thread's rows.
+  @Test(arguments: [(97, 61), (3, 5), (6, 4), (11, 8), (9, 17)])
   func theGridGivesTheStripsBytes(size: (Int, Int)) throws {
     let photo = randomImage(size.0, size.1, seed: 40)
     let chains: [Effect] = [
@@ -137,6 +139,8 @@ struct CUDATargetTests {
       let strips = try pipeline.compile(inputFormats: [.rgba8], cache: nil)
       let grid = try pipeline.compile(inputFormats: [.rgba8], cache: nil, schedule: .grid)
       #expect(grid.plan.schedule == .grid && grid.compiledKernel?.lanes == grid.plan.loopNests.map(\.lanes).max())
+      let blur = effect.name.contains("lur") || effect.name.contains("unsharp")
+      #expect(grid.plan.loopNests.contains { $0.rowsPerStep == KernelPlan.gridRows } == blur, "\(effect.name)")
       let a = try strips.run([photo], threads: 2), b = try grid.run([photo], threads: 2)
       #expect(maxDifference(a, b) == 0, "\(effect.name), \(size.0)×\(size.1)")
     }
