@@ -325,7 +325,18 @@ struct Generator {
       return FuzzExpr(.infix(pick(["+", "-", "*", "/", "*", "+"])), [a, b], t)
     case 36..<46:
       let f = pick(["min", "max", "pow", "atan2", "step"])
-      let (a, b) = twoOperands(n, d)
+      var (a, b) = twoOperands(n, d)
+      if f == "min" || f == "max", chance(0.3) {
+        // An operand whose sign LLVM reasons about, beside min's NaN test: LLVM 19 folded
+        // min(abs(x), 0) into x > 0 ? 0 : abs(x) (fxc fuzz seed 8530264826734248012, 1 in 27,000 before this).
+        a = FuzzExpr(.call("abs"), [a], a.type)
+        if chance(0.3) { a = FuzzExpr(.prefix("-"), [a], a.type) }
+        if chance(0.5) {
+          let c = FuzzExpr.float(pick([0, -0.0, 0.5, 1, 2, -1]))
+          b = b.type.lanes == 1 ? c : FuzzExpr(.vector(b.type.lanes), [c], b.type)
+        }
+        if chance(0.5) { swap(&a, &b) }
+      }
       return FuzzExpr(.call(f), [a, b], t)
     case 46..<54:
       switch below(4) {
