@@ -280,12 +280,63 @@ import Testing
   /// it: whether a loop's result varies along the row looks into nested
   /// bodies for the pixel's position only — asking about their captures
   /// with the outer loop's table crashed (fxc fuzz seed
-  /// 1433841142305390477, replayed here as the generator makes it today; a
-  /// hand-written graph did not keep that shape through simplification).
+  /// 1433841142305390477, as the generator made it on 2026-12-07, printed by
+  /// `fxc fuzz --case … --print`; a hand-written graph did not keep that
+  /// shape through simplification). The JIT compiles it with forceInline.
   @Test func aLoopInlinedIntoAnotherLoopsBody() {
-    let c = RandomGraph(seed: 1_433_841_142_305_390_477).make()
-    #expect(c.jitSchedule == 1, "the case no longer forces inlining: the generator changed")
-    #expect(Differential.check(c) == nil)
+    let in0 = ImageBuffer.pixels(
+      6, 4, .rgba8,
+      [
+        (112, 129, 13, 236), (179, 114, 68, 242), (39, 6, 16, 44), (87, 103, 113, 113), (32, 11, 1, 35), (31, 34, 23, 42),
+        (125, 13, 21, 125), (76, 151, 28, 160), (17, 87, 112, 177), (49, 175, 81, 205), (51, 13, 20, 65), (32, 110, 55, 111),
+        (36, 36, 68, 140), (65, 154, 174, 218), (206, 82, 97, 207), (3, 0, 9, 16), (93, 84, 131, 197), (96, 37, 30, 221),
+        (165, 50, 98, 183), (98, 133, 43, 138), (44, 86, 114, 124), (37, 17, 183, 238), (98, 124, 91, 216), (114, 159, 27, 213),
+      ])  // 6×4
+    let s0 = Image.combine("s0", [Image.input(0), Image.input(0)], sampler: Sampler(filter: .nearest, address: .transparent)) { position, layers in
+      let v0: Expr = float2(5.11)
+      return
+        (min(
+          pow((position.y / layers[0].sample(position)), layers[0].sample((position + v0)).wzy.zzzx),
+          (position.grrr + step(v0.rrrr, layers[0].sample((position + float2(0.0, -2.0))).x))) * normalize(normalize(layers[0].sample(position))))
+    }
+    _ = Effect.layer("s1", sampler: Sampler(filter: .linear, address: .mirror)) { position, layer in
+      return (layer.sample(position, Sampler(filter: .nearest, address: .clampToEdge)) - float(int(sin(position.y))).rr.rgrg)
+    }(s0)
+    let s2 = Image.combine("s2", [s0, s0, s0], sampler: Sampler(filter: .linear, address: .transparent)) { position, layers in
+      let v0: Expr = float4(
+        layers[1].sample(
+          (position
+            * layers[1].sample(
+              (position
+                + float2(
+                  1.0,
+                  Expr.fold(from: Expr.int(-1), to: Expr.int(2), limit: 1, initial: [float4(0.0)]) { i0, a0 in
+                    [layers[0].sample((position + float2(float(i0), 0.0)))]
+                  }[0].z)), Sampler(filter: .nearest, address: .mirror)
+            ).rr), Sampler(filter: .nearest, address: .transparent)
+        ).w, Expr.size.r, position)
+      let v1: Expr = select((position < Expr.size), layers[1].sample(position).zx, v0.r)
+      return
+        (select(
+          ((position.yyxx < v0) || (v1.g <= position.y)),
+          smoothstep(float4(floatFromUnsigned(Expr.int(1))), dot(position.grg, position.ggg), fma(position.xxyx, position.xxyx, Expr.size.xxyy)),
+          Expr.size.xyyy) / v1.grgg)
+    }
+    let s3 = Effect.layer("s3", sampler: Sampler(filter: .linear, address: .repeat)) { position, layer in
+      let v0: Expr = select(
+        (~(layer.sample((position * position.rr)).raa < float3(0.25))).z, float(~Expr.int(-10)), float2(layer.sample((position + float2(2.85))).w).y)
+      return float4(v0)
+    }(s2)
+    let s4 = Image.combine("s4", [s3, Image.input(0)], sampler: Sampler(filter: .nearest, address: .mirror)) { position, layers in
+      let v0: Expr = pow(
+        (roundHalf(layers[1].sample((position + -6.06), Sampler(filter: .linear, address: .clampToEdge)).x) + (float2(-8.16) * 1.0)), 3.0)
+      return sqrt(
+        clamp(
+          (Expr.fold(from: Expr.int(-1000), to: (int(position.x) & Expr.int(3)), limit: 0, initial: [position.xyyx]) { i0, a0 in
+            [max(a0[0], layers[0].sample(sqrt(float2(float(i0))), Sampler(filter: .nearest, address: .repeat)))]
+          }[0] + cos(v0.grgg)), position.yxyy, step(layers[1].sample((position + float2(0.0, 0.0))), position.yxyx)))
+    }
+    #expect(Differential.check(s4, inputs: [in0], jitSchedule: 1, outputFormat: .rgba8) == nil)
   }
 }
 
