@@ -17,9 +17,13 @@
 #   sepia  the W3C sepia colour matrix (fxc `sepia`, vips `recomb`, mogrify `-color-matrix`)
 #   blur   a Gaussian blur, sigma 2 (fxc `gaussianBlur(sigma: 2)`, vips `gaussblur`, mogrify `-blur 0x2`)
 #   webp   sepia, as above, encoded as lossy WebP at quality 90 instead of JPEG
-#   thumb  resize to 1,200 px wide (Lanczos 3) and sharpen, as lossy WebP at quality 90
-#          (fxc `resize(width: 1200) | sharpen`; vips `vipsthumbnail -s 1200x…`, which does
-#          not sharpen: less work than the others; mogrify `-resize 1200x -sharpen 0x1`)
+#   thumb  resize to 1,200 px wide (Lanczos 3) and sharpen, as lossy WebP at quality 90,
+#          the JPEG decoded reduced where the reduction allows (fxc `resize(width: 1200,
+#          shrinkOnLoad: on) | sharpen`; vips `vipsthumbnail -s 1200x…`, which shrinks on
+#          load too and does not sharpen: less work than the others; mogrify `-resize 1200x
+#          -sharpen 0x1`, which decodes whole)
+#   thumbwhole  the same, fxc and mogrify decoding whole (fxc `resize(width: 1200) | sharpen`;
+#          vips and mogrify as for thumb)
 # Threads: fxc `--threads N`; vips one process per file, N at a time (xargs -P N,
 # VIPS_CONCURRENCY=1); mogrify one process over all files with N OpenMP threads.
 # fxc also fsyncs every output before renaming it into place; the others do not.
@@ -104,7 +108,7 @@ vips_one() {  # vips_one WORK IN OUTDIR
     sepia) vips recomb "$2" "$out" "$work/sepia.mat" ;;
     blur) vips gaussblur "$2" "$out" 2 ;;
     webp) vips recomb "$2" "$3/$(basename "$2" .jpg).webp[Q=90]" "$work/sepia.mat" ;;
-    thumb) vipsthumbnail "$2" -s 1200x100000 -o "$3/%s.webp[Q=90]" ;;
+    thumb | thumbwhole) vipsthumbnail "$2" -s 1200x100000 -o "$3/%s.webp[Q=90]" ;;
   esac
 }
 export -f vips_one
@@ -118,7 +122,8 @@ for w in $WORKLOADS; do
     sepia) chain="sepia"; im=("${sepia_matrix[@]}" -sampling-factor 2x2) ;;
     blur) chain="gaussianBlur(sigma: 2)"; im=(-blur 0x2 -sampling-factor 2x2) ;;
     webp) chain="sepia"; im=("${sepia_matrix[@]}"); ext=webp format=webp im_format=(-format webp) ;;
-    thumb) chain="resize(width: 1200) | sharpen"; im=(-resize 1200x -sharpen 0x1); ext=webp format=webp im_format=(-format webp) ;;
+    thumb) chain="resize(width: 1200, shrinkOnLoad: on) | sharpen"; im=(-resize 1200x -sharpen 0x1); ext=webp format=webp im_format=(-format webp) ;;
+    thumbwhole) chain="resize(width: 1200) | sharpen"; im=(-resize 1200x -sharpen 0x1); ext=webp format=webp im_format=(-format webp) ;;
   esac
   seconds[fxc,$w]=$(time_it "fxc-$w" "$work/out-fxc" "$ext" \
     "$FXC" run -c "$chain" "$work/photos" --out-dir "$work/out-fxc" --name "{stem}.$ext" --threads "$THREADS" \

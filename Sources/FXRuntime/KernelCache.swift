@@ -28,7 +28,9 @@ public struct KernelCache: Sendable {
   public var directory: String?
 
   /// The most bytes of object files kept on disk (default 256 MiB, or
-  /// `$FXC_CACHE_MAX_MB` MiB); after a store, the least recently used beyond it are deleted.
+  /// `$FXC_CACHE_MAX_MB` MiB), give or take a sixteenth: after a process's
+  /// first store and then after each sixteenth of it stored, the least
+  /// recently used beyond it are deleted (``dueForEviction(_:stored:capacity:)``).
   public var capacityBytes: Int = KernelCache.defaultCapacityBytes
 
   /// `$FXC_CACHE_MAX_MB` MiB when set to a whole number, else 256 MiB.
