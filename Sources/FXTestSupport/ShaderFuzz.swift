@@ -94,13 +94,16 @@ public enum ShaderFuzz {
     return all
   }
 
-  /// Checks one case on ``CatalogueFuzz/inputs(seed:)``; the problem, or nil.
+  /// Checks one case on ``CatalogueFuzz/inputs(seed:)``, the JIT in
+  /// `floatMode` and `schedule` (nil: the target's own); the problem, or nil.
   public static func check(
-    _ c: Case, library: ShaderLibrary, inputs: [ImageBuffer], evaluations: [Differential.Evaluation], target: Target = .host
+    _ c: Case, library: ShaderLibrary, inputs: [ImageBuffer], evaluations: [Differential.Evaluation], target: Target = .host,
+    floatMode: FloatMode = .strict, schedule: KernelSchedule? = nil
   ) -> String? {
     let effect: Effect
     do { effect = try c.make(library) } catch { return "does not bind: \(error)" }
-    let d = Differential.check(effect(Image.input(0)), inputs: inputs, evaluations: evaluations, target: target)
+    let d = Differential.check(
+      effect(Image.input(0)), inputs: inputs, evaluations: evaluations, target: target, floatMode: floatMode, schedule: schedule)
     return d?.description
   }
 }

@@ -99,6 +99,10 @@ struct FuzzCommand: Command {
     case let other?: throw UsageError("option '--schedule': unknown schedule '\(other)' (valid: strips, grid)")
     }
     floatMode = try parseFloatMode(&args)
+    if catalogue && (floatMode != .strict || schedule != nil) {
+      throw UsageError(
+        "--catalogue checks strict floats on the target's own schedule: --float relaxed and --schedule go with random graphs or --shaders")
+    }
     maxReports = try args.intOption("--reports", range: 1...100_000) ?? 10
     shrinkAttempts = try args.intOption("--shrink-attempts", range: 0...1_000_000) ?? 2000
     let rest = try args.remaining()
@@ -220,8 +224,8 @@ struct FuzzCommand: Command {
     let cases = ShaderFuzz.cases(library, seed: seed)
     let inputs = CatalogueFuzz.inputs(seed: seed)
     print(
-      "fxc fuzz --shaders: \(cases.count) cases of \(library.functions.count) functions, seed \(seed), \(jobs) jobs, "
-        + (jit ? "JIT on \(target.summary)" : "interpreter only"))
+      "fxc fuzz --shaders: \(cases.count) cases of \(library.functions.count) functions, seed \(seed), "
+        + (jit ? "JIT on \(target.summary), \(floatMode) floats" : "interpreter only"))
     for failing in library.unavailable {
       print("\(failing.name): does not compile: \("\(failing.diagnostic)".split(separator: "\n").first ?? "")")
     }
@@ -229,7 +233,10 @@ struct FuzzCommand: Command {
     var findings: [(Int, String)] = []
     let start = DispatchTime.now().uptimeNanoseconds
     DispatchQueue.concurrentPerform(iterations: cases.count) { i in
-      guard let problem = ShaderFuzz.check(cases[i], library: library, inputs: inputs, evaluations: evaluations, target: target)
+      guard
+        let problem = ShaderFuzz.check(
+          cases[i], library: library, inputs: inputs, evaluations: evaluations, target: target, floatMode: floatMode, schedule: schedule
+        )
       else { return }
       lock.withLock { findings.append((i, "\(cases[i]): \(problem)")) }
     }

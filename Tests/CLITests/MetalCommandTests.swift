@@ -69,6 +69,11 @@ struct MetalCommandTests {
     #expect(failing.status == 1, "\(failing)")
     #expect(failing.stdout.contains("rotation: does not compile: "), "\(failing)")
     #expect(failing.stdout.contains(", 0 failing, 2 functions not compiling"), "\(failing)")
+    // --float reaches the shaders' JIT; the catalogue runs strict only, and says so rather than ignore it.
+    let relaxed = try fxc(["fuzz", "--shaders", Self.seeds, "-j", "2", "--float", "relaxed"], in: dir)
+    #expect(relaxed.status == 0 && relaxed.stdout.contains("relaxed floats"), "\(relaxed)")
+    let catalogue = try fxc(["fuzz", "--catalogue", "--float", "relaxed"], in: dir)
+    #expect(catalogue.status != 0 && catalogue.stderr.contains("--catalogue checks strict floats"), "\(catalogue)")
   }
 
   @Test func uniformsAnimateFrames() throws {
