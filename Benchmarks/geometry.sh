@@ -9,7 +9,9 @@
 #               1/0.9 with a linear kernel, convolve with
 #               [[-1 -1 -1] [-1 16 -1] [-1 -1 -1]] / 8, save as an
 #               uncompressed TIFF. Peers as vips-bench writes them: pyvips
-#               (sequential access), Pillow, OpenCV, ImageMagick.
+#               (sequential access), the vips command line (one command per
+#               operation through .v files, as its vips.sh), Pillow, OpenCV,
+#               ImageMagick.
 #   sharp       sharp's benchmark (github.com/lovell/sharp, test/bench): a
 #               2725×2225 JPEG to 720×588 with Lanczos 3, JPEG quality 80,
 #               over a batch of COUNT files. Peers: vipsthumbnail
@@ -79,6 +81,14 @@ mask = pyvips.Image.new_from_array([[-1, -1, -1], [-1, 16, -1], [-1, -1, -1]], s
 im = im.conv(mask, precision="integer")
 im.write_to_file(sys.argv[2])
 EOF
+printf '3 3 8 0\n-1 -1 -1\n-1 16 -1\n-1 -1 -1\n' >"$work/mask.mat"
+cat >"$work/vips_bench.sh" <<'EOF'
+set -e
+vips crop "$1" "$3/t1.v" 100 100 4800 4800
+vips reduce "$3/t1.v" "$3/t2.v" 1.1111111111 1.1111111111 --kernel linear
+vips conv "$3/t2.v" "$2" "$3/mask.mat" --precision integer
+rm -f "$3/t1.v" "$3/t2.v"
+EOF
 cat >"$work/pillow_bench.py" <<'EOF'
 import sys
 from PIL import Image, ImageFilter
@@ -142,6 +152,7 @@ declare -A result
 for t in $THREADS; do
   result[vb,fxc,$t]=$(measure fxc "$one_tif" "$FXC" run -j "$t" --compression 0 -c "$chain" "$work/x.tif" -o "$work/out/x.tif")
   result[vb,pyvips,$t]=$(measure pyvips "$one_tif" env VIPS_CONCURRENCY="$t" python3 "$work/vips_bench.py" "$work/x.tif" "$work/out/x.tif")
+  result[vb,vips,$t]=$(measure vips "$one_tif" env VIPS_CONCURRENCY="$t" bash "$work/vips_bench.sh" "$work/x.tif" "$work/out/x.tif" "$work")
   result[vb,opencv,$t]=$(measure opencv "$one_tif" python3 "$work/opencv_bench.py" "$work/x.tif" "$work/out/x.tif" "$t")
   result[vb,magick,$t]=$(measure magick "$one_tif" env MAGICK_THREAD_LIMIT="$t" convert "$work/x.tif" -crop 4800x4800+100+100 +repage \
     -filter triangle -resize 4320x4320 -define convolve:scale=0.125 -morphology Convolve "3x3: -1,-1,-1 -1,16,-1 -1,-1,-1" \
@@ -170,7 +181,7 @@ report=Benchmarks/geometry-results.md
   echo "| tool | threads | seconds | CPU seconds | peak MiB | fxc's time ÷ its time |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: |"
   for t in $THREADS; do
-    for tool in fxc pyvips opencv magick; do
+    for tool in fxc pyvips vips opencv magick; do
       read -r s m c <<<"${result[vb,$tool,$t]}"
       read -r f _ <<<"${result[vb,fxc,$t]}"
       echo "| $tool | $t | $s | $c | $m | $(python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$f" "$s") |"
