@@ -8,6 +8,14 @@ extension Pipeline {
   /// geometry stages — the first reads `inputFormats`, each writes rgba32f
   /// (premultiplied, unclamped: DESIGN §1) for the geometry stage after it,
   /// the last writes `outputFormat`. Inputs 1… keep their formats in every graph.
+  ///
+  /// With relaxed floats only the last graph is relaxed; the ones before it
+  /// stay strict. A later cut or graph may read their values through a
+  /// discontinuity — a reduction's histogram bins, a sample position — and
+  /// the relaxed analysis (``RangeProofs/loadsFeedingDiscontinuity(_:)``)
+  /// sees one kernel only: an ulp from a contracted bilinear blend before
+  /// `reduce(.levels)` moved the levels, and an `exp`'d sample position
+  /// with them (fxc fuzz `--float relaxed` seed 10375175881812144700).
   func compileSteps(
     inputFormats: [PixelFormat], outputFormat: PixelFormat, backend: Backend, options: LoweringOptions,
     cache: KernelCache?, target: Target, schedule: KernelSchedule?
@@ -19,7 +27,7 @@ extension Pipeline {
     var compiled: [CompiledPipeline] = []
     for (i, g) in graphs.enumerated() {
       var one = Pipeline(graph: g)
-      one.floatMode = floatMode
+      one.floatMode = i == graphs.count - 1 ? floatMode : .strict
       let formats = i == 0 ? inputFormats : [.rgba32f] + inputFormats.dropFirst()
       compiled.append(
         try one.compile(

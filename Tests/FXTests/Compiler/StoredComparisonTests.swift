@@ -32,3 +32,27 @@ struct StoredComparisonTests {
     #expect(ImageComparison.compareStored(expected: opaque, actual: Self.stored(32768 + 2, alpha: 1)) != nil)
   }
 }
+
+/// Relaxed floats in a pipeline with a cut: only the last graph is relaxed.
+/// Before, the graph before a `reduce(.levels)` was relaxed too: an ulp of
+/// its contracted bilinear blend moved a histogram bin, the levels, and the
+/// `exp`'d sample position after them, from 1.92 to 1.80 (fxc fuzz `--float
+/// relaxed` seed 10375175881812144700, shrunk).
+struct RelaxedAcrossCutsTests {
+  @Test func aRelaxedPipelineKeepsTheGraphsBeforeACutStrict() throws {
+    let in1 = ImageBuffer.pixels(2, 2, .rgba8, [(0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 253)])
+    let s0 = Effect.layer("s0", sampler: Sampler(filter: .linear, address: .clampToEdge)) { position, layer in
+      layer.sample(position) * float4(9.69)
+    }(Image.input(1))
+    let s1 = s0.reduce(.levels(low: 3.0, high: 1.0))
+    let s2 = Effect.layer("s2", sampler: Sampler(filter: .linear, address: .mirror)) { position, layer in
+      layer.sample(exp(max(position, layer.sample(position).ggab.b)))
+    }(s1)
+    let in0 = ImageBuffer.pixels(2, 2, .rgba32f, [(0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0)])
+    #expect(Differential.check(s2, inputs: [in0, in1], floatMode: .relaxed) == nil)
+    var pipeline = try Pipeline(output: s2)
+    pipeline.floatMode = .relaxed
+    let compiled = try pipeline.compile(inputFormats: [.rgba32f, .rgba8], outputFormat: .rgba32f, cache: nil)
+    #expect(compiled.layout.floatMode == .strict && compiled.steps.last?.1.layout.floatMode == .relaxed)
+  }
+}
