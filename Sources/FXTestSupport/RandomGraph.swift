@@ -509,12 +509,11 @@ struct Generator {
     }
   }
 
-  /// Two operands of an n-lane lane-wise op, at least one with n lanes.
   /// `min`, `max`, `pow`, `atan2` or `step` of two operands. Beside min and
   /// max, often an operand whose sign LLVM reasons about next to their NaN
   /// test, and a constant: LLVM 19 folded `min(abs(x), 0)` into `x > 0 ? 0 :
-  /// abs(x)` (fxc fuzz seed 8530264826734248012; 1 graph in 27,000 found it
-  /// before, 1 in 3,000 with this).
+  /// abs(x)` (fxc fuzz seed 8530264826734248012: 1 graph of 45,000 found it
+  /// before, 1 of 3,000 with this).
   mutating func binaryCall(_ n: Int, _ d: Int) -> FuzzExpr {
     let f = pick(["min", "max", "pow", "atan2", "step"])
     var (a, b) = twoOperands(n, d)
@@ -530,6 +529,7 @@ struct Generator {
     return FuzzExpr(.call(f), [a, b], ft(n))
   }
 
+  /// Two operands of an n-lane lane-wise op, at least one with n lanes.
   mutating func twoOperands(_ n: Int, _ d: Int) -> (FuzzExpr, FuzzExpr) {
     let la = operandLanes(n)
     let lb = la == 1 ? n : operandLanes(n)

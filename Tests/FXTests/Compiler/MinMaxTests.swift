@@ -7,8 +7,8 @@ import Testing
 /// operands the first) in the JIT, where an operand is `abs(x)`: LLVM 19's
 /// InstCombine turned `min(abs(x), 0)` into `x > 0 || isnan(x) ? 0 :
 /// abs(x)` when the NaN test and the compare were two nested selects, so
-/// x = −3.34 gave 3.34 (fxc fuzz seed 8530264826734248012, 1 graph in
-/// 27,000; OpEmitter.fminmax now emits one select of an `or`).
+/// x = −3.34 gave 3.34 (fxc fuzz seed 8530264826734248012, 1 graph of
+/// 45,000; OpEmitter.fminmax now emits one select of an `or`).
 struct MinMaxOfAbsTests {
   static let image = ImageBuffer.pixels(
     3, 2, .rgba32f,
